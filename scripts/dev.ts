@@ -1,0 +1,58 @@
+/**
+ * `npm run dev`: the whole service on this machine, no account and no API key.
+ * Postgres (embedded, or DATABASE_URL), migrations, the Neon WebSocket proxy, the fake model
+ * server and `wrangler dev`. Ctrl-C stops all of it; the data in .data/ is kept for next time.
+ */
+import { mkdirSync } from "node:fs";
+import { ConfigError } from "../src/config/env";
+import { log } from "./lib/log";
+import { DATA_DIR, DEV_DATA_DIR, DEV_DATABASE } from "./lib/paths";
+import { type Stack, startStack } from "./lib/stack";
+import { startWranglerDev, type WranglerDev } from "./lib/wrangler-dev";
+import { localWorkerVars } from "./lib/worker-vars";
+
+const DEFAULT_PORT = 8787;
+const DEFAULT_FAKE_MODEL_PORT = 8790;
+
+function portFromEnv(name: string, fallback: number): number {
+  const raw = process.env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const port = Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new ConfigError([`${name} must be a TCP port (1-65535), got "${raw}"`]);
+  return port;
+}
+
+async function main(): Promise<void> {
+  mkdirSync(DATA_DIR, { recursive: true });
+  const port = portFromEnv("PORT", DEFAULT_PORT);
+  const fakeModelPort = portFromEnv("FAKE_MODEL_PORT", DEFAULT_FAKE_MODEL_PORT);
+
+  let stack: Stack | undefined;
+  let worker: WranglerDev | undefined;
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    log("info", "dev_stopping", { signal });
+    await worker?.stop();
+    await stack?.stop();
+    process.exit(0);
+  };
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(signal));
+
+  try {
+    stack = await startStack({ dataDir: DEV_DATA_DIR, database: DEV_DATABASE, databaseUrl: process.env.DATABASE_URL, fakeModelPort });
+    const vars = localWorkerVars(stack);
+    worker = await startWranglerDev({ port, vars, persistTo: `${DATA_DIR}/wrangler`, logFile: `${DATA_DIR}/wrangler-dev.log`, echo: true });
+  } catch (err) {
+    const message = err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+    log("error", "dev_failed", { error: message });
+    await worker?.stop();
+    await stack?.stop();
+    process.exit(1);
+  }
+  log("info", "dev_ready", { base_url: `${worker.url}/api/v2`, fake_model_url: stack.fakeModelUrl, workerd_pid: worker.pid });
+  process.stdout.write(`\nchatd-edge is running at ${worker.url}/api/v2 (health: ${worker.url}/api/v2/health). Ctrl-C stops it.\n`);
+}
+
+await main();

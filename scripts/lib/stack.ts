@@ -1,0 +1,53 @@
+/**
+ * The local stack every Node-side entry point needs: Postgres (embedded or DATABASE_URL),
+ * migrations, the WebSocket proxy for the Neon driver, and the fake model server.
+ * Started in order, stopped in reverse; a failure half-way stops what already started.
+ */
+import { startLocalPostgres, type LocalPostgres } from "./postgres";
+import { runMigrations } from "./migrate";
+import { startWsProxy, type WsProxy } from "./ws-proxy";
+import { startFakeModel } from "../fake-model/server";
+import { log } from "./log";
+
+export interface Stack {
+  databaseUrl: string;
+  /** `host:port` of the WebSocket proxy, for the Neon driver's local settings. */
+  wsProxy: string;
+  /** Base URL of the fake model server (no trailing slash, no /v1). */
+  fakeModelUrl: string;
+  stop(): Promise<void>;
+}
+
+export interface StackOptions {
+  dataDir: string;
+  database: string;
+  databaseUrl?: string | undefined;
+  /** Drop and recreate the database first (tests on the embedded server only). */
+  freshDatabase?: boolean;
+  fakeModelPort?: number;
+}
+
+export async function startStack(opts: StackOptions): Promise<Stack> {
+  const stops: (() => Promise<void>)[] = [];
+  const stop = async () => {
+    for (const fn of stops.reverse()) await fn().catch((err) => log("warn", "stack_stop_failed", { error: String(err) }));
+  };
+  try {
+    const pg: LocalPostgres = await startLocalPostgres({
+      dataDir: opts.dataDir,
+      database: opts.database,
+      databaseUrl: opts.databaseUrl,
+      fresh: opts.freshDatabase ?? false,
+    });
+    stops.push(pg.stop);
+    await runMigrations(pg.url);
+    const proxy: WsProxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`, `localhost:${pg.port}`] });
+    stops.push(proxy.close);
+    const model = await startFakeModel({ port: opts.fakeModelPort ?? 0 });
+    stops.push(model.close);
+    return { databaseUrl: pg.url, wsProxy: proxy.hostPort, fakeModelUrl: model.url, stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Runs `wrangler dev` (workerd) for the dev command and the e2e tests, in its own process group
+ * so stopping it stops workerd too. Started as `node .../wrangler.js`, never through npx, which
+ * would orphan workerd on stop.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createWriteStream } from "node:fs";
+import { freePort } from "./free-port";
+import { log } from "./log";
+import { DATA_DIR, ROOT_DIR } from "./paths";
+
+const READY_TIMEOUT_MS = 90_000;
+const STOP_GRACE_MS = 5_000;
+
+export interface WranglerDev {
+  url: string;
+  pid: number;
+  stop(): Promise<void>;
+}
+
+export interface WranglerDevOptions {
+  port?: number;
+  vars: Record<string, string>;
+  persistTo: string;
+  /** Where wrangler's own output goes; it is noisy, so a file by default. */
+  logFile: string;
+  /** Stream wrangler's output to our stderr as well (the dev command). */
+  echo?: boolean;
+}
+
+export async function startWranglerDev(opts: WranglerDevOptions): Promise<WranglerDev> {
+  const port = opts.port ?? (await freePort());
+  const inspectorPort = await freePort();
+  const args = [
+    "node_modules/wrangler/bin/wrangler.js",
+    "dev",
+    "--ip",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--inspector-port",
+    String(inspectorPort),
+    "--persist-to",
+    opts.persistTo,
+    "--show-interactive-dev-session=false",
+    ...Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
+  ];
+  const child: ChildProcess = spawn(process.execPath, args, {
+    cwd: ROOT_DIR,
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: {
+      ...process.env,
+      WRANGLER_SEND_METRICS: "false",
+      CLOUDFLARE_CF_FETCH_ENABLED: "false",
+      NO_COLOR: "1",
+      // wrangler's own logs and dev registry stay in .data/, not the home folder.
+      XDG_CONFIG_HOME: `${DATA_DIR}/wrangler-home`,
+    },
+  });
+  const out = createWriteStream(opts.logFile, { flags: "a" });
+  for (const stream of [child.stdout, child.stderr]) {
+    stream?.pipe(out, { end: false });
+    if (opts.echo) stream?.pipe(process.stderr, { end: false });
+  }
+  let exited = false;
+  const exitPromise = new Promise<void>((resolve) =>
+    child.once("exit", () => {
+      exited = true;
+      resolve();
+    }),
+  );
+
+  const stop = async () => {
+    if (exited || child.pid === undefined) return;
+    killGroup(child.pid, "SIGTERM");
+    const timer = setTimeout(() => child.pid !== undefined && killGroup(child.pid, "SIGKILL"), STOP_GRACE_MS);
+    await exitPromise;
+    clearTimeout(timer);
+    // workerd may outlive wrangler by a moment; the group kill reaches it either way.
+    if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
+    log("info", "wrangler_dev_stopped", { port });
+  };
+
+  const url = `http://127.0.0.1:${port}`;
+  const started = Date.now();
+  try {
+    await waitForHealth(url, () => exited);
+  } catch (err) {
+    await stop();
+    throw new Error(`${err instanceof Error ? err.message : String(err)} (wrangler output: ${opts.logFile})`);
+  }
+  log("info", "wrangler_dev_ready", { url, ms: Date.now() - started });
+  return { url, pid: child.pid ?? -1, stop };
+}
+
+async function waitForHealth(url: string, hasExited: () => boolean): Promise<void> {
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let last = "no answer";
+  while (Date.now() < deadline) {
+    if (hasExited()) throw new Error("wrangler dev exited before it was ready");
+    try {
+      const res = await fetch(`${url}/api/v2/health`, { signal: AbortSignal.timeout(10_000) });
+      if (res.ok) return;
+      last = `${res.status} ${await res.text()}`;
+    } catch (err) {
+      last = err instanceof Error ? err.message : String(err);
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`wrangler dev was not healthy within ${READY_TIMEOUT_MS / 1000} s: ${last}`);
+}
+
+function killGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // already gone
+  }
+}

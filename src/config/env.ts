@@ -1,0 +1,68 @@
+/**
+ * Deployment options (the spec's CODER_CHAT_* settings as Worker vars), parsed once per
+ * isolate with zod. A bad value stops the request with a clear message; nothing falls back to
+ * a default silently. Defaults live in wrangler.toml, where an operator sees them.
+ */
+import { z } from "zod";
+
+const int = (name: string, min: number) =>
+  z
+    .string({ error: `${name} is required` })
+    .regex(/^\d+$/, { error: `${name} must be a whole number` })
+    .transform(Number)
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { error: `${name} must be at least ${min}` }),
+    );
+
+export const configSchema = z.object({
+  DATABASE_URL: z
+    .string({ error: "DATABASE_URL is required (a Postgres or Neon connection string)" })
+    .regex(/^postgres(ql)?:\/\//, { error: "DATABASE_URL must start with postgres:// or postgresql://" }),
+  CHAT_MAX_ATTACHMENTS_PER_CHAT: int("CHAT_MAX_ATTACHMENTS_PER_CHAT", 1),
+  CHAT_MAX_GENERATION_RETRIES: int("CHAT_MAX_GENERATION_RETRIES", 0),
+  CHAT_MAX_STEPS_PER_TURN: int("CHAT_MAX_STEPS_PER_TURN", 1),
+  // 0 means unlimited, as the spec's limiter allows.
+  CHAT_ROOT_CONCURRENCY: int("CHAT_ROOT_CONCURRENCY", 0),
+  CHAT_SUBAGENT_CONCURRENCY: int("CHAT_SUBAGENT_CONCURRENCY", 0),
+  CHAT_HEARTBEAT_INTERVAL_MS: int("CHAT_HEARTBEAT_INTERVAL_MS", 100),
+  CHAT_STALE_THRESHOLD_MS: int("CHAT_STALE_THRESHOLD_MS", 300),
+  CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),
+  CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
+  LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "LOG_LEVEL must be debug, info, warn or error" }),
+  NEON_WS_PROXY: z
+    .string()
+    .regex(/^$|^[\w.-]+:\d+$/, { error: "NEON_WS_PROXY must be empty or host:port" })
+    .default(""),
+});
+
+export type Config = z.infer<typeof configSchema>;
+
+export class ConfigError extends Error {
+  override name = "ConfigError";
+  readonly code = "invalid_config";
+  constructor(readonly problems: readonly string[]) {
+    super(`invalid configuration: ${problems.join("; ")}`);
+  }
+}
+
+/** Parses raw vars; throws ConfigError listing every bad value at once. */
+export function parseConfig(vars: Record<string, unknown>): Config {
+  const result = configSchema.safeParse(vars);
+  if (result.success) return result.data;
+  throw new ConfigError(result.error.issues.map((issue) => issue.message));
+}
+
+const cache = new WeakMap<object, Config>();
+
+/** The config for this isolate's env object, parsed on first use. */
+export function configFromEnv(env: object): Config {
+  let config = cache.get(env);
+  if (!config) {
+    config = parseConfig(env as Record<string, unknown>);
+    cache.set(env, config);
+  }
+  return config;
+}

@@ -1,0 +1,28 @@
+/**
+ * globalSetup of the e2e project: a real `wrangler dev` against the shared stack.
+ */
+import type { TestProject } from "vitest/node";
+import { acquireStack, releaseStack } from "./shared-stack";
+import { startWranglerDev } from "../../scripts/lib/wrangler-dev";
+import { DATA_DIR } from "../../scripts/lib/paths";
+import { localWorkerVars } from "../../scripts/lib/worker-vars";
+
+export default async function setup(project: TestProject): Promise<() => Promise<void>> {
+  const stack = await acquireStack();
+  try {
+    const dev = await startWranglerDev({
+      vars: localWorkerVars(stack),
+      persistTo: `${DATA_DIR}/wrangler-test`,
+      logFile: `${DATA_DIR}/wrangler-e2e.log`,
+    });
+    project.provide("baseUrl", dev.url);
+    return async () => {
+      await dev.stop();
+      await releaseStack();
+    };
+  } catch (err) {
+    // A throwing globalSetup gets no teardown: release here or the stack outlives the run.
+    await releaseStack();
+    throw err;
+  }
+}

@@ -1,0 +1,11 @@
+// What the globalSetups hand to tests (`inject("...")`).
+declare module "vitest" {
+  export interface ProvidedContext {
+    databaseUrl: string;
+    wsProxy: string;
+    fakeModelUrl: string;
+    /** e2e only: the running dev server's origin, e.g. http://127.0.0.1:8787 */
+    baseUrl: string;
+  }
+}
+export {};

@@ -1,0 +1,52 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseConfig } from "../../src/config/env";
+
+const valid = {
+  DATABASE_URL: "postgres://u:p@127.0.0.1:5432/chatd",
+  CHAT_MAX_ATTACHMENTS_PER_CHAT: "50",
+  CHAT_MAX_GENERATION_RETRIES: "25",
+  CHAT_MAX_STEPS_PER_TURN: "1200",
+  CHAT_ROOT_CONCURRENCY: "5",
+  CHAT_SUBAGENT_CONCURRENCY: "10",
+  CHAT_HEARTBEAT_INTERVAL_MS: "9000",
+  CHAT_STALE_THRESHOLD_MS: "30000",
+  CHAT_REQUIRES_ACTION_TIMEOUT_MS: "300000",
+  CHAT_STREAM_SYNC_POLL_MS: "10000",
+  LOG_LEVEL: "info",
+  NEON_WS_PROXY: "",
+};
+
+describe("deployment options", () => {
+  it("parses the spec's defaults into numbers", () => {
+    const config = parseConfig(valid);
+    expect(config.CHAT_MAX_GENERATION_RETRIES).toBe(25);
+    expect(config.CHAT_MAX_STEPS_PER_TURN).toBe(1200);
+    expect(config.CHAT_ROOT_CONCURRENCY).toBe(5);
+    expect(config.NEON_WS_PROXY).toBe("");
+  });
+
+  it("accepts 0 as unlimited concurrency", () => {
+    expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY: "0" }).CHAT_ROOT_CONCURRENCY).toBe(0);
+  });
+
+  it("rejects a bad value with a message naming the setting, never a silent default", () => {
+    expect(() => parseConfig({ ...valid, CHAT_MAX_STEPS_PER_TURN: "lots" })).toThrow(/CHAT_MAX_STEPS_PER_TURN must be a whole number/);
+    expect(() => parseConfig({ ...valid, CHAT_MAX_ATTACHMENTS_PER_CHAT: "0" })).toThrow(/CHAT_MAX_ATTACHMENTS_PER_CHAT must be at least 1/);
+    expect(() => parseConfig({ ...valid, LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
+  });
+
+  it("lists every problem at once", () => {
+    try {
+      parseConfig({ ...valid, DATABASE_URL: "mysql://x", CHAT_ROOT_CONCURRENCY: "-1", NEON_WS_PROXY: "nope" });
+      expect.unreachable();
+    } catch (err) {
+      expect(err).toBeInstanceOf(ConfigError);
+      expect((err as ConfigError).problems).toHaveLength(3);
+    }
+  });
+
+  it("requires DATABASE_URL", () => {
+    const { DATABASE_URL: _omit, ...rest } = valid;
+    expect(() => parseConfig(rest)).toThrow(/DATABASE_URL is required/);
+  });
+});
