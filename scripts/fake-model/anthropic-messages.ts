@@ -1,0 +1,157 @@
+// Anthropic Messages (`POST /v1/messages`). Streams `event:` + `data:` frames:
+// message_start, ping, one content block (text or tool_use) opened, filled with
+// deltas and closed, then message_delta (stop reason + usage) and message_stop.
+
+import type { LastTurn } from "./script";
+import { BadRequestError, contentText, eventFrame, isRecord, numberField, pacedTokenFrames, stringField } from "./wire";
+import type { Frame, FinishReason, ModelRequest, Reply, WireFormat } from "./wire";
+
+const TEXT_BLOCK_TYPES = ["text"] as const;
+const DEFAULT_MODEL = "fake";
+const OVERLOADED_STATUS = 529;
+
+const STOP_REASONS: Record<FinishReason, string> = {
+  stop: "end_turn",
+  tool_calls: "tool_use",
+  length: "max_tokens",
+};
+
+function anthropicErrorType(status: number): string {
+  if (status === OVERLOADED_STATUS) return "overloaded_error";
+  if (status === 401) return "authentication_error";
+  if (status === 403) return "permission_error";
+  if (status === 404) return "not_found_error";
+  if (status === 413) return "request_too_large";
+  if (status === 429) return "rate_limit_error";
+  if (status >= 500) return "api_error";
+  return "invalid_request_error";
+}
+
+function blocksOf(message: Record<string, unknown>): Record<string, unknown>[] {
+  const content = message["content"];
+  return Array.isArray(content) ? content.filter(isRecord) : [];
+}
+
+function readTurn(messages: unknown[]): LastTurn {
+  const records = messages.filter(isRecord);
+  // Tool results travel inside a user message; treat it as a tool turn unless the user also typed text.
+  const last = records.at(-1);
+  if (last !== undefined && last["role"] === "user") {
+    const blocks = blocksOf(last);
+    const results = blocks.filter((block) => block["type"] === "tool_result");
+    const typed = contentText(last["content"], TEXT_BLOCK_TYPES);
+    if (results.length > 0 && typed.trim().length === 0) {
+      const text = results.map((block) => contentText(block["content"], TEXT_BLOCK_TYPES)).join("\n");
+      return { kind: "tool_result", text };
+    }
+  }
+  const lastUser = records.findLast(
+    (message) => message["role"] === "user" && contentText(message["content"], TEXT_BLOCK_TYPES).length > 0,
+  );
+  return { kind: "user", text: lastUser === undefined ? "" : contentText(lastUser["content"], TEXT_BLOCK_TYPES) };
+}
+
+/** Non-streaming tool_use blocks need an object; invalid scripted JSON degrades to `{}`. */
+function parseToolInput(args: string): unknown {
+  try {
+    const parsed: unknown = JSON.parse(args);
+    return isRecord(parsed) ? parsed : {};
+  } catch {
+    return {};
+  }
+}
+
+function messageId(reply: Reply): string {
+  return `msg_${reply.responseNumber}`;
+}
+
+function toolUseId(callNumber: number): string {
+  return `toolu_${callNumber}`;
+}
+
+export const anthropicMessages: WireFormat = {
+  readRequest(body: unknown): ModelRequest {
+    if (!isRecord(body) || !Array.isArray(body["messages"])) {
+      throw new BadRequestError("messages: Field required");
+    }
+    return {
+      model: stringField(body, "model") ?? DEFAULT_MODEL,
+      stream: body["stream"] === true,
+      includeUsage: true,
+      maxTokens: numberField(body, "max_tokens"),
+      turn: readTurn(body["messages"]),
+    };
+  },
+
+  encodeStream(reply: Reply): Frame[] {
+    const event = (type: string, payload: Record<string, unknown> = {}): string => eventFrame(type, { type, ...payload });
+    const index = 0;
+    const { content } = reply;
+
+    const frames: Frame[] = [
+      event("message_start", {
+        message: {
+          id: messageId(reply),
+          type: "message",
+          role: "assistant",
+          model: reply.model,
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          // Like the real API: input tokens are final here, output tokens are a placeholder.
+          usage: { input_tokens: reply.usage.inputTokens, output_tokens: 1 },
+        },
+      }),
+      event("ping"),
+    ];
+    if (content.type === "text") {
+      frames.push(
+        event("content_block_start", { index, content_block: { type: "text", text: "" } }),
+        ...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) =>
+          event("content_block_delta", { index, delta: { type: "text_delta", text: token } }),
+        ),
+      );
+    } else {
+      frames.push(
+        event("content_block_start", {
+          index,
+          content_block: { type: "tool_use", id: toolUseId(content.callNumber), name: content.name, input: {} },
+        }),
+        ...content.argChunks.map((fragment) =>
+          event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: fragment } }),
+        ),
+      );
+    }
+    frames.push(
+      event("content_block_stop", { index }),
+      event("message_delta", {
+        delta: { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null },
+        usage: { output_tokens: reply.usage.outputTokens },
+      }),
+      event("message_stop"),
+    );
+    return frames;
+  },
+
+  encodeJson(reply: Reply): unknown {
+    const { content } = reply;
+    const block =
+      content.type === "text"
+        ? { type: "text", text: content.tokens.join("") }
+        : { type: "tool_use", id: toolUseId(content.callNumber), name: content.name, input: parseToolInput(content.args) };
+    return {
+      id: messageId(reply),
+      type: "message",
+      role: "assistant",
+      model: reply.model,
+      content: [block],
+      stop_reason: STOP_REASONS[reply.finish],
+      stop_sequence: null,
+      usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens },
+    };
+  },
+
+  encodeError(status: number, message: string): unknown {
+    return { type: "error", error: { type: anthropicErrorType(status), message } };
+  },
+};

@@ -1,0 +1,113 @@
+// Turns the last user message into a wire-format-neutral "script" for the reply.
+// Everything here is pure and deterministic so the same prompt always yields the
+// same reply, whatever the endpoint.
+
+/** What the client most recently said: a user text, or the result(s) of tool calls. */
+export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; text: string };
+
+/** A neutral description of the reply; encoders turn it into a wire format. */
+export type Script =
+  | { kind: "text"; tokens: string[]; tokenDelayMs: number }
+  | { kind: "tool_call"; name: string; args: string }
+  | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: Script }
+  | { kind: "hang" };
+
+/** Reply text used when a directive leaves nothing to echo (an empty reply is not a useful test). */
+export const EMPTY_ECHO_TEXT = "ok";
+export const TOOL_RESULT_PREFIX = "tool result received: ";
+/** Guards against `/long 1e9` tying up the process. */
+export const MAX_LONG_TOKENS = 100_000;
+export const MAX_SLOW_DELAY_MS = 60_000;
+const MIN_ERROR_STATUS = 400;
+const MAX_ERROR_STATUS = 599;
+const DEFAULT_TOOL_ARGS = "{}";
+
+/**
+ * Splits text into word tokens that keep their leading whitespace, so that
+ * `tokens.join("") === text`: "hello world" → ["hello", " world"].
+ */
+export function tokenize(text: string): string[] {
+  const tokens = text.match(/\s*\S+/g) ?? [];
+  const consumed = tokens.join("").length;
+  const trailing = text.slice(consumed);
+  if (trailing.length > 0) {
+    if (tokens.length === 0) return [trailing];
+    tokens[tokens.length - 1] += trailing;
+  }
+  return tokens;
+}
+
+/** Deterministic "token" count used for usage numbers: whitespace-separated words. */
+export function countWords(text: string): number {
+  return text.match(/\S+/g)?.length ?? 0;
+}
+
+/** `/long n` output: "tok1", " tok2", … one token per chunk. */
+export function longTokens(count: number): string[] {
+  return Array.from({ length: count }, (_, i) => (i === 0 ? "tok1" : ` tok${i + 1}`));
+}
+
+function echo(text: string, tokenDelayMs = 0): Script {
+  return { kind: "text", tokens: tokenize(text.length > 0 ? text : EMPTY_ECHO_TEXT), tokenDelayMs };
+}
+
+/** Splits off the first whitespace-delimited word; `rest` has its leading whitespace removed. */
+function nextWord(text: string): { word: string; rest: string } {
+  const match = /^(\S*)\s*([\s\S]*)$/.exec(text);
+  return { word: match?.[1] ?? "", rest: match?.[2] ?? "" };
+}
+
+function parseNonNegativeInt(word: string): number | undefined {
+  return /^\d+$/.test(word) ? Number(word) : undefined;
+}
+
+/** Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole text. */
+export function parseScript(turn: LastTurn): Script {
+  if (turn.kind === "tool_result") {
+    // Deterministic answer so a client running a tool loop terminates.
+    return echo(`${TOOL_RESULT_PREFIX}${turn.text}`);
+  }
+  const text = turn.text;
+  const trimmed = text.trimStart();
+  if (!trimmed.startsWith("/")) return echo(text);
+
+  const { word: directive, rest: args } = nextWord(trimmed);
+  switch (directive) {
+    case "/slow": {
+      const { word, rest } = nextWord(args);
+      const delay = parseNonNegativeInt(word);
+      if (delay === undefined || delay > MAX_SLOW_DELAY_MS) return echo(text);
+      return echo(rest, delay);
+    }
+    case "/tool": {
+      const { word: name, rest } = nextWord(args);
+      if (name.length === 0) return echo(text);
+      // Args are passed through verbatim (even invalid JSON) so clients' error paths can be tested.
+      const toolArgs = rest.trim();
+      return { kind: "tool_call", name, args: toolArgs.length > 0 ? toolArgs : DEFAULT_TOOL_ARGS };
+    }
+    case "/error": {
+      const { word: statusWord, rest: afterStatus } = nextWord(args);
+      const status = parseNonNegativeInt(statusWord);
+      if (status === undefined || status < MIN_ERROR_STATUS || status > MAX_ERROR_STATUS) return echo(text);
+      const { word: timesWord, rest: afterTimes } = nextWord(afterStatus);
+      const times = parseNonNegativeInt(timesWord);
+      return {
+        kind: "error",
+        status,
+        message: `fake-model: scripted error ${status}`,
+        failures: times ?? "always",
+        afterwards: echo(times === undefined ? afterStatus : afterTimes),
+      };
+    }
+    case "/long": {
+      const count = parseNonNegativeInt(nextWord(args).word);
+      if (count === undefined || count < 1 || count > MAX_LONG_TOKENS) return echo(text);
+      return { kind: "text", tokens: longTokens(count), tokenDelayMs: 0 };
+    }
+    case "/hang":
+      return { kind: "hang" };
+    default:
+      return echo(text);
+  }
+}

@@ -1,0 +1,98 @@
+// The contract between the server and the per-provider wire formats.
+// A format reads its provider's request body into a neutral ModelRequest and
+// encodes a neutral Reply back into its provider's JSON or SSE shapes.
+
+import type { LastTurn } from "./script";
+
+export interface ModelRequest {
+  model: string;
+  stream: boolean;
+  /** OpenAI Chat only sends usage on streams when asked (`stream_options.include_usage`). */
+  includeUsage: boolean;
+  maxTokens: number | undefined;
+  turn: LastTurn;
+}
+
+/** Named as in OpenAI Chat Completions; the other formats map these to their own names. */
+export type FinishReason = "stop" | "tool_calls" | "length";
+
+export type ReplyContent =
+  | { type: "text"; tokens: string[] }
+  | { type: "tool_call"; callNumber: number; name: string; args: string; argChunks: string[] };
+
+/** A fully resolved reply: the script after max-token truncation and id assignment. */
+export interface Reply {
+  /** Per-process response number; formats derive their ids from it. */
+  responseNumber: number;
+  model: string;
+  createdAtSeconds: number;
+  content: ReplyContent;
+  finish: FinishReason;
+  tokenDelayMs: number;
+  usage: { inputTokens: number; outputTokens: number };
+  includeUsage: boolean;
+}
+
+/** A stream is a list of raw SSE frames, with pauses where a token delay applies. */
+export type Frame = string | { pauseMs: number };
+
+export interface WireFormat {
+  readRequest(body: unknown): ModelRequest;
+  encodeStream(reply: Reply): Frame[];
+  encodeJson(reply: Reply): unknown;
+  encodeError(status: number, message: string): unknown;
+}
+
+/** `data:`-only SSE frame (OpenAI Chat Completions). */
+export function dataFrame(payload: unknown): string {
+  return `data: ${JSON.stringify(payload)}\n\n`;
+}
+
+/** SSE frame with an `event:` line (Responses, Anthropic). */
+export function eventFrame(event: string, payload: unknown): string {
+  return `event: ${event}\ndata: ${JSON.stringify(payload)}\n\n`;
+}
+
+/**
+ * Inserts a pause before each token frame except the first, so a `/slow` reply
+ * spends `(tokens - 1) * delay` between its first and last token.
+ */
+export function pacedTokenFrames(tokens: string[], delayMs: number, toFrame: (token: string) => string): Frame[] {
+  const frames: Frame[] = [];
+  tokens.forEach((token, i) => {
+    if (i > 0 && delayMs > 0) frames.push({ pauseMs: delayMs });
+    frames.push(toFrame(token));
+  });
+  return frames;
+}
+
+export function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+export function stringField(record: Record<string, unknown>, key: string): string | undefined {
+  const value = record[key];
+  return typeof value === "string" ? value : undefined;
+}
+
+export function numberField(record: Record<string, unknown>, key: string): number | undefined {
+  const value = record[key];
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/**
+ * Text of a message content that is either a string or an array of parts;
+ * only parts whose `type` is in `textTypes` contribute.
+ */
+export function contentText(content: unknown, textTypes: readonly string[]): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  return content
+    .filter(isRecord)
+    .filter((part) => textTypes.includes(stringField(part, "type") ?? ""))
+    .map((part) => stringField(part, "text") ?? "")
+    .join("");
+}
+
+/** Request body errors surface as HTTP 400 in the provider's error shape. */
+export class BadRequestError extends Error {}
