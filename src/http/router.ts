@@ -1,0 +1,40 @@
+/**
+ * Every router is an OpenAPIHono with the same validation hook, so each route's zod schemas are
+ * both its validator and its OpenAPI description.
+ */
+import { OpenAPIHono, z } from "@hono/zod-openapi";
+import type { AppEnv } from "./app-env";
+import { validationHook } from "./validation";
+
+export function createRouter(): OpenAPIHono<AppEnv> {
+  return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
+}
+
+/** The error body of api.md, for OpenAPI responses. */
+export const ErrorSchema = z
+  .object({
+    message: z.string(),
+    detail: z.string().optional(),
+    code: z.string(),
+    validations: z.array(z.object({ field: z.string(), detail: z.string() })).optional(),
+  })
+  .openapi("Error");
+
+/** OpenAPI response entries for the errors most routes can answer. */
+export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+  const descriptions: Record<number, string> = {
+    400: "Validation failed",
+    401: "Missing, invalid or expired token",
+    403: "Not allowed for this caller",
+    404: "Not found (or not visible to the caller)",
+    409: "Not allowed in the current state",
+    413: "Body too large",
+    429: "Too many",
+  };
+  return Object.fromEntries(
+    statuses.map((status) => [
+      status,
+      { description: descriptions[status] ?? "Error", content: { "application/json": { schema: ErrorSchema } } },
+    ]),
+  );
+}

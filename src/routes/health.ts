@@ -1,0 +1,31 @@
+/**
+ * `GET /api/v2/health`: answers only after a round trip Worker → ChatObject → Postgres, so a
+ * green health check proves every layer.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { configFromEnv } from "../config/env";
+import { createRouter } from "../http/router";
+
+/** The object that answers health checks; any name works, one keeps it warm. */
+const HEALTH_OBJECT_NAME = "health";
+
+const HealthSchema = z.object({ ok: z.boolean(), db: z.enum(["ok", "unavailable"]), detail: z.string().optional() }).openapi("Health");
+
+const route = createRoute({
+  method: "get",
+  path: "/",
+  summary: "Liveness through every layer (Worker, ChatObject, Postgres)",
+  security: [],
+  responses: {
+    200: { description: "Healthy", content: { "application/json": { schema: HealthSchema } } },
+    503: { description: "Postgres unreachable", content: { "application/json": { schema: HealthSchema } } },
+  },
+});
+
+export const health = createRouter().openapi(route, async (c) => {
+  configFromEnv(c.env); // a misconfigured deployment is not healthy: the error says why
+  const stub = c.env.CHAT_OBJECT.get(c.env.CHAT_OBJECT.idFromName(HEALTH_OBJECT_NAME));
+  const db = await stub.checkDatabase();
+  if (db.ok) return c.json({ ok: true, db: "ok" as const }, 200);
+  return c.json({ ok: false, db: "unavailable" as const, detail: db.error }, 503);
+});

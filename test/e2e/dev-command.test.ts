@@ -1,0 +1,79 @@
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, chmodSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, describe, expect, it } from "vitest";
+import { freePort } from "../../scripts/lib/free-port";
+import { commandOf, descendants, isAlive } from "../support/processes";
+
+// The README's first command, run as a newcomer would: `npm run dev` from this checkout, with its
+// data in a temporary folder so it never touches a developer's own .data/.
+const dataDir = mkdtempSync(join(tmpdir(), "chatd-dev-test-"));
+chmodSync(dataDir, 0o755); // the embedded Postgres runs as the postgres user when we are root
+afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+interface DevRun {
+  child: ChildProcess;
+  logs: string[];
+  url: string;
+}
+
+async function startDev(): Promise<DevRun> {
+  const port = await freePort();
+  const fakeModelPort = await freePort();
+  const { DATABASE_URL: _external, ...env } = process.env;
+  const child = spawn("npm", ["run", "dev"], {
+    detached: true,
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...env, CHATD_DATA_DIR: dataDir, PORT: String(port), FAKE_MODEL_PORT: String(fakeModelPort) },
+  });
+  const logs: string[] = [];
+  child.stderr?.on("data", (chunk: Buffer) => logs.push(...chunk.toString().split("\n").filter(Boolean)));
+  child.stdout?.on("data", (chunk: Buffer) => logs.push(...chunk.toString().split("\n").filter(Boolean)));
+  return { child, logs, url: `http://127.0.0.1:${port}` };
+}
+
+async function waitHealthy(url: string, withinMs: number): Promise<unknown> {
+  const deadline = Date.now() + withinMs;
+  while (Date.now() < deadline) {
+    try {
+      const res = await fetch(`${url}/api/v2/health`, { signal: AbortSignal.timeout(5_000) });
+      if (res.ok) return await res.json();
+    } catch {
+      // not up yet
+    }
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  throw new Error(`not healthy within ${withinMs} ms`);
+}
+
+async function stopWithCtrlC(run: DevRun): Promise<number[]> {
+  const pid = run.child.pid as number;
+  const tree = [pid, ...descendants(pid)];
+  const exited = new Promise((resolve) => run.child.once("exit", resolve));
+  process.kill(-pid, "SIGINT"); // what Ctrl-C does: the whole foreground process group
+  await exited;
+  const deadline = Date.now() + 15_000;
+  while (tree.some(isAlive) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+  return tree.filter(isAlive);
+}
+
+describe("npm run dev", () => {
+  it("serves health with db ok within 60 s, stops without leftovers, and reuses its data", { timeout: 180_000 }, async () => {
+    const first = await startDev();
+    expect(await waitHealthy(first.url, 60_000)).toEqual({ ok: true, db: "ok" });
+    const tree = [first.child.pid as number, ...descendants(first.child.pid as number)].map(commandOf);
+    // The tree really holds every part of the stack.
+    expect(tree.some((cmd) => cmd.includes("postgres"))).toBe(true);
+    expect(tree.some((cmd) => cmd.includes("workerd"))).toBe(true);
+
+    const leftovers = await stopWithCtrlC(first);
+    expect(leftovers.map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
+    expect(first.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(true);
+
+    const second = await startDev();
+    expect(await waitHealthy(second.url, 60_000)).toEqual({ ok: true, db: "ok" });
+    expect(second.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(false);
+    expect(await stopWithCtrlC(second)).toEqual([]);
+  });
+});

@@ -1,0 +1,83 @@
+import { describe, it, expect, inject, afterAll } from "vitest";
+import { WebSocket } from "ws";
+import { createPool } from "../../src/db/client";
+import { startWsProxy } from "../../scripts/lib/ws-proxy";
+
+// The Neon driver through scripts/lib/ws-proxy.ts is how every layer reaches Postgres locally.
+const pool = createPool({ databaseUrl: inject("databaseUrl"), wsProxy: inject("wsProxy"), webSocketConstructor: WebSocket, max: 4 });
+afterAll(() => pool.end());
+
+describe("the Neon driver through the local WebSocket proxy", () => {
+  it("runs queries and interactive transactions against the real Postgres", async () => {
+    const client = await pool.connect();
+    try {
+      await client.query("BEGIN");
+      await client.query("CREATE TEMP TABLE t (n int) ON COMMIT DROP");
+      await client.query("INSERT INTO t VALUES (1), (2), (3)");
+      const { rows } = await client.query<{ sum: string }>("SELECT sum(n) FROM t");
+      await client.query("COMMIT");
+      expect(rows[0]?.sum).toBe("6");
+    } finally {
+      client.release();
+    }
+  });
+
+  it("holds row locks across statements, so a second transaction waits", async () => {
+    await pool.query("CREATE TABLE IF NOT EXISTS proxy_lock_probe (id int PRIMARY KEY, n int)");
+    await pool.query("INSERT INTO proxy_lock_probe VALUES (1, 0) ON CONFLICT (id) DO UPDATE SET n = 0");
+    const a = await pool.connect();
+    const b = await pool.connect();
+    try {
+      await a.query("BEGIN");
+      await a.query("SELECT * FROM proxy_lock_probe WHERE id = 1 FOR UPDATE");
+      await b.query("BEGIN");
+      let bDone = false;
+      const bUpdate = b.query("UPDATE proxy_lock_probe SET n = n + 1 WHERE id = 1").then(() => {
+        bDone = true;
+      });
+      await new Promise((r) => setTimeout(r, 300));
+      expect(bDone).toBe(false);
+      await a.query("UPDATE proxy_lock_probe SET n = n + 10 WHERE id = 1");
+      await a.query("COMMIT");
+      await bUpdate;
+      await b.query("COMMIT");
+      const { rows } = await pool.query<{ n: number }>("SELECT n FROM proxy_lock_probe WHERE id = 1");
+      expect(rows[0]?.n).toBe(11);
+    } finally {
+      a.release();
+      b.release();
+    }
+  });
+
+  it("refuses to dial an address that is not on its allow-list", async () => {
+    const proxy = await startWsProxy({ allow: ["127.0.0.1:1"] });
+    try {
+      const outcome = await new Promise<string>((resolve) => {
+        const ws = new WebSocket(`ws://${proxy.hostPort}/v2?address=127.0.0.1:22`);
+        ws.on("open", () => resolve("open"));
+        ws.on("unexpected-response", (_req, res) => resolve(`status ${res.statusCode}`));
+        ws.on("error", (err) => resolve(`error ${err.message}`));
+      });
+      expect(outcome).toBe("status 403");
+    } finally {
+      await proxy.close();
+    }
+  });
+
+  it("closes the TCP side when the client goes away", async () => {
+    const target = new URL(inject("databaseUrl"));
+    const proxy = await startWsProxy({ allow: [`${target.hostname}:${target.port}`] });
+    try {
+      const ws = new WebSocket(`ws://${proxy.hostPort}/v2?address=${target.hostname}:${target.port}`);
+      await new Promise((resolve, reject) => {
+        ws.on("open", resolve);
+        ws.on("error", reject);
+      });
+      expect(proxy.openConnections()).toBe(1);
+      ws.close();
+      await expect.poll(() => proxy.openConnections()).toBe(0);
+    } finally {
+      await proxy.close();
+    }
+  });
+});
