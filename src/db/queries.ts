@@ -1,0 +1,105 @@
+/**
+ * Reads for the API and the worker. None of them locks or writes execution state; a read that
+ * must be consistent with a transition belongs inside `ChatStore.update` instead.
+ */
+import { chatFromRaw, messageFromRaw, queuedFromRaw, type Queryable } from "./rows";
+import type { ChatMessageRow, ChatQueuedMessageRow, ChatRow } from "./schema/chats";
+
+export async function getChat(db: Queryable, chatId: string): Promise<ChatRow | undefined> {
+  const { rows } = await db.query(`SELECT * FROM chats WHERE id = $1`, [chatId]);
+  return rows[0] === undefined ? undefined : chatFromRaw(rows[0]);
+}
+
+export interface ListChatsOptions {
+  ownerId: string;
+  archived?: boolean;
+  /** Chats whose labels contain every one of these pairs. */
+  labels?: Record<string, string>;
+  limit?: number;
+  /** Keyset pagination: chats created before this one (newest first). */
+  afterId?: string;
+}
+
+/** The owner's chats, newest first (`created_at DESC, id DESC`). */
+export async function listChats(db: Queryable, options: ListChatsOptions): Promise<ChatRow[]> {
+  const values: unknown[] = [options.ownerId];
+  const where = ["c.owner_id = $1"];
+  if (options.archived !== undefined) {
+    values.push(options.archived);
+    where.push(`c.archived = $${values.length}`);
+  }
+  if (options.labels !== undefined && Object.keys(options.labels).length > 0) {
+    values.push(JSON.stringify(options.labels));
+    where.push(`c.labels @> $${values.length}::jsonb`);
+  }
+  if (options.afterId !== undefined) {
+    values.push(options.afterId);
+    where.push(`(c.created_at, c.id) < (SELECT a.created_at, a.id FROM chats a WHERE a.id = $${values.length})`);
+  }
+  values.push(Math.max(1, Math.min(options.limit ?? 50, 500)));
+  const { rows } = await db.query(
+    `SELECT c.* FROM chats c WHERE ${where.join(" AND ")} ORDER BY c.created_at DESC, c.id DESC LIMIT $${values.length}`,
+    values,
+  );
+  return rows.map(chatFromRaw);
+}
+
+/** A root chat and its descendants, the root first. */
+export async function listFamily(db: Queryable, rootChatId: string): Promise<ChatRow[]> {
+  const { rows } = await db.query(`SELECT * FROM chats WHERE id = $1 OR root_chat_id = $1 ORDER BY (id = $1) DESC, created_at, id`, [
+    rootChatId,
+  ]);
+  return rows.map(chatFromRaw);
+}
+
+export interface ListMessagesOptions {
+  /** Include rows EditMessage soft-deleted. */
+  includeDeleted?: boolean;
+  /** Include rows hidden from the UI (system prompt, compaction summaries, the clear sentinel). */
+  includeModelOnly?: boolean;
+  /** Only messages after this seq (incremental sync). */
+  afterSeq?: number;
+}
+
+/** History in order. By default what the UI shows: active, not model-only. */
+export async function listMessages(db: Queryable, chatId: string, options: ListMessagesOptions = {}): Promise<ChatMessageRow[]> {
+  const values: unknown[] = [chatId];
+  const where = ["chat_id = $1"];
+  if (!options.includeDeleted) where.push("NOT deleted");
+  if (!options.includeModelOnly) where.push("NOT model_only");
+  if (options.afterSeq !== undefined) {
+    values.push(options.afterSeq);
+    where.push(`seq > $${values.length}`);
+  }
+  const { rows } = await db.query(`SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY seq`, values);
+  return rows.map(messageFromRaw);
+}
+
+export async function listQueue(db: Queryable, chatId: string): Promise<ChatQueuedMessageRow[]> {
+  const { rows } = await db.query(`SELECT * FROM chat_queued_messages WHERE chat_id = $1 ORDER BY position`, [chatId]);
+  return rows.map(queuedFromRaw);
+}
+
+/**
+ * Labels and pin order: metadata, no transition, no snapshot bump (spec: "There is other data ...
+ * We call it metadata"). Returns undefined when the chat does not exist.
+ */
+export async function updateChatMetadata(
+  db: Queryable,
+  chatId: string,
+  fields: { labels?: Record<string, string>; pinOrder?: number },
+): Promise<ChatRow | undefined> {
+  const values: unknown[] = [chatId];
+  const sets: string[] = [];
+  if (fields.labels !== undefined) {
+    values.push(JSON.stringify(fields.labels));
+    sets.push(`labels = $${values.length}::jsonb`);
+  }
+  if (fields.pinOrder !== undefined) {
+    values.push(fields.pinOrder);
+    sets.push(`pin_order = $${values.length}`);
+  }
+  if (sets.length === 0) return getChat(db, chatId);
+  const { rows } = await db.query(`UPDATE chats SET ${sets.join(", ")}, updated_at = now() WHERE id = $1 RETURNING *`, values);
+  return rows[0] === undefined ? undefined : chatFromRaw(rows[0]);
+}

@@ -1,0 +1,69 @@
+/**
+ * Users, organizations, memberships and API keys (api.md "Auth"). Tokens are `<id>-<secret>`;
+ * only a hash of the secret is stored.
+ */
+import { sql } from "drizzle-orm";
+import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+
+export const organizations = pgTable("organizations", {
+  id: uuid().primaryKey().defaultRandom(),
+  name: text().notNull().unique(),
+  isDefault: boolean().notNull().default(false),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+export const users = pgTable("users", {
+  id: uuid().primaryKey().defaultRandom(),
+  email: text().notNull().unique(),
+  username: text().notNull().unique(),
+  /** PBKDF2-SHA256 (src/auth/password.ts); null for users who sign in only with tokens. */
+  passwordHash: text(),
+  /** Roles that apply across the deployment, e.g. "owner". */
+  siteRoles: text().array().notNull().default(sql`'{}'::text[]`),
+  /** How the user signs in: "password" | "none". Never "token" (that is a key's login type). */
+  loginType: text().notNull().default("password"),
+  suspended: boolean().notNull().default(false),
+  createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+});
+
+export const organizationMembers = pgTable(
+  "organization_members",
+  {
+    organizationId: uuid()
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** "admin" | "member" */
+    role: text().notNull().default("member"),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [primaryKey({ columns: [t.organizationId, t.userId] })],
+);
+
+export const apiKeys = pgTable(
+  "api_keys",
+  {
+    /** The public half of a token (`<id>-<secret>`). */
+    id: text().primaryKey(),
+    userId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** SHA-256 of the secret, hex. */
+    hashedSecret: text().notNull(),
+    tokenName: text().notNull(),
+    /** "token" for user-created keys; synthetic chatd keys carry the owner's login type. */
+    loginType: text().notNull(),
+    scope: text().notNull().default("all"),
+    expiresAt: timestamp({ withTimezone: true }).notNull(),
+    lastUsedAt: timestamp({ withTimezone: true }),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    // As the spec says, the unique index on token names covers only login_type = 'token' rows.
+    uniqueIndex("api_keys_user_token_name_idx").on(t.userId, t.tokenName).where(sql`${t.loginType} = 'token'`),
+    index("api_keys_user_id_idx").on(t.userId),
+  ],
+);

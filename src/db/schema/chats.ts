@@ -1,0 +1,173 @@
+/**
+ * The chat tables of the spec's "Core state machine". `chats` holds the execution state ("What
+ * constitutes a chat's state?") next to the chat's metadata; `chat_messages` is the history,
+ * `chat_queued_messages` the queue. Version columns and `revision` move only through the spec's
+ * triggers (migrations/0001_triggers.sql); nothing but src/db/transitions writes them.
+ *
+ * Not declared here, because drizzle cannot say it (migrations/0002_heartbeats_queue.sql):
+ * - `chat_heartbeats`, an UNLOGGED table exactly as the spec writes it (see ./heartbeats.ts);
+ * - the unique (chat_id, position) constraint on the queue, DEFERRABLE so one statement can shift
+ *   positions and keep them contiguous.
+ */
+import { sql } from "drizzle-orm";
+import {
+  type AnyPgColumn,
+  bigint,
+  bigserial,
+  boolean,
+  check,
+  index,
+  integer,
+  jsonb,
+  pgTable,
+  text,
+  timestamp,
+  uniqueIndex,
+  uuid,
+} from "drizzle-orm/pg-core";
+import type { ChatStatus } from "../../chatstate/states";
+import type { TitleSource } from "../../chatstate/rules";
+import { organizations, users } from "./auth";
+
+/** One part of a message's content (api.md `ChatMessagePart`). */
+export type ChatMessagePart =
+  | { type: "text"; text: string }
+  | { type: "reasoning"; text: string }
+  | { type: "tool-call"; tool_call_id: string; tool_name: string; args: unknown }
+  | { type: "tool-result"; tool_call_id: string; tool_name: string; result: unknown; is_error: boolean }
+  | { type: "file"; file_id: string; media_type: string; name: string };
+
+export type ChatMessageRole = "system" | "user" | "assistant" | "tool";
+
+/** A client-executed tool the chat was created with (api.md `unsafe_dynamic_tools`). */
+export interface DynamicToolDefinition {
+  name: string;
+  description?: string;
+  input_schema?: unknown;
+}
+
+/** The retry payload sent to clients (spec: "retry_state ... a JSONB object"). Opaque to the store. */
+export type RetryState = Record<string, unknown>;
+
+const versionColumn = () => bigint({ mode: "number" }).notNull().default(0);
+
+export const chats = pgTable(
+  "chats",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    organizationId: uuid()
+      .notNull()
+      .references(() => organizations.id, { onDelete: "cascade" }),
+    ownerId: uuid()
+      .notNull()
+      .references(() => users.id, { onDelete: "cascade" }),
+    /** Null for a root chat. */
+    parentChatId: uuid().references((): AnyPgColumn => chats.id, { onDelete: "cascade" }),
+    /** The family's root; null for the root itself. */
+    rootChatId: uuid().references((): AnyPgColumn => chats.id, { onDelete: "cascade" }),
+
+    // Execution state.
+    status: text().$type<ChatStatus>().notNull(),
+    archived: boolean().notNull().default(false),
+    workerId: uuid(),
+    runnerId: uuid(),
+    /** "last error message from the agent loop". */
+    lastError: text(),
+    retryState: jsonb().$type<RetryState>(),
+    snapshotVersion: versionColumn(),
+    historyVersion: versionColumn(),
+    queueVersion: versionColumn(),
+    generationAttempt: versionColumn(),
+    retryStateVersion: versionColumn(),
+    requiresActionDeadlineAt: timestamp({ withTimezone: true }),
+    /** One-shot manual compaction request (spec "Manual compaction"). */
+    compactionRequestedAt: timestamp({ withTimezone: true }),
+
+    // Metadata.
+    title: text().notNull(),
+    titleSource: text().$type<TitleSource>().notNull(),
+    titleUpdatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    labels: jsonb().$type<Record<string, string>>().notNull().default({}),
+    /** 0: not pinned; pinned chats sort by ascending pin_order. */
+    pinOrder: integer().notNull().default(0),
+    lastModelConfigId: uuid(),
+    lastReasoningEffort: text(),
+    projectId: uuid(),
+    systemPrompt: text(),
+    unsafeDynamicTools: jsonb().$type<DynamicToolDefinition[]>(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("chats_status_check", sql`${t.status} IN ('waiting', 'running', 'interrupting', 'requires_action', 'error')`),
+    check("chats_title_source_check", sql`${t.titleSource} IN ('fallback', 'generated', 'user')`),
+    // The acquisition sweep: runnable statuses without a (fresh) owner.
+    index("chats_status_worker_id_idx").on(t.status, t.workerId),
+    // GET /chats: the caller's chats, newest first.
+    index("chats_owner_id_created_at_idx").on(t.ownerId, t.createdAt.desc(), t.id.desc()),
+    index("chats_root_chat_id_idx").on(t.rootChatId),
+    index("chats_parent_chat_id_idx").on(t.parentChatId),
+  ],
+);
+
+export const chatMessages = pgTable(
+  "chat_messages",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    /** Insertion order; history is ordered by it, so order is total even within one statement. */
+    seq: bigserial({ mode: "number" }).notNull(),
+    // No other foreign keys on purpose: an ON DELETE SET NULL would update message rows outside a
+    // transition, and the revision trigger would then move history_version without a snapshot bump.
+    chatId: uuid()
+      .notNull()
+      .references(() => chats.id, { onDelete: "cascade" }),
+    role: text().$type<ChatMessageRole>().notNull(),
+    content: jsonb().$type<ChatMessagePart[]>().notNull(),
+    /** Assigned by trigger only (spec "Message revisions and history version"). */
+    revision: bigint({ mode: "number" }),
+    /** The queue row this message was promoted from; null for every other message. */
+    queuedMessageId: uuid(),
+    modelConfigId: uuid(),
+    reasoningEffort: text(),
+    createdBy: uuid(),
+    /** Soft delete: EditMessage marks the truncated suffix; deleted rows leave active history. */
+    deleted: boolean().notNull().default(false),
+    /** Hidden from the UI, visible to the model (compaction summaries, the clear sentinel, replays). */
+    modelOnly: boolean().notNull().default(false),
+    /** Part of a compaction or clear boundary (the triplet); prompts start at the newest one. */
+    compressed: boolean().notNull().default(false),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("chat_messages_role_check", sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
+    check("chat_messages_content_is_array", sql`jsonb_typeof(${t.content}) = 'array'`),
+    uniqueIndex("chat_messages_chat_id_seq_idx").on(t.chatId, t.seq),
+    // Active history and its tail (the last assistant message onwards).
+    index("chat_messages_active_idx").on(t.chatId, t.role, t.seq).where(sql`NOT ${t.deleted}`),
+  ],
+);
+
+export const chatQueuedMessages = pgTable(
+  "chat_queued_messages",
+  {
+    id: uuid().primaryKey().defaultRandom(),
+    chatId: uuid()
+      .notNull()
+      .references(() => chats.id, { onDelete: "cascade" }),
+    /** 0 is the head; positions stay contiguous 0..n-1 (unique, deferrable: see the file header). */
+    position: integer().notNull(),
+    content: jsonb().$type<ChatMessagePart[]>().notNull(),
+    modelConfigId: uuid(),
+    reasoningEffort: text(),
+    createdBy: uuid().notNull(),
+    createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+  },
+  (t) => [
+    check("chat_queued_messages_position_check", sql`${t.position} >= 0`),
+    check("chat_queued_messages_content_is_array", sql`jsonb_typeof(${t.content}) = 'array'`),
+  ],
+);
+
+export type ChatRow = typeof chats.$inferSelect;
+export type ChatMessageRow = typeof chatMessages.$inferSelect;
+export type ChatQueuedMessageRow = typeof chatQueuedMessages.$inferSelect;

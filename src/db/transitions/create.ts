@@ -1,0 +1,129 @@
+/**
+ * Create(initialMessages): "creates a new chat, initializes snapshot_version to 1, inserts its
+ * initial history, and lands in running" — or in waiting "when the initial history carries no
+ * user message" (N --> R0, N --> W). There is no row to lock first. A child chat "first locks the
+ * family's root chat row with FOR SHARE and fails if the root is archived, so a new child never
+ * joins an archived family."
+ *
+ * Titles: the caller's title is a `user` title; otherwise a `fallback` title from the prompt, or
+ * "New Chat" for empty content. The system prompt is stored on the chat and inserted as the first
+ * history message (a model-only system message).
+ */
+import { ChatNotFoundError, classify, landing, TransitionNotAllowedError } from "../../chatstate/index";
+import { ChatTx, type CommittedChat } from "../chat-tx";
+import { FamilyArchivedError } from "../errors";
+import { insertHistory, type NewMessage } from "../history";
+import { chatFromRaw } from "../rows";
+import type { ChatMessagePart, ChatMessageRow, DynamicToolDefinition } from "../schema/chats";
+import type { ChatStore, Committed } from "../store";
+import { fallbackTitle } from "../title";
+import type { StoreTransaction } from "../transaction";
+
+export interface CreateChatInput {
+  /** A caller-minted id; Create fails with TransitionNotAllowedError when a chat already has it. */
+  id?: string;
+  organizationId: string;
+  ownerId: string;
+  parentChatId?: string | null;
+  /** The first user message; empty: the chat is created idle (W). */
+  content: ChatMessagePart[];
+  title?: string | null;
+  systemPrompt?: string | null;
+  modelConfigId?: string | null;
+  reasoningEffort?: string | null;
+  labels?: Record<string, string>;
+  unsafeDynamicTools?: DynamicToolDefinition[] | null;
+  projectId?: string | null;
+  /** The author of the first message; defaults to the owner. */
+  createdBy?: string | null;
+}
+
+export interface CreateChatResult {
+  messages: ChatMessageRow[];
+}
+
+/** Locks the family root FOR SHARE (see the file header); returns the root's id. */
+async function joinFamily(t: StoreTransaction, parentId: string): Promise<string> {
+  const [parent] = await t.query<{ root_chat_id: string | null; archived: boolean }>(
+    `SELECT root_chat_id, archived FROM chats WHERE id = $1`,
+    [parentId],
+  );
+  if (parent === undefined) throw new ChatNotFoundError(parentId);
+  const rootId = parent.root_chat_id ?? parentId;
+  const [root] = await t.query<{ archived: boolean }>(`SELECT archived FROM chats WHERE id = $1 FOR SHARE`, [rootId]);
+  if (root === undefined) throw new ChatNotFoundError(rootId);
+  if (root.archived) throw new FamilyArchivedError(rootId, rootId);
+  // Not the spec's rule (it names the root), but a child archived on its own is no place for a new chat either.
+  if (parent.archived) throw new FamilyArchivedError(rootId, parentId);
+  return rootId;
+}
+
+export async function createChat(store: ChatStore, input: CreateChatInput): Promise<Committed<CreateChatResult>> {
+  const variant = input.content.length > 0 ? "with user message" : "empty content";
+  const to = landing("Create", "N", variant);
+  const title = input.title?.trim()
+    ? { title: input.title.trim(), source: "user" as const }
+    : { title: fallbackTitle(input.content), source: "fallback" as const };
+
+  return store.transaction(async (t) => {
+    const parentId = input.parentChatId ?? null;
+    const rootId = parentId === null ? null : await joinFamily(t, parentId);
+    const [raw] = await t.query(
+      `INSERT INTO chats (id, organization_id, owner_id, parent_chat_id, root_chat_id, status, snapshot_version,
+         title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools)
+       VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb)
+       ON CONFLICT (id) DO NOTHING
+       RETURNING *`,
+      [
+        input.id ?? null,
+        input.organizationId,
+        input.ownerId,
+        parentId,
+        rootId,
+        to === "R0" ? "running" : "waiting",
+        title.title,
+        title.source,
+        JSON.stringify(input.labels ?? {}),
+        input.modelConfigId ?? null,
+        input.reasoningEffort ?? null,
+        input.projectId ?? null,
+        input.systemPrompt ?? null,
+        input.unsafeDynamicTools == null ? null : JSON.stringify(input.unsafeDynamicTools),
+      ],
+    );
+    if (raw === undefined) {
+      // The id is taken: Create is not allowed from whatever state that chat is in.
+      const [existing] = await t.query(
+        `SELECT c.*, (SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = c.id) AS queue_length FROM chats c WHERE c.id = $1`,
+        [input.id],
+      );
+      throw new TransitionNotAllowedError(
+        "Create",
+        existing === undefined ? "N" : classify(chatFromRaw(existing), Number(existing.queue_length)),
+      );
+    }
+    const tx = ChatTx.forCreated(t, chatFromRaw(raw), store.options);
+    const initial: NewMessage[] = [];
+    if (input.systemPrompt) initial.push({ role: "system", content: [{ type: "text", text: input.systemPrompt }], modelOnly: true });
+    if (input.content.length > 0) {
+      initial.push({
+        role: "user",
+        content: input.content,
+        modelConfigId: input.modelConfigId ?? null,
+        reasoningEffort: input.reasoningEffort ?? null,
+        createdBy: input.createdBy ?? input.ownerId,
+      });
+    }
+    const messages = await insertHistory(tx, initial, "the chat was created");
+    await tx.land("Create", "N", variant);
+    const committed: CommittedChat = await tx.commit(store.notifier);
+    return {
+      value: { messages },
+      chat: committed.chat,
+      state: committed.state,
+      queueLength: committed.queueLength,
+      applied: tx.applied,
+      statements: t.statements,
+    };
+  });
+}

@@ -1,0 +1,358 @@
+/**
+ * What individual transitions do beyond where they land (the matrix covers landings): the rows
+ * they write, what they return, and the checks they make inside their transaction.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { TransitionNotAllowedError } from "../../src/chatstate/index";
+import {
+  CHAT_CLEARED_TOOL,
+  ChatStore,
+  DEFAULT_CHAT_TITLE,
+  FamilyArchivedError,
+  fallbackTitle,
+  InvalidTransitionInputError,
+  NothingToClearError,
+  NothingToCompactError,
+  ParentArchivedError,
+  QueueFullError,
+  ToolResultsMismatchError,
+} from "../../src/db/index";
+import { chatRow, history, makeChat, makeEnv, queueOf, snapshotRows, stateOf, text, toolCall, type Env } from "./fixtures";
+
+let env: Env;
+beforeAll(async () => {
+  env = await makeEnv();
+});
+afterAll(() => env.pool.end());
+
+const createRoot = (extra: Partial<Parameters<ChatStore["create"]>[0]> = {}) =>
+  env.store.create({ organizationId: env.owner.organizationId, ownerId: env.owner.userId, content: text("hello"), ...extra });
+
+describe.concurrent("Create", () => {
+  it("titles a chat from its first prompt, or New Chat when empty, or the caller's title as a user title", async () => {
+    const long = "Please explain how the transition matrix of a chat state machine is tested against a real database";
+    const fromPrompt = await createRoot({ content: text(`  ${long}\n`) });
+    expect(fromPrompt.chat).toMatchObject({ titleSource: "fallback", title: fallbackTitle(text(long)) });
+    expect(fromPrompt.chat.title.length).toBeLessThanOrEqual(80);
+    expect(fromPrompt.chat.title.endsWith("…")).toBe(true);
+    expect((await createRoot({ content: [] })).chat).toMatchObject({
+      title: DEFAULT_CHAT_TITLE,
+      titleSource: "fallback",
+      status: "waiting",
+    });
+    expect((await createRoot({ title: " Mine " })).chat).toMatchObject({ title: "Mine", titleSource: "user" });
+  });
+
+  it("stores the system prompt and puts it first in history as a model-only system message", async () => {
+    const created = await createRoot({
+      systemPrompt: "Be brief.",
+      modelConfigId: randomUUID(),
+      reasoningEffort: "low",
+      labels: { team: "core" },
+    });
+    expect(created.value.messages.map((m) => [m.role, m.modelOnly])).toEqual([
+      ["system", true],
+      ["user", false],
+    ]);
+    expect(created.chat).toMatchObject({ systemPrompt: "Be brief.", labels: { team: "core" }, lastReasoningEffort: "low" });
+    expect(created.chat.lastModelConfigId).toBe(created.value.messages[1]!.modelConfigId);
+  });
+
+  it("makes a child part of its root's family, grandchildren included", async () => {
+    const root = await createRoot();
+    const child = await createRoot({ parentChatId: root.chat.id, content: [] });
+    const grandchild = await createRoot({ parentChatId: child.chat.id, content: [] });
+    expect(child.chat).toMatchObject({ parentChatId: root.chat.id, rootChatId: root.chat.id });
+    expect(grandchild.chat).toMatchObject({ parentChatId: child.chat.id, rootChatId: root.chat.id });
+  });
+
+  it("refuses a child under an archived root, and writes nothing", async () => {
+    const root = await makeChat(env, "XW");
+    const before = await env.pool.query(`SELECT count(*)::int AS n FROM chats WHERE root_chat_id = $1`, [root.chatId]);
+    await expect(createRoot({ parentChatId: root.chatId })).rejects.toBeInstanceOf(FamilyArchivedError);
+    const after = await env.pool.query(`SELECT count(*)::int AS n FROM chats WHERE root_chat_id = $1`, [root.chatId]);
+    expect(after.rows[0].n).toBe(before.rows[0].n);
+  });
+
+  it("refuses an id that is taken, naming the state of the chat that has it", async () => {
+    const chat = await makeChat(env, "E0");
+    const error = await createRoot({ id: chat.chatId }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransitionNotAllowedError);
+    expect(error).toMatchObject({ transition: "Create", from: "E0" });
+  });
+});
+
+describe.concurrent("SetArchived on a family", () => {
+  it("archives and unarchives the root with every descendant", async () => {
+    const root = await makeChat(env, "W");
+    const child = await createRoot({ parentChatId: root.chatId, content: [] });
+    const grandchild = await createRoot({ parentChatId: child.chat.id, content: [] });
+    const archived = await env.store.setArchived(root.chatId, true);
+    expect(archived.chats.map((c) => [c.id, c.archived])).toEqual([
+      [root.chatId, true],
+      [child.chat.id, true],
+      [grandchild.chat.id, true],
+    ]);
+    expect(archived.statements).toBe(4);
+    const restored = await env.store.setArchived(root.chatId, false);
+    expect(restored.chats.every((c) => !c.archived)).toBe(true);
+  });
+
+  it("changes no chat when one member cannot be archived", async () => {
+    const root = await makeChat(env, "W");
+    const idle = await createRoot({ parentChatId: root.chatId, content: [] });
+    const busy = await createRoot({ parentChatId: root.chatId, content: text("working") });
+    const before = [
+      await snapshotRows(env.pool, root.chatId),
+      await snapshotRows(env.pool, idle.chat.id),
+      await snapshotRows(env.pool, busy.chat.id),
+    ];
+    const error = await env.store.setArchived(root.chatId, true).catch((e: unknown) => e);
+    expect(error).toMatchObject({ transition: "SetArchived", from: "R0" });
+    expect([
+      await snapshotRows(env.pool, root.chatId),
+      await snapshotRows(env.pool, idle.chat.id),
+      await snapshotRows(env.pool, busy.chat.id),
+    ]).toEqual(before);
+  });
+
+  it("leaves descendants that already have the requested value alone", async () => {
+    const root = await makeChat(env, "W");
+    const child = await createRoot({ parentChatId: root.chatId, content: [] });
+    const archivedChild = await env.store.setArchived(child.chat.id, true);
+    expect(archivedChild.chats.map((c) => c.id)).toEqual([child.chat.id]);
+    const family = await env.store.setArchived(root.chatId, true);
+    expect(family.chats.map((c) => c.id)).toEqual([root.chatId]);
+    expect(Number((await chatRow(env, child.chat.id)).snapshot_version)).toBe(archivedChild.chats[0]!.snapshotVersion);
+  });
+
+  it("refuses to unarchive a child while its parent is archived", async () => {
+    const root = await makeChat(env, "W");
+    const child = await createRoot({ parentChatId: root.chatId, content: [] });
+    await env.store.setArchived(root.chatId, true);
+    await expect(env.store.setArchived(child.chat.id, false)).rejects.toBeInstanceOf(ParentArchivedError);
+    expect((await chatRow(env, child.chat.id)).archived).toBe(true);
+  });
+});
+
+describe.concurrent("SendMessage", () => {
+  it("from E1 appends m, promotes the old head with its queue id, and clears the error", async () => {
+    const chat = await makeChat(env, "E1");
+    const sent = await env.store.sendMessage(chat.chatId, { content: text("new tail"), busyBehavior: "queue" });
+    expect(sent.state).toBe("R1");
+    expect(sent.value.queued).toBe(true);
+    expect(sent.value.messages.map((m) => m.queuedMessageId)).toEqual([chat.queue[0]]);
+    expect(sent.value.queuedMessage!.id).not.toBe(chat.queue[0]);
+    expect((await queueOf(env, chat.chatId)).map((q) => q.id)).toEqual([sent.value.queuedMessage!.id]);
+    expect(sent.chat.lastError).toBeNull();
+  });
+
+  it("with interrupt on an unowned running chat promotes m at once and answers it as the message", async () => {
+    const chat = await makeChat(env, "R0");
+    const sent = await env.store.sendMessage(chat.chatId, { content: text("stop and do this"), busyBehavior: "interrupt" });
+    expect(sent.applied.map((a) => a.transition)).toEqual(["SendMessage", "FinishInterruption"]);
+    expect(sent.value).toMatchObject({ queued: false, queuedMessage: null });
+    expect(sent.value.message!.content).toEqual(text("stop and do this"));
+    expect(sent.value.message!.queuedMessageId).not.toBeNull();
+    expect(sent.state).toBe("R0");
+    expect(sent.chat.workerId).toBeNull();
+  });
+
+  it("refuses a queued message beyond the queue limit", async () => {
+    const store = new ChatStore(env.pool, { maxQueueLength: 2 });
+    const chat = await makeChat(env, "R1", { queued: 2 });
+    const before = await snapshotRows(env.pool, chat.chatId);
+    await expect(store.sendMessage(chat.chatId, { content: text("third"), busyBehavior: "queue" })).rejects.toBeInstanceOf(QueueFullError);
+    expect(await snapshotRows(env.pool, chat.chatId)).toBe(before);
+  });
+});
+
+describe.concurrent("EditMessage", () => {
+  it("soft-deletes from k on, inserts the replacement, clears the queue and runs", async () => {
+    const chat = await makeChat(env, "A1", { owned: true, queued: 2 });
+    const edited = await env.store.editMessage(chat.chatId, { messageId: chat.firstUserMessageId, content: text("rephrased") });
+    const rows = await history(env, chat.chatId);
+    expect(edited.state).toBe("R0");
+    expect(edited.value.deletedQueuedMessageIds).toEqual(chat.queue);
+    expect(rows.filter((m) => m.deleted).map((m) => m.id)).toEqual(edited.value.deletedMessageIds);
+    expect(edited.value.deletedMessageIds[0]).toBe(chat.firstUserMessageId);
+    expect(rows.filter((m) => !m.deleted).map((m) => m.id)).toEqual([edited.value.message.id]);
+    expect(edited.value.message.content).toEqual(text("rephrased"));
+    expect(edited.chat.requiresActionDeadlineAt).toBeNull();
+  });
+
+  it("refuses to edit a message that is not a user message", async () => {
+    const chat = await makeChat(env, "W");
+    const assistant = (await history(env, chat.chatId)).find((m) => m.role === "assistant")!;
+    await expect(env.store.editMessage(chat.chatId, { messageId: assistant.id, content: text("x") })).rejects.toBeInstanceOf(
+      InvalidTransitionInputError,
+    );
+  });
+});
+
+describe.concurrent("queue operations", () => {
+  it("PromoteQueuedMessage on R1 moves qid to the head, and FinishInterruption then promotes it", async () => {
+    const chat = await makeChat(env, "R1", { owned: true, queued: 3 });
+    const promoted = await env.store.promoteQueuedMessage(chat.chatId, chat.queue[2]!);
+    expect(promoted.state).toBe("I1");
+    expect(promoted.value.message).toBeNull();
+    expect((await queueOf(env, chat.chatId)).map((q) => q.id)).toEqual([chat.queue[2], chat.queue[0], chat.queue[1]]);
+    const finished = await env.store.finishInterruption(chat.chatId, { partial: [{ role: "assistant", content: text("partial ans") }] });
+    expect(finished.value.messages.map((m) => m.role)).toEqual(["assistant", "user"]);
+    expect(finished.value.promoted!.message.queuedMessageId).toBe(chat.queue[2]);
+    expect(finished.state).toBe("R1");
+  });
+});
+
+describe.concurrent("Interrupt", () => {
+  it("finishes the interruption in the same transaction when no worker owns the chat", async () => {
+    const chat = await makeChat(env, "R1", { queued: 2 });
+    const interrupted = await env.store.interrupt(chat.chatId);
+    expect(interrupted.applied.map((a) => `${a.transition}:${a.to}`)).toEqual(["Interrupt:I1", "FinishInterruption:R1"]);
+    expect(interrupted.value.finished).toBe(true);
+    expect(interrupted.chat.workerId).toBeNull();
+    expect((await history(env, chat.chatId)).at(-1)!.queuedMessageId).toBe(chat.queue[0]);
+  });
+
+  it("answers outstanding tool calls before finishing an unowned interruption", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: [toolCall("call_running", "read_file")] }] });
+    await env.store.abandon(chat.chatId);
+    const interrupted = await env.store.interrupt(chat.chatId);
+    expect(interrupted.state).toBe("W");
+    expect(interrupted.value.messages.map((m) => m.content[0])).toEqual([
+      expect.objectContaining({ type: "tool-result", tool_call_id: "call_running", is_error: true }),
+    ]);
+  });
+});
+
+describe.concurrent("requires action", () => {
+  it("EnterRequiresAction needs a pending dynamic tool call", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    await expect(env.store.enterRequiresAction(chat.chatId)).rejects.toBeInstanceOf(InvalidTransitionInputError);
+  });
+
+  it("CompleteRequiresAction inserts one tool message per result and refuses results that do not match", async () => {
+    const chat = await makeChat(env, "A0", { owned: true });
+    const mismatch = await env.store
+      .completeRequiresAction(chat.chatId, { results: [{ tool_call_id: "other", output: 1 }] })
+      .catch((e: unknown) => e);
+    expect(mismatch).toBeInstanceOf(ToolResultsMismatchError);
+    expect(mismatch).toMatchObject({ problems: { missing: [chat.pendingCallId], unexpected: ["other"], duplicate: [] } });
+    const done = await env.store.completeRequiresAction(chat.chatId, {
+      results: [{ tool_call_id: chat.pendingCallId!, output: { ok: true } }],
+    });
+    expect(done.value.messages.map((m) => m.content)).toEqual([
+      [{ type: "tool-result", tool_call_id: chat.pendingCallId, tool_name: "ask_user", result: { ok: true }, is_error: false }],
+    ]);
+    expect(done.state).toBe("R0");
+  });
+});
+
+describe.concurrent("RequestCompaction and ClearContext", () => {
+  it("RequestCompaction sets the marker, grants a new history epoch, and refuses when there is nothing to compact", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    await env.store.recordGenerationAttempt(chat.chatId);
+    const failed = await env.store.finishError(chat.chatId, "context overflow");
+    expect(failed.chat.generationAttempt).toBe(1);
+    const requested = await env.store.requestCompaction(chat.chatId);
+    expect(requested.chat.historyVersion).toBe(requested.chat.snapshotVersion);
+    expect(requested.chat.generationAttempt).toBe(0);
+    expect(requested.chat.compactionRequestedAt).not.toBeNull();
+    expect((await history(env, chat.chatId)).length).toBe(2);
+
+    const empty = await createRoot({ content: [] });
+    const before = await snapshotRows(env.pool, empty.chat.id);
+    await expect(env.store.requestCompaction(empty.chat.id)).rejects.toBeInstanceOf(NothingToCompactError);
+    expect(await snapshotRows(env.pool, empty.chat.id)).toBe(before);
+  });
+
+  it("nothing is left to compact after a compaction boundary", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    await env.store.commitStep(chat.chatId, {
+      consumeCompactionRequest: true,
+      messages: [
+        { role: "user", modelOnly: true, compressed: true, content: text("summary of it all") },
+        {
+          role: "assistant",
+          compressed: true,
+          content: [{ type: "tool-call", tool_call_id: "sum1", tool_name: "chat_summarized", args: {} }],
+        },
+        {
+          role: "tool",
+          compressed: true,
+          content: [{ type: "tool-result", tool_call_id: "sum1", tool_name: "chat_summarized", result: {}, is_error: false }],
+        },
+      ],
+    });
+    await env.store.finishTurn(chat.chatId);
+    await expect(env.store.requestCompaction(chat.chatId)).rejects.toBeInstanceOf(NothingToCompactError);
+  });
+
+  it("ClearContext inserts the boundary triplet, lands in waiting, and refuses a second clear", async () => {
+    const chat = await makeChat(env, "E0", { owned: true });
+    const cleared = await env.store.clearContext(chat.chatId, { toolCallId: "clear_1" });
+    expect(cleared.state).toBe("W");
+    expect(cleared.chat.workerId).not.toBeNull();
+    expect(cleared.value.messages.map((m) => [m.role, m.modelOnly, m.compressed])).toEqual([
+      ["user", true, true],
+      ["assistant", false, true],
+      ["tool", false, true],
+    ]);
+    expect(cleared.value.messages[1]!.content[0]).toMatchObject({
+      type: "tool-call",
+      tool_name: CHAT_CLEARED_TOOL,
+      tool_call_id: "clear_1",
+    });
+    expect(cleared.chat.historyVersion).toBe(cleared.chat.snapshotVersion);
+    await expect(env.store.clearContext(chat.chatId)).rejects.toBeInstanceOf(NothingToClearError);
+    // A new message after the boundary makes the chat clearable again.
+    await env.store.sendMessage(chat.chatId, { content: text("fresh start"), busyBehavior: "queue" });
+    await env.store.finishTurn(chat.chatId);
+    expect((await env.store.clearContext(chat.chatId)).state).toBe("W");
+  });
+
+  it("ClearContext is refused with a queue (E1) and changes nothing", async () => {
+    const chat = await makeChat(env, "E1");
+    const before = await snapshotRows(env.pool, chat.chatId);
+    await expect(env.store.clearContext(chat.chatId)).rejects.toMatchObject({ transition: "ClearContext", from: "E1" });
+    expect(await snapshotRows(env.pool, chat.chatId)).toBe(before);
+  });
+});
+
+describe.concurrent("CommitStep and FinishError", () => {
+  it("CommitStep refuses user-visible user messages and empty steps", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    await expect(env.store.commitStep(chat.chatId, { messages: [{ role: "user", content: text("sneaky") }] })).rejects.toBeInstanceOf(
+      InvalidTransitionInputError,
+    );
+    await expect(env.store.commitStep(chat.chatId, { messages: [] })).rejects.toBeInstanceOf(InvalidTransitionInputError);
+    expect(await stateOf(env.pool, chat.chatId)).toBe("R0");
+  });
+
+  it("FinishError replaces the stored error", async () => {
+    const chat = await makeChat(env, "W");
+    const first = await env.store.finishError(chat.chatId, "first");
+    expect(first.chat.lastError).toBe("first");
+    await env.store.sendMessage(chat.chatId, { content: text("retry"), busyBehavior: "queue" });
+    const second = await env.store.finishError(chat.chatId, "second");
+    expect(second.chat.lastError).toBe("second");
+  });
+});
+
+describe.concurrent("ReconcileInvalidState", () => {
+  it("resets an invalid chat to error, answers pending dynamic calls and keeps the queue", async () => {
+    const chat = await makeChat(env, "A1", { owned: true });
+    await env.pool.query(`UPDATE chats SET archived = true WHERE id = $1`, [chat.chatId]);
+    expect(await stateOf(env.pool, chat.chatId)).toBe("Invalid");
+    const reconciled = await env.store.reconcileInvalidState(chat.chatId);
+    expect(reconciled.state).toBe("E1");
+    expect(reconciled.chat).toMatchObject({ archived: false, status: "error", requiresActionDeadlineAt: null });
+    expect(reconciled.chat.lastError).toMatch(/invalid state/);
+    expect(reconciled.value.messages.map((m) => m.content[0])).toEqual([
+      expect.objectContaining({ tool_call_id: chat.pendingCallId, is_error: true }),
+    ]);
+    expect((await queueOf(env, chat.chatId)).map((q) => q.id)).toEqual(chat.queue);
+  });
+});
