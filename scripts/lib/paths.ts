@@ -5,7 +5,10 @@ export const ROOT_DIR = fileURLToPath(new URL("../..", import.meta.url));
 export const DATA_DIR = process.env.CHATD_DATA_DIR || `${ROOT_DIR}.data`;
 export const DEV_DATA_DIR = `${DATA_DIR}/postgres`;
 export const DEV_DATABASE = "chatd";
-/** The test harness keeps its own server and database so it never touches a running dev stack. */
-export const TEST_DATA_DIR = `${DATA_DIR}/postgres-test`;
+/**
+ * Each test run gets its own Postgres cluster in a fresh folder under here (initdb takes ~1.5 s),
+ * so two runs at once, or a run beside `npm run dev`, never touch each other's server.
+ */
+export const TEST_RUNS_DIR = `${DATA_DIR}/test-runs`;
 export const TEST_DATABASE = "chatd_test";
 export const DEV_CREDENTIALS_FILE = `${DATA_DIR}/dev-credentials.json`;

@@ -32,8 +32,6 @@ export interface LocalPostgresOptions {
   database: string;
   /** Passed through from the environment; when set nothing is started. */
   databaseUrl?: string | undefined;
-  /** Drop and recreate the database before use (the embedded server only). */
-  fresh?: boolean;
 }
 
 export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<LocalPostgres> {
@@ -79,7 +77,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
       `embedded Postgres failed to start in ${opts.dataDir} (port ${port}): ${String(err ?? "exited early")}\n${recentLog.slice(-20).join("")}`,
     );
   });
-  await ensureDatabase(port, opts.database, opts.fresh ?? false);
+  await ensureDatabase(port, opts.database);
   log("info", "postgres_started", { port, database: opts.database, ms: Date.now() - started });
 
   const url = `postgres://${PG_USER}:${PG_PASSWORD}@127.0.0.1:${port}/${opts.database}`;
@@ -95,11 +93,10 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
   };
 }
 
-async function ensureDatabase(port: number, database: string, fresh: boolean): Promise<void> {
+async function ensureDatabase(port: number, database: string): Promise<void> {
   const client = new pg.Client({ host: "127.0.0.1", port, user: PG_USER, password: PG_PASSWORD, database: "postgres" });
   await client.connect();
   try {
-    if (fresh) await client.query(`DROP DATABASE IF EXISTS ${pg.escapeIdentifier(database)} WITH (FORCE)`);
     const found = await client.query("SELECT 1 FROM pg_database WHERE datname = $1", [database]);
     if (found.rowCount === 0) await client.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
   } finally {

@@ -22,8 +22,6 @@ export interface StackOptions {
   dataDir: string;
   database: string;
   databaseUrl?: string | undefined;
-  /** Drop and recreate the database first (tests on the embedded server only). */
-  freshDatabase?: boolean;
   fakeModelPort?: number;
 }
 
@@ -36,9 +34,7 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const pg: LocalPostgres = await startLocalPostgres({
       dataDir: opts.dataDir,
       database: opts.database,
-      databaseUrl: opts.databaseUrl,
-      fresh: opts.freshDatabase ?? false,
-    });
+      databaseUrl: opts.databaseUrl });
     stops.push(pg.stop);
     await runMigrations(pg.url);
     const proxy: WsProxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`, `localhost:${pg.port}`] });

@@ -4,11 +4,14 @@
  * this module separately, so the stack is shared through globalThis and reference-counted.
  */
 import { startStack, type Stack } from "../../scripts/lib/stack";
-import { TEST_DATA_DIR, TEST_DATABASE } from "../../scripts/lib/paths";
+import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { TEST_DATABASE, TEST_RUNS_DIR } from "../../scripts/lib/paths";
 
 interface Shared {
   stack: Promise<Stack>;
   users: number;
+  /** This run's own Postgres folder; removed when the stack stops. */
+  dataDir: string | undefined;
 }
 
 const KEY = Symbol.for("chatd-edge.test-stack");
@@ -18,9 +21,11 @@ export async function acquireStack(): Promise<Stack> {
   let shared = registry[KEY];
   if (!shared) {
     const databaseUrl = process.env.DATABASE_URL;
+    const dataDir = databaseUrl ? undefined : newRunDir();
     shared = {
-      stack: startStack({ dataDir: TEST_DATA_DIR, database: TEST_DATABASE, databaseUrl, freshDatabase: !databaseUrl }),
+      stack: startStack({ dataDir: dataDir ?? TEST_RUNS_DIR, database: TEST_DATABASE, databaseUrl }),
       users: 0,
+      dataDir,
     };
     registry[KEY] = shared;
   }
@@ -29,6 +34,7 @@ export async function acquireStack(): Promise<Stack> {
     return await shared.stack;
   } catch (err) {
     registry[KEY] = undefined;
+    if (shared.dataDir) rmSync(shared.dataDir, { recursive: true, force: true });
     throw err;
   }
 }
@@ -40,4 +46,10 @@ export async function releaseStack(): Promise<void> {
   if (shared.users > 0) return;
   registry[KEY] = undefined;
   await (await shared.stack).stop();
+  if (shared.dataDir) rmSync(shared.dataDir, { recursive: true, force: true });
+}
+
+function newRunDir(): string {
+  mkdirSync(TEST_RUNS_DIR, { recursive: true });
+  return mkdtempSync(`${TEST_RUNS_DIR}/run-`);
 }

@@ -1,0 +1,47 @@
+/**
+ * The one place that decides how the Neon serverless driver reaches Postgres.
+ *
+ * Production: `DATABASE_URL` is a Neon connection string; the driver talks to Neon's own
+ * WebSocket proxy with TLS, and nothing local runs. Local development and tests: the driver
+ * talks plain WebSocket to scripts/lib/ws-proxy.ts, which pipes to the local Postgres.
+ */
+import { neonConfig, Pool } from "@neondatabase/serverless";
+import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import * as schema from "./schema/index";
+
+export interface DbConnectionOptions {
+  databaseUrl: string;
+  /** `host:port` of the local WebSocket proxy; empty or undefined in production. */
+  wsProxy?: string | undefined;
+  /** A WebSocket constructor where the runtime has none (Node 20: the `ws` package). */
+  webSocketConstructor?: unknown;
+  /** Connections this pool may hold; a Durable Object needs only a few. */
+  max?: number;
+}
+
+export type Db = NeonDatabase<typeof schema> & { $client: Pool };
+
+function configureDriver(opts: DbConnectionOptions): void {
+  if (opts.webSocketConstructor) neonConfig.webSocketConstructor = opts.webSocketConstructor as typeof WebSocket;
+  const proxy = opts.wsProxy;
+  if (proxy) {
+    neonConfig.wsProxy = (host: string, port: number | string) => `${proxy}/v2?address=${host}:${port}`;
+    neonConfig.useSecureWebSocket = false;
+    neonConfig.pipelineTLS = false;
+    neonConfig.pipelineConnect = false;
+  }
+}
+
+/**
+ * A pool for a long-lived holder (a Durable Object, a Node process). A stateless Worker request
+ * must create its own and end it with `waitUntil(pool.end())`: a module-level pool there hangs.
+ */
+export function createPool(opts: DbConnectionOptions): Pool {
+  configureDriver(opts);
+  return new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5 });
+}
+
+export function createDb(pool: Pool): Db {
+  // The schema's keys are camelCase and its SQL names snake_case (drizzle.config.ts says the same).
+  return drizzle({ client: pool, schema, casing: "snake_case" }) as Db;
+}

@@ -1,0 +1,60 @@
+import { defineConfig } from "vitest/config";
+import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+
+// One `vitest run` for every layer. Each project is a layer of the stack:
+//   unit    pure modules, no I/O
+//   node    Node-side code against the real Postgres, proxy and fake model
+//   worker  code inside workerd (@cloudflare/vitest-pool-workers), same Postgres through the proxy
+//   e2e     a running `wrangler dev` over real HTTP and WebSocket
+// The stack (Postgres, migrations, proxy, fake model) starts once per run and is shared.
+const STACK = "./test/support/stack-setup.ts";
+
+export default defineConfig({
+  test: {
+    projects: [
+      {
+        test: {
+          name: "unit",
+          include: ["test/unit/**/*.test.ts"],
+          environment: "node",
+        },
+      },
+      {
+        test: {
+          name: "node",
+          include: ["test/db/**/*.test.ts", "test/node/**/*.test.ts"],
+          environment: "node",
+          globalSetup: [STACK],
+          testTimeout: 30_000,
+          hookTimeout: 60_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: { DATABASE_URL: inject("databaseUrl"), NEON_WS_PROXY: inject("wsProxy") },
+            },
+          })),
+        ],
+        test: {
+          name: "worker",
+          include: ["test/worker/**/*.test.ts"],
+          globalSetup: [STACK],
+          testTimeout: 30_000,
+        },
+      },
+      {
+        test: {
+          name: "e2e",
+          include: ["test/e2e/**/*.test.ts"],
+          environment: "node",
+          globalSetup: [STACK, "./test/support/e2e-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+        },
+      },
+    ],
+  },
+});
