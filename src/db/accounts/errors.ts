@@ -1,0 +1,31 @@
+/**
+ * Errors of the account layer. Each carries a stable `code` for the one HTTP mapping
+ * (src/http/errors.ts); all are raised before or inside a transaction that then writes nothing.
+ */
+
+export type AccountErrorCode = "first_user_exists" | "already_exists";
+
+export abstract class AccountError extends Error {
+  abstract readonly code: AccountErrorCode;
+}
+
+/** `POST /users/first` after any user exists (409). */
+export class FirstUserExistsError extends AccountError {
+  override name = "FirstUserExistsError";
+  override readonly code = "first_user_exists";
+  constructor() {
+    super("the first user has already been created");
+  }
+}
+
+/** A unique field is taken: a user's email or username, a token name, a provider name (409). */
+export class AlreadyExistsError extends AccountError {
+  override name = "AlreadyExistsError";
+  override readonly code = "already_exists";
+  constructor(
+    readonly resource: string,
+    readonly field: string,
+  ) {
+    super(`a ${resource} with this ${field} already exists`);
+  }
+}

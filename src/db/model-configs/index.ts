@@ -1,0 +1,5 @@
+export * from "./configs";
+export * from "./errors";
+export * from "./options";
+export * from "./providers";
+export * from "./resolve";

@@ -1,0 +1,32 @@
+/**
+ * Who may touch an organization's resources: members read, admins (and the site owner) write.
+ * A caller outside the organization gets 404, as if it did not exist; a member asking to write
+ * gets 403, since it already knows the organization exists.
+ */
+import type { Context } from "hono";
+import { isSiteOwner, orgRole } from "../auth/roles";
+import { getOrganization, type OrganizationRow } from "../db/accounts/organizations";
+import type { AppEnv } from "./app-env";
+import { ApiError } from "./errors";
+
+export function forbidden(detail: string): ApiError {
+  return new ApiError(403, "forbidden", "Forbidden.", detail);
+}
+
+export function notFoundError(what: string): ApiError {
+  return new ApiError(404, "not_found", "Resource not found.", `${what} not found.`);
+}
+
+export async function requireOrganization(c: Context<AppEnv>, organizationId: string, need: "member" | "admin"): Promise<OrganizationRow> {
+  const db = c.var.db;
+  const caller = c.var.caller;
+  const [organization, role] = await Promise.all([getOrganization(db, organizationId), orgRole(db, caller, organizationId)]);
+  if (!organization || role === null) throw notFoundError("Organization");
+  if (need === "admin" && role !== "admin") throw forbidden("Only organization admins may do this.");
+  return organization;
+}
+
+/** Deployment-wide configuration (providers) belongs to the site owner alone. */
+export function requireSiteOwner(c: Context<AppEnv>): void {
+  if (!isSiteOwner(c.var.caller)) throw forbidden("Only the site owner may do this.");
+}

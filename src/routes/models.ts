@@ -1,0 +1,55 @@
+/**
+ * `GET /organizations/{org}/chats/models` (spec "Organization-scoped model discovery"): the
+ * organization's live model configs, every provider as a redacted descriptor with its
+ * availability (never credentials or endpoints), and the provider types this build cannot serve.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { listModelConfigs } from "../db/model-configs/configs";
+import { isProviderAvailable, isSupportedProviderType, listProviders } from "../db/model-configs/providers";
+import { requireCaller } from "../http/auth";
+import { requireOrganization } from "../http/org-access";
+import { requestDb } from "../http/request-db";
+import { createRouter, errorResponses } from "../http/router";
+import { ModelConfigSchema, modelConfigJson } from "./model-config-schemas";
+
+const ProviderDescriptorSchema = z
+  .object({ id: z.uuid(), type: z.string(), name: z.string(), enabled: z.boolean(), available: z.boolean() })
+  .openapi("ChatModelProvider");
+
+const ModelsSchema = z
+  .object({
+    configs: z.array(ModelConfigSchema),
+    providers: z.array(ProviderDescriptorSchema),
+    unsupported_provider_types: z.array(z.string()),
+  })
+  .openapi("ChatModelsResponse");
+
+const route = createRoute({
+  method: "get",
+  path: "/{organization}/chats/models",
+  summary: "Models a member of the organization can choose from",
+  middleware: [requestDb, requireCaller],
+  request: { params: z.object({ organization: z.uuid() }) },
+  responses: {
+    200: {
+      description: "Configs, redacted providers and unsupported provider types",
+      content: { "application/json": { schema: ModelsSchema } },
+    },
+    ...errorResponses(400, 401, 404),
+  },
+});
+
+export const models = createRouter().openapi(route, async (c) => {
+  const { organization } = c.req.valid("param");
+  await requireOrganization(c, organization, "member");
+  const db = c.var.db;
+  const [configs, providers] = await Promise.all([listModelConfigs(db, organization), listProviders(db)]);
+  return c.json(
+    {
+      configs: configs.map(modelConfigJson),
+      providers: providers.map((p) => ({ id: p.id, type: p.type, name: p.name, enabled: p.enabled, available: isProviderAvailable(p) })),
+      unsupported_provider_types: [...new Set(providers.map((p) => p.type).filter((t) => !isSupportedProviderType(t)))].sort(),
+    },
+    200,
+  );
+});

@@ -1,0 +1,180 @@
+/**
+ * Users and their tokens (api.md "Auth"): `POST /users/first`, `POST /users`, `GET /users/me`,
+ * `POST /users/{user}/keys/tokens`.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { isSiteOwner, orgRole } from "../auth/roles";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../db/accounts/api-keys";
+import { getDefaultOrganization, getOrganization, type OrganizationRow, organizationIdsOf } from "../db/accounts/organizations";
+import { createFirstUser, createUser, findUserByUsername, getUser, type UserRow } from "../db/accounts/users";
+import type { Database } from "../db/database";
+import type { AppEnv } from "../http/app-env";
+import { requireCaller } from "../http/auth";
+import { jsonBodyLimit } from "../http/body-limit";
+import { forbidden, notFoundError } from "../http/org-access";
+import { requestDb } from "../http/request-db";
+import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
+
+const DAY_SECONDS = 24 * 60 * 60;
+const DEFAULT_TOKEN_LIFETIME_SECONDS = 30 * DAY_SECONDS;
+const MAX_TOKEN_LIFETIME_SECONDS = 365 * DAY_SECONDS;
+
+const UserSchema = z
+  .object({
+    id: z.uuid(),
+    email: z.string(),
+    username: z.string(),
+    /** Site-wide roles, e.g. "owner"; organization roles are per membership. */
+    roles: z.array(z.string()),
+    organization_ids: z.array(z.uuid()),
+    created_at: z.iso.datetime(),
+  })
+  .openapi("User");
+
+const OrganizationSchema = z
+  .object({ id: z.uuid(), name: z.string(), is_default: z.boolean(), created_at: z.iso.datetime() })
+  .openapi("Organization");
+
+const email = z.email().max(254).openapi({ example: "ada@example.com" });
+const username = z
+  .string()
+  .min(1)
+  .max(32)
+  .regex(/^[a-zA-Z0-9]+(?:[-_][a-zA-Z0-9]+)*$/, { error: "letters and digits, single - or _ between them" })
+  .refine((u) => u.toLowerCase() !== "me", { error: '"me" is reserved' })
+  .openapi({ example: "ada" });
+
+const FirstUserBody = z.object({ email, username, password: z.string().min(8).max(256).optional() }).openapi("CreateFirstUserRequest");
+const CreateUserBody = z.object({ email, username, organization_id: z.uuid().optional() }).openapi("CreateUserRequest");
+const CreateTokenBody = z
+  .object({
+    token_name: z.string().trim().min(1).max(128),
+    lifetime_seconds: z.number().int().min(60).max(MAX_TOKEN_LIFETIME_SECONDS).optional(),
+  })
+  .openapi("CreateTokenRequest");
+
+function userJson(user: UserRow, organizationIds: string[]): z.infer<typeof UserSchema> {
+  return {
+    id: user.id,
+    email: user.email,
+    username: user.username,
+    roles: user.siteRoles,
+    organization_ids: organizationIds,
+    created_at: user.createdAt.toISOString(),
+  };
+}
+
+function organizationJson(org: OrganizationRow): z.infer<typeof OrganizationSchema> {
+  return { id: org.id, name: org.name, is_default: org.isDefault, created_at: org.createdAt.toISOString() };
+}
+
+async function userWithOrgs(db: Database, user: UserRow) {
+  return userJson(user, await organizationIdsOf(db, user.id));
+}
+
+const firstUserRoute = createRoute({
+  method: "post",
+  path: "/first",
+  summary: "Create the first user (site owner), the default organization and a session token",
+  security: [],
+  middleware: [requestDb, jsonBodyLimit],
+  request: { body: jsonBody(FirstUserBody) },
+  responses: {
+    201: jsonContent(
+      z.object({ user: UserSchema, organization: OrganizationSchema, session_token: z.string() }).openapi("CreateFirstUserResponse"),
+      "Created",
+    ),
+    ...errorResponses(400, 409, 413),
+  },
+});
+
+const createUserRoute = createRoute({
+  method: "post",
+  path: "/",
+  summary: "Create a user in an organization (site owner or organization admin)",
+  middleware: [requestDb, requireCaller, jsonBodyLimit],
+  request: { body: jsonBody(CreateUserBody) },
+  responses: { 201: jsonContent(UserSchema, "Created"), ...errorResponses(400, 401, 403, 404, 409, 413) },
+});
+
+const meRoute = createRoute({
+  method: "get",
+  path: "/me",
+  summary: "The calling user",
+  middleware: [requestDb, requireCaller],
+  responses: { 200: jsonContent(UserSchema, "The caller"), ...errorResponses(401) },
+});
+
+const createTokenRoute = createRoute({
+  method: "post",
+  path: "/{user}/keys/tokens",
+  summary: "Create an API token for yourself (or, as site owner, for anyone)",
+  middleware: [requestDb, requireCaller, jsonBodyLimit],
+  request: {
+    params: z.object({ user: z.string().min(1).max(64).openapi({ description: '"me", a user ID or a username', example: "me" }) }),
+    body: jsonBody(CreateTokenBody),
+  },
+  responses: {
+    201: jsonContent(z.object({ key: z.string() }).openapi("CreateTokenResponse"), "Created; the token is shown only this once"),
+    ...errorResponses(400, 401, 404, 409, 413),
+  },
+});
+
+/** "me", an ID or a username; a user the caller may not manage is reported as missing. */
+async function targetUser(c: Context<AppEnv>, ref: string): Promise<UserRow> {
+  const db = c.var.db;
+  const caller = c.var.caller;
+  const id = ref === "me" ? caller.userId : ref;
+  const user = z.uuid().safeParse(id).success ? await getUser(db, id) : await findUserByUsername(db, ref);
+  if (!user || (user.id !== caller.userId && !isSiteOwner(caller))) throw notFoundError("User");
+  return user;
+}
+
+export const users = createRouter()
+  .openapi(firstUserRoute, async (c) => {
+    const input = c.req.valid("json");
+    const created = await createFirstUser(c.var.db, { ...input, email: input.email.toLowerCase() }, new Date());
+    return c.json(
+      {
+        user: userJson(created.user, [created.organization.id]),
+        organization: organizationJson(created.organization),
+        session_token: created.sessionToken,
+      },
+      201,
+    );
+  })
+  .openapi(createUserRoute, async (c) => {
+    const input = c.req.valid("json");
+    const db = c.var.db;
+    const organization = input.organization_id ? await getOrganization(db, input.organization_id) : await getDefaultOrganization(db);
+    const role = organization ? await orgRole(db, c.var.caller, organization.id) : null;
+    if (!organization || role === null) throw notFoundError("Organization");
+    if (role !== "admin") throw forbidden("Only the site owner and organization admins may create users.");
+    const user = await createUser(db, {
+      email: input.email.toLowerCase(),
+      username: input.username,
+      organizationId: organization.id,
+      role: "member",
+    });
+    return c.json(userJson(user, [organization.id]), 201);
+  })
+  .openapi(meRoute, async (c) => {
+    const user = await getUser(c.var.db, c.var.caller.userId);
+    // The key authenticated a moment ago, so the user exists unless it was deleted in between.
+    if (!user) throw notFoundError("User");
+    return c.json(await userWithOrgs(c.var.db, user), 200);
+  })
+  .openapi(createTokenRoute, async (c) => {
+    const { user: ref } = c.req.valid("param");
+    const input = c.req.valid("json");
+    const user = await targetUser(c, ref);
+    const lifetimeMs = (input.lifetime_seconds ?? DEFAULT_TOKEN_LIFETIME_SECONDS) * 1000;
+    const { token } = await createApiKey(c.var.db, {
+      userId: user.id,
+      tokenName: input.token_name,
+      loginType: TOKEN_LOGIN_TYPE,
+      expiresAt: new Date(Date.now() + lifetimeMs),
+    });
+    return c.json({ key: token }, 201);
+  });
