@@ -2,18 +2,45 @@
  * ChatObject: one Durable Object per chat (`idFromName(chatId)`). A thin adapter from platform
  * calls (RPC, fetch, alarm, WebSocket) to the code in src/. It holds only what the spec keeps in
  * memory; Postgres holds everything committed.
+ *
+ * Chat mutations arrive here as RPC calls from the Worker's routes, so the object sees every change
+ * to its chat first: each runs one chat command (src/chat-commands) on the object's store, whose
+ * notifier delivers the post-commit notification in memory.
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Pool } from "@neondatabase/serverless";
+import type { CommandContext } from "../src/chat-commands/context";
+import {
+  clearCommand,
+  compactCommand,
+  interruptCommand,
+  reconcileCommand,
+  submitToolResultsCommand,
+  type ChatCommand,
+} from "../src/chat-commands/control";
+import { type CreateChatCommand, createChatCommand } from "../src/chat-commands/create-chat";
+import { type EditMessageCommand, editMessageCommand, type SendMessageCommand, sendMessageCommand } from "../src/chat-commands/messages";
+import { outcome } from "../src/chat-commands/outcome";
+import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "../src/chat-commands/queue";
+import { type UpdateChatCommand, updateChatCommand } from "../src/chat-commands/update-chat";
+import { ObjectNotifier } from "../src/chat-object/object-notifier";
 import { configFromEnv } from "../src/config/env";
-import { createPool } from "../src/db/client";
-import { setLogLevel } from "../src/log";
+import { createDb, createPool } from "../src/db/client";
+import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
+import { ChatStore } from "../src/db/store";
+import type { ToolResultInput } from "../src/db/transitions/requires-action";
+import { logger, setLogLevel } from "../src/log";
 
 /** A few connections are plenty: one object serializes its chat's work. */
 const POOL_SIZE = 4;
 
 export class ChatObject extends DurableObject<Env> {
   #pool: Pool | undefined;
+  #context: CommandContext | undefined;
+  /** The chat this object serves, learned from the first call that names it. */
+  #chatId: string | undefined;
+  /** The highest snapshot_version seen for this chat (the spec's receiver watermark). */
+  #watermark = 0;
 
   /** The pool lives as long as the object: warm connections make transitions fast. */
   protected pool(): Pool {
@@ -23,6 +50,103 @@ export class ChatObject extends DurableObject<Env> {
       this.#pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: POOL_SIZE });
     }
     return this.#pool;
+  }
+
+  protected context(chatId: string): CommandContext {
+    this.#chatId ??= chatId;
+    if (!this.#context) {
+      const config = configFromEnv(this.env);
+      const pool = this.pool();
+      const notifier = new ObjectNotifier(
+        () => this.#chatId,
+        { chatUpdated: (p) => this.chatUpdated(p), ownershipHint: (h) => this.ownershipHint(h) },
+        { notify: (id, p) => this.forward(id, (stub) => stub.notify(p)), wake: (id, h) => this.forward(id, (stub) => stub.wake(h)) },
+      );
+      const store = new ChatStore(pool, {
+        notifier,
+        staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+        requiresActionTimeoutMs: config.CHAT_REQUIRES_ACTION_TIMEOUT_MS,
+        maxQueueLength: config.CHAT_MAX_QUEUED_MESSAGES,
+      });
+      this.#context = { store, db: createDb(pool), config };
+    }
+    return this.#context;
+  }
+
+  // ---- chat commands (called by the Worker's routes) ------------------------------------------
+
+  create(cmd: CreateChatCommand) {
+    return outcome("create", () => createChatCommand(this.context(cmd.chatId), cmd));
+  }
+
+  sendMessage(cmd: SendMessageCommand) {
+    return outcome("send_message", () => sendMessageCommand(this.context(cmd.chatId), cmd));
+  }
+
+  editMessage(cmd: EditMessageCommand) {
+    return outcome("edit_message", () => editMessageCommand(this.context(cmd.chatId), cmd));
+  }
+
+  deleteQueued(cmd: QueueCommand) {
+    return outcome("delete_queued", () => deleteQueuedCommand(this.context(cmd.chatId), cmd));
+  }
+
+  promoteQueued(cmd: QueueCommand) {
+    return outcome("promote_queued", () => promoteQueuedCommand(this.context(cmd.chatId), cmd));
+  }
+
+  interrupt(cmd: ChatCommand) {
+    return outcome("interrupt", () => interruptCommand(this.context(cmd.chatId), cmd));
+  }
+
+  submitToolResults(cmd: ChatCommand & { results: ToolResultInput[] }) {
+    return outcome("tool_results", () => submitToolResultsCommand(this.context(cmd.chatId), cmd));
+  }
+
+  compact(cmd: ChatCommand) {
+    return outcome("compact", () => compactCommand(this.context(cmd.chatId), cmd));
+  }
+
+  clear(cmd: ChatCommand) {
+    return outcome("clear", () => clearCommand(this.context(cmd.chatId), cmd));
+  }
+
+  reconcile(cmd: ChatCommand) {
+    return outcome("reconcile", () => reconcileCommand(this.context(cmd.chatId), cmd));
+  }
+
+  update(cmd: UpdateChatCommand) {
+    return outcome("update_chat", () => updateChatCommand(this.context(cmd.chatId), cmd));
+  }
+
+  // ---- notifications (the spec's pubsub, from transitions run elsewhere) ----------------------
+
+  /** `chat:update` for this object's chat, from a transition another object or the cron ran. */
+  notify(payload: ChatUpdatePayload): void {
+    this.#chatId ??= payload.chat_id;
+    this.chatUpdated(payload);
+  }
+
+  /** `chat:ownership`: the chat is runnable and unowned; the worker will try to acquire it. */
+  wake(hint: OwnershipHint): void {
+    this.#chatId ??= hint.chat_id;
+    this.ownershipHint(hint);
+  }
+
+  protected chatUpdated(payload: ChatUpdatePayload): void {
+    // Receivers drop anything at or below the watermark: duplicates and reordering are harmless.
+    if (payload.snapshot_version <= this.#watermark) return;
+    this.#watermark = payload.snapshot_version;
+    logger.debug("chat_updated", { ...payload });
+  }
+
+  protected ownershipHint(hint: OwnershipHint): void {
+    logger.debug("ownership_hint", { ...hint });
+  }
+
+  private forward(chatId: string, call: (stub: DurableObjectStub<ChatObject>) => Promise<void>): void {
+    const stub = this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId));
+    this.ctx.waitUntil(call(stub).catch((err: unknown) => logger.warn("notify_forward_failed", { chat_id: chatId, error: String(err) })));
   }
 
   /** Health check: one query through this object's pool. */

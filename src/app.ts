@@ -4,12 +4,29 @@
  */
 import { createRouter } from "./http/router";
 import { notFound, onError } from "./http/errors";
+import { chatActions } from "./routes/chat-actions";
+import { chatMessages } from "./routes/chat-messages";
+import { chatQueue } from "./routes/chat-queue";
+import { chats } from "./routes/chats";
 import { health } from "./routes/health";
+import { modelConfigs } from "./routes/model-configs";
+import { models } from "./routes/models";
+import { providers } from "./routes/providers";
+import { users } from "./routes/users";
 import { openapiDocs } from "./routes/openapi";
 
 export const app = createRouter().basePath("/api/v2");
 
 app.route("/health", health);
+app.route("/users", users);
+// Before any `/chats/{chat}` router: the static segment must not be taken for a chat ID.
+app.route("/chats/providers", providers);
+app.route("/chats", chats);
+app.route("/chats", chatMessages);
+app.route("/chats", chatQueue);
+app.route("/chats", chatActions);
+app.route("/organizations", modelConfigs);
+app.route("/organizations", models);
 
 openapiDocs(app);
 app.notFound(notFound);

@@ -34,7 +34,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     const pg: LocalPostgres = await startLocalPostgres({
       dataDir: opts.dataDir,
       database: opts.database,
-      databaseUrl: opts.databaseUrl });
+      databaseUrl: opts.databaseUrl,
+    });
     stops.push(pg.stop);
     await runMigrations(pg.url);
     const proxy: WsProxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`, `localhost:${pg.port}`] });

@@ -38,3 +38,12 @@ export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 413 |
     ]),
   );
 }
+
+/** An OpenAPI response entry with a JSON body. */
+export const jsonContent = <T extends z.ZodType>(schema: T, description: string) => ({
+  description,
+  content: { "application/json": { schema } },
+});
+
+/** An OpenAPI request body entry: required JSON. */
+export const jsonBody = <T extends z.ZodType>(schema: T) => ({ required: true, content: { "application/json": { schema } } });

@@ -3,6 +3,7 @@
  * a dependency-free page listing every operation (no CDN: it must work offline too).
  */
 import type { OpenAPIHono } from "@hono/zod-openapi";
+import type { Schema } from "hono";
 import type { AppEnv } from "../http/app-env";
 
 export const OPENAPI_INFO = {
@@ -11,13 +12,12 @@ export const OPENAPI_INFO = {
   description: "A durable, multi-user LLM chat agent backend on Cloudflare Workers, Durable Objects and Postgres.",
 };
 
-export function openapiDocs(app: OpenAPIHono<AppEnv, {}, "/api/v2">): void {
+export function openapiDocs<S extends Schema>(app: OpenAPIHono<AppEnv, S, "/api/v2">): void {
   app.openAPIRegistry.registerComponent("securitySchemes", "bearer", { type: "http", scheme: "bearer" });
   app.openAPIRegistry.registerComponent("securitySchemes", "sessionToken", { type: "apiKey", in: "header", name: "Coder-Session-Token" });
   app.doc31("/openapi.json", {
     openapi: "3.1.0",
     info: OPENAPI_INFO,
-    servers: [{ url: "/api/v2" }],
     security: [{ bearer: [] }, { sessionToken: [] }],
   });
   app.get("/docs", (c) => c.html(DOCS_PAGE));

@@ -1,0 +1,20 @@
+/**
+ * What every chat command runs with: the chat's store (its warm pool and the object's notifier),
+ * a drizzle handle on the same pool for model-config checks, and the deployment options.
+ */
+import { ChatNotFoundError } from "../chatstate/index";
+import type { Config } from "../config/env";
+import type { Database } from "../db/database";
+import type { ChatRow } from "../db/schema/chats";
+import type { ChatStore } from "../db/store";
+
+export interface CommandContext {
+  store: ChatStore;
+  db: Database;
+  config: Config;
+}
+
+/** Another user's chat answers exactly as a missing one (api.md: "never reveal that it exists"). */
+export function assertOwner(chat: Pick<ChatRow, "id" | "ownerId">, callerId: string): void {
+  if (chat.ownerId !== callerId) throw new ChatNotFoundError(chat.id);
+}

@@ -1,0 +1,47 @@
+/**
+ * POST /chats: Create. "N -> Create(initialMessages) -> R0"; an empty content array creates the
+ * chat idle in W with the title "New Chat" (the spec's TODO #27111, built as the issue asks).
+ */
+import { chatToWire, messageToWire, type ChatMessageWire, type ChatWire } from "../db/wire";
+import type { DynamicToolDefinition } from "../db/schema/chats";
+import type { CommandContext } from "./context";
+import { type ChatInputPart, toMessageParts } from "./content";
+import { checkModelChoice } from "./model-choice";
+
+export interface CreateChatCommand {
+  chatId: string;
+  callerId: string;
+  organizationId: string;
+  content: ChatInputPart[];
+  title?: string | undefined;
+  systemPrompt?: string | undefined;
+  modelConfigId?: string | undefined;
+  reasoningEffort?: string | undefined;
+  labels?: Record<string, string> | undefined;
+  unsafeDynamicTools?: DynamicToolDefinition[] | undefined;
+  projectId?: string | undefined;
+  parentChatId?: string | undefined;
+}
+
+export async function createChatCommand(
+  ctx: CommandContext,
+  cmd: CreateChatCommand,
+): Promise<{ chat: ChatWire; messages: ChatMessageWire[] }> {
+  await checkModelChoice(ctx, cmd.organizationId, cmd.modelConfigId);
+  const created = await ctx.store.create({
+    id: cmd.chatId,
+    organizationId: cmd.organizationId,
+    ownerId: cmd.callerId,
+    parentChatId: cmd.parentChatId ?? null,
+    content: toMessageParts(cmd.content),
+    title: cmd.title ?? null,
+    systemPrompt: cmd.systemPrompt ?? null,
+    modelConfigId: cmd.modelConfigId ?? null,
+    reasoningEffort: cmd.reasoningEffort ?? null,
+    labels: cmd.labels ?? {},
+    unsafeDynamicTools: cmd.unsafeDynamicTools ?? null,
+    projectId: cmd.projectId ?? null,
+    createdBy: cmd.callerId,
+  });
+  return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
+}

@@ -1,0 +1,46 @@
+/**
+ * DELETE /chats/{chat}/queue/{queued} (DeleteQueuedMessage) and
+ * POST /chats/{chat}/queue/{queued}/promote (PromoteQueuedMessage).
+ */
+import { listQueue } from "../db/queries";
+import { deleteQueuedMessage, promoteQueuedMessage } from "../db/transitions/queued-messages";
+import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../db/wire";
+import { assertOwner, type CommandContext } from "./context";
+
+export interface QueueCommand {
+  chatId: string;
+  callerId: string;
+  queuedMessageId: string;
+}
+
+export async function deleteQueuedCommand(ctx: CommandContext, cmd: QueueCommand): Promise<null> {
+  await ctx.store.update(cmd.chatId, (tx) => {
+    assertOwner(tx.chat, cmd.callerId);
+    return deleteQueuedMessage(tx, { queuedMessageId: cmd.queuedMessageId });
+  });
+  return null;
+}
+
+export interface PromoteResponse {
+  message?: ChatMessageWire;
+  messages: ChatMessageWire[];
+  queued_messages: ChatQueuedMessageWire[];
+}
+
+export async function promoteQueuedCommand(ctx: CommandContext, cmd: QueueCommand): Promise<PromoteResponse> {
+  const { value } = await ctx.store.update(
+    cmd.chatId,
+    async (tx) => {
+      assertOwner(tx.chat, cmd.callerId);
+      const promoted = await promoteQueuedMessage(tx, { queuedMessageId: cmd.queuedMessageId });
+      // The queue as this transaction leaves it, read under the same lock.
+      return { promoted, queue: await listQueue(tx.transaction.client, cmd.chatId) };
+    },
+    { prefetchTail: promoteQueuedMessage.prefetchTail },
+  );
+  return {
+    ...(value.promoted.message ? { message: messageToWire(value.promoted.message) } : {}),
+    messages: value.promoted.messages.map((m) => messageToWire(m)),
+    queued_messages: value.queue.map(queuedToWire),
+  };
+}

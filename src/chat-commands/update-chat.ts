@@ -1,0 +1,47 @@
+/**
+ * PATCH /chats/{chat}: `archived` applies SetArchived to the family (root first, all-or-nothing);
+ * `title` writes a user title; `labels` and `pin_order` are metadata. Without `archived` no
+ * transition runs. The archive goes first: if it is refused, nothing else is written.
+ */
+import { getChat, updateChatMetadata } from "../db/queries";
+import { writeTitle } from "../db/title";
+import { type ChatWire, chatToWire } from "../db/wire";
+import { ChatNotFoundError } from "../chatstate/index";
+import { assertOwner, type CommandContext } from "./context";
+
+export interface UpdateChatCommand {
+  chatId: string;
+  callerId: string;
+  archived?: boolean | undefined;
+  title?: string | undefined;
+  labels?: Record<string, string> | undefined;
+  pinOrder?: number | undefined;
+}
+
+export interface UpdateChatResult {
+  chat: ChatWire;
+  /** Other chats of the family whose archived marker changed: their objects must hear of it. */
+  familyChanged: string[];
+}
+
+export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatCommand): Promise<UpdateChatResult> {
+  const existing = await getChat(ctx.store.pool, cmd.chatId);
+  if (!existing) throw new ChatNotFoundError(cmd.chatId);
+  assertOwner(existing, cmd.callerId);
+
+  let familyChanged: string[] = [];
+  if (cmd.archived !== undefined && cmd.archived !== existing.archived) {
+    const result = await ctx.store.setArchived(cmd.chatId, cmd.archived);
+    familyChanged = result.chats.map((c) => c.id).filter((id) => id !== cmd.chatId);
+  }
+  if (cmd.title !== undefined) await writeTitle(ctx.store.pool, cmd.chatId, cmd.title, "user");
+  if (cmd.labels !== undefined || cmd.pinOrder !== undefined) {
+    await updateChatMetadata(ctx.store.pool, cmd.chatId, {
+      ...(cmd.labels === undefined ? {} : { labels: cmd.labels }),
+      ...(cmd.pinOrder === undefined ? {} : { pinOrder: cmd.pinOrder }),
+    });
+  }
+  const chat = await getChat(ctx.store.pool, cmd.chatId);
+  if (!chat) throw new ChatNotFoundError(cmd.chatId);
+  return { chat: chatToWire(chat), familyChanged };
+}

@@ -1,0 +1,100 @@
+/**
+ * `/chats/{chat}/messages`: read the history and queue, send (SendMessage), edit (EditMessage).
+ */
+import { createRoute } from "@hono/zod-openapi";
+import { unwrap } from "../chat-commands/outcome";
+import { getChat, listMessages, listQueue } from "../db/queries";
+import { messageToWire, queuedToWire } from "../db/wire";
+import { requireCaller } from "../http/auth";
+import { jsonBodyLimit } from "../http/body-limit";
+import { chatObject } from "../http/chat-object";
+import { ApiError } from "../http/errors";
+import { requestDb } from "../http/request-db";
+import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
+import {
+  ChatParams,
+  EditMessageBody,
+  EditMessageResponse,
+  MessageParams,
+  MessagesResponse,
+  SendMessageBody,
+  SendMessageResponse,
+} from "./chat-schemas";
+
+export const chatMessages = createRouter();
+chatMessages.use(requestDb, requireCaller);
+
+const read = createRoute({
+  method: "get",
+  path: "/{chat}/messages",
+  summary: "The chat's active history and its queue",
+  request: { params: ChatParams },
+  responses: { 200: jsonContent(MessagesResponse, "History and queue"), ...errorResponses(400, 401, 404) },
+});
+
+chatMessages.openapi(read, async (c) => {
+  const { chat: chatId } = c.req.valid("param");
+  const pool = c.var.db.$client;
+  const chat = await getChat(pool, chatId);
+  if (!chat || chat.ownerId !== c.var.caller.userId) throw new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
+  // One snapshot for both, so the queue and history agree with each other.
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+    const [messages, queue] = [await listMessages(client, chatId), await listQueue(client, chatId)];
+    await client.query("COMMIT");
+    return c.json({ messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire) }, 200);
+  } finally {
+    client.release();
+  }
+});
+
+const send = createRoute({
+  method: "post",
+  path: "/{chat}/messages",
+  summary: "Send a message (SendMessage, busy_behavior queue or interrupt)",
+  middleware: [jsonBodyLimit],
+  request: { params: ChatParams, body: jsonBody(SendMessageBody) },
+  responses: { 200: jsonContent(SendMessageResponse, "Inserted or queued"), ...errorResponses(400, 401, 404, 409, 413, 429) },
+});
+
+chatMessages.openapi(send, async (c) => {
+  const { chat: chatId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const result = unwrap(
+    await chatObject(c, chatId).sendMessage({
+      chatId,
+      callerId: c.var.caller.userId,
+      content: body.content,
+      busyBehavior: body.busy_behavior,
+      modelConfigId: body.model_config_id,
+      reasoningEffort: body.reasoning_effort,
+    }),
+  );
+  return c.json(result, 200);
+});
+
+const edit = createRoute({
+  method: "patch",
+  path: "/{chat}/messages/{message}",
+  summary: "Edit a user message (EditMessage): the suffix is soft-deleted and the turn restarts",
+  middleware: [jsonBodyLimit],
+  request: { params: MessageParams, body: jsonBody(EditMessageBody) },
+  responses: { 200: jsonContent(EditMessageResponse, "The replacement"), ...errorResponses(400, 401, 404, 409, 413) },
+});
+
+chatMessages.openapi(edit, async (c) => {
+  const { chat: chatId, message: messageId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const result = unwrap(
+    await chatObject(c, chatId).editMessage({
+      chatId,
+      callerId: c.var.caller.userId,
+      messageId,
+      content: body.content,
+      modelConfigId: body.model_config_id,
+      reasoningEffort: body.reasoning_effort,
+    }),
+  );
+  return c.json(result, 200);
+});

@@ -1,0 +1,40 @@
+/**
+ * `/chats/{chat}/queue/{queued}`: delete (DeleteQueuedMessage) and promote (PromoteQueuedMessage).
+ */
+import { createRoute } from "@hono/zod-openapi";
+import { unwrap } from "../chat-commands/outcome";
+import { requireCaller } from "../http/auth";
+import { chatObject } from "../http/chat-object";
+import { requestDb } from "../http/request-db";
+import { createRouter, errorResponses, jsonContent } from "../http/router";
+import { PromoteResponse, QueuedParams } from "./chat-schemas";
+
+export const chatQueue = createRouter();
+chatQueue.use(requestDb, requireCaller);
+
+const remove = createRoute({
+  method: "delete",
+  path: "/{chat}/queue/{queued}",
+  summary: "Remove a queued message (DeleteQueuedMessage)",
+  request: { params: QueuedParams },
+  responses: { 204: { description: "Removed" }, ...errorResponses(400, 401, 404, 409) },
+});
+
+chatQueue.openapi(remove, async (c) => {
+  const { chat: chatId, queued } = c.req.valid("param");
+  unwrap(await chatObject(c, chatId).deleteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued }));
+  return c.body(null, 204);
+});
+
+const promote = createRoute({
+  method: "post",
+  path: "/{chat}/queue/{queued}/promote",
+  summary: "Make a queued message the next to run (PromoteQueuedMessage)",
+  request: { params: QueuedParams },
+  responses: { 200: jsonContent(PromoteResponse, "Promoted"), ...errorResponses(400, 401, 404, 409) },
+});
+
+chatQueue.openapi(promote, async (c) => {
+  const { chat: chatId, queued } = c.req.valid("param");
+  return c.json(unwrap(await chatObject(c, chatId).promoteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued })), 200);
+});

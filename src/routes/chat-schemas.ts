@@ -1,0 +1,199 @@
+/**
+ * The chat wire shapes of api.md as zod schemas: request validation and the OpenAPI document
+ * come from the same definitions.
+ */
+import { z } from "@hono/zod-openapi";
+import { REASONING_EFFORTS } from "../db/model-configs/options";
+
+/** Limits on what one request may carry; the body limit bounds the bytes as well. */
+export const MAX_TEXT_PART_CHARS = 1_000_000;
+export const MAX_PARTS_PER_MESSAGE = 100;
+export const MAX_LABELS = 50;
+
+export const ChatInputPartSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text"), text: z.string().min(1, { error: "text parts must not be empty" }).max(MAX_TEXT_PART_CHARS) }),
+    z.object({ type: z.literal("file"), file_id: z.uuid() }),
+  ])
+  .openapi("ChatInputPart");
+
+export const ChatMessagePartSchema = z
+  .discriminatedUnion("type", [
+    z.object({ type: z.literal("text"), text: z.string() }),
+    z.object({ type: z.literal("reasoning"), text: z.string() }),
+    z.object({ type: z.literal("tool-call"), tool_call_id: z.string(), tool_name: z.string(), args: z.unknown() }),
+    z.object({
+      type: z.literal("tool-result"),
+      tool_call_id: z.string(),
+      tool_name: z.string(),
+      result: z.unknown(),
+      is_error: z.boolean(),
+    }),
+    z.object({ type: z.literal("file"), file_id: z.string(), media_type: z.string(), name: z.string() }),
+  ])
+  .openapi("ChatMessagePart");
+
+const content = z.array(ChatInputPartSchema).max(MAX_PARTS_PER_MESSAGE);
+const nonEmptyContent = content.min(1, { error: "a message needs at least one part" });
+const labels = z
+  .record(z.string().min(1).max(64), z.string().max(256))
+  .refine((l) => Object.keys(l).length <= MAX_LABELS, { error: `at most ${MAX_LABELS} labels` });
+const reasoningEffort = z.enum(REASONING_EFFORTS);
+const timestamp = z.string().openapi({ format: "date-time" });
+
+export const ChatSchema = z
+  .object({
+    id: z.uuid(),
+    organization_id: z.uuid(),
+    owner_id: z.uuid(),
+    parent_chat_id: z.uuid().nullable(),
+    root_chat_id: z.uuid().nullable(),
+    title: z.string(),
+    title_source: z.enum(["fallback", "generated", "user"]),
+    title_updated_at: timestamp,
+    status: z.enum(["waiting", "running", "interrupting", "requires_action", "error"]),
+    archived: z.boolean(),
+    last_error: z.string().nullable(),
+    labels: z.record(z.string(), z.string()),
+    pin_order: z.number().int(),
+    last_model_config_id: z.uuid().nullable(),
+    last_reasoning_effort: z.string().nullable(),
+    project_id: z.uuid().nullable(),
+    snapshot_version: z.number().int(),
+    history_version: z.number().int(),
+    queue_version: z.number().int(),
+    retry_state_version: z.number().int(),
+    generation_attempt: z.number().int(),
+    retry_state: z.unknown().nullable(),
+    requires_action_deadline_at: timestamp.nullable(),
+    worker_id: z.string().nullable(),
+    created_at: timestamp,
+    updated_at: timestamp,
+  })
+  .openapi("Chat");
+
+export const ChatMessageSchema = z
+  .object({
+    id: z.uuid(),
+    chat_id: z.uuid(),
+    role: z.enum(["system", "user", "assistant", "tool"]),
+    content: z.array(ChatMessagePartSchema),
+    revision: z.number().int(),
+    queued_message_id: z.uuid().nullable(),
+    model_config_id: z.uuid().nullable(),
+    reasoning_effort: z.string().nullable(),
+    created_by: z.uuid().nullable(),
+    created_at: timestamp,
+  })
+  .openapi("ChatMessage");
+
+export const ChatQueuedMessageSchema = z
+  .object({
+    id: z.uuid(),
+    chat_id: z.uuid(),
+    position: z.number().int(),
+    content: z.array(ChatMessagePartSchema),
+    model_config_id: z.uuid().nullable(),
+    reasoning_effort: z.string().nullable(),
+    created_by: z.uuid(),
+    created_at: timestamp,
+  })
+  .openapi("ChatQueuedMessage");
+
+export const CreateChatBody = z
+  .object({
+    organization_id: z.uuid().optional(),
+    content,
+    title: z.string().trim().min(1).max(256).optional(),
+    system_prompt: z.string().max(MAX_TEXT_PART_CHARS).optional(),
+    model_config_id: z.uuid().optional(),
+    reasoning_effort: reasoningEffort.optional(),
+    labels: labels.optional(),
+    unsafe_dynamic_tools: z
+      .array(
+        z.object({
+          name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
+          description: z.string().max(4096).optional(),
+          input_schema: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .max(64)
+      .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, { error: "tool names must be unique" })
+      .optional(),
+    project_id: z.uuid().optional(),
+  })
+  .openapi("CreateChatRequest");
+
+export const UpdateChatBody = z
+  .object({
+    archived: z.boolean().optional(),
+    title: z.string().trim().min(1).max(256).optional(),
+    labels: labels.optional(),
+    pin_order: z.number().int().min(0).max(1_000_000).optional(),
+  })
+  .openapi("UpdateChatRequest");
+
+export const SendMessageBody = z
+  .object({
+    content: nonEmptyContent,
+    busy_behavior: z.enum(["queue", "interrupt"]).default("queue"),
+    model_config_id: z.uuid().optional(),
+    reasoning_effort: reasoningEffort.optional(),
+  })
+  .openapi("SendMessageRequest");
+
+export const SendMessageResponse = z
+  .object({
+    message: ChatMessageSchema.optional(),
+    messages: z.array(ChatMessageSchema),
+    queued_message: ChatQueuedMessageSchema.optional(),
+    queued: z.boolean(),
+    warnings: z.array(z.string()),
+  })
+  .openapi("SendMessageResponse");
+
+export const EditMessageBody = z
+  .object({ content: nonEmptyContent, model_config_id: z.uuid().optional(), reasoning_effort: reasoningEffort.optional() })
+  .openapi("EditMessageRequest");
+
+export const EditMessageResponse = z
+  .object({
+    message: ChatMessageSchema,
+    messages: z.array(ChatMessageSchema),
+    deleted_message_ids: z.array(z.uuid()),
+    warnings: z.array(z.string()),
+  })
+  .openapi("EditMessageResponse");
+
+export const MessagesResponse = z
+  .object({ messages: z.array(ChatMessageSchema), queued_messages: z.array(ChatQueuedMessageSchema) })
+  .openapi("ChatMessages");
+
+export const PromoteResponse = z
+  .object({
+    message: ChatMessageSchema.optional(),
+    messages: z.array(ChatMessageSchema),
+    queued_messages: z.array(ChatQueuedMessageSchema),
+  })
+  .openapi("PromoteQueuedMessageResponse");
+
+export const ToolResultsBody = z
+  .object({
+    results: z
+      .array(z.object({ tool_call_id: z.string().min(1).max(256), output: z.unknown(), is_error: z.boolean().optional() }))
+      .min(1, { error: "at least one result" })
+      .max(256),
+  })
+  .openapi("SubmitToolResultsRequest");
+
+export const ListChatsQuery = z.object({
+  archived: z.enum(["true", "false"]).optional(),
+  /** `key:value`, repeatable. */
+  label: z.union([z.string(), z.array(z.string())]).optional(),
+  limit: z.coerce.number().int().min(1).max(500).optional(),
+  after_id: z.uuid().optional(),
+});
+
+export const ChatParams = z.object({ chat: z.uuid() });
+export const MessageParams = z.object({ chat: z.uuid(), message: z.uuid() });
+export const QueuedParams = z.object({ chat: z.uuid(), queued: z.uuid() });

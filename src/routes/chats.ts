@@ -1,0 +1,136 @@
+/**
+ * `/chats`: create, list, read and update chats. Mutations are forwarded to the chat's ChatObject,
+ * which applies the transitions; reads come straight from Postgres.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { unwrap } from "../chat-commands/outcome";
+import { getChat, listChats } from "../db/queries";
+import { organizationIdsOf } from "../db/accounts/organizations";
+import { getDefaultOrganization } from "../db/accounts/organizations";
+import { chatToWire } from "../db/wire";
+import { requireCaller } from "../http/auth";
+import { jsonBodyLimit } from "../http/body-limit";
+import { chatObject } from "../http/chat-object";
+import { ApiError } from "../http/errors";
+import { requireOrganization } from "../http/org-access";
+import { requestDb } from "../http/request-db";
+import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
+import { ChatParams, ChatSchema, CreateChatBody, ListChatsQuery, UpdateChatBody } from "./chat-schemas";
+
+export const chats = createRouter();
+chats.use(requestDb, requireCaller);
+
+const notFound = () => new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
+
+const create = createRoute({
+  method: "post",
+  path: "/",
+  summary: "Create a chat (Create: N -> R0; empty content: N -> W)",
+  middleware: [jsonBodyLimit],
+  request: { body: jsonBody(CreateChatBody) },
+  responses: { 201: jsonContent(ChatSchema, "The new chat"), ...errorResponses(400, 401, 404, 413) },
+});
+
+chats.openapi(create, async (c) => {
+  const body = c.req.valid("json");
+  const caller = c.var.caller;
+  const organizationId = body.organization_id ?? (await callersOrganization(c.var.db, caller.userId));
+  await requireOrganization(c, organizationId, "member");
+  const chatId = crypto.randomUUID();
+  const created = unwrap(
+    await chatObject(c, chatId).create({
+      chatId,
+      callerId: caller.userId,
+      organizationId,
+      content: body.content,
+      title: body.title,
+      systemPrompt: body.system_prompt,
+      modelConfigId: body.model_config_id,
+      reasoningEffort: body.reasoning_effort,
+      labels: body.labels,
+      unsafeDynamicTools: body.unsafe_dynamic_tools,
+      projectId: body.project_id,
+    }),
+  );
+  return c.json(created.chat, 201);
+});
+
+/** Without an explicit organization: the default one if the caller belongs to it, else their first. */
+async function callersOrganization(db: Parameters<typeof organizationIdsOf>[0], userId: string): Promise<string> {
+  const [ids, fallback] = await Promise.all([organizationIdsOf(db, userId), getDefaultOrganization(db)]);
+  const chosen = fallback && ids.includes(fallback.id) ? fallback.id : ids[0];
+  if (!chosen)
+    throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
+      { field: "organization_id", detail: "you belong to no organization" },
+    ]);
+  return chosen;
+}
+
+const list = createRoute({
+  method: "get",
+  path: "/",
+  summary: "The caller's chats, newest first",
+  request: { query: ListChatsQuery },
+  responses: { 200: jsonContent(z.array(ChatSchema), "Chats"), ...errorResponses(400, 401) },
+});
+
+chats.openapi(list, async (c) => {
+  const q = c.req.valid("query");
+  const labelPairs = q.label === undefined ? [] : Array.isArray(q.label) ? q.label : [q.label];
+  const labels: Record<string, string> = {};
+  for (const pair of labelPairs) {
+    const colon = pair.indexOf(":");
+    if (colon <= 0)
+      throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
+        { field: "label", detail: "labels are key:value" },
+      ]);
+    labels[pair.slice(0, colon)] = pair.slice(colon + 1);
+  }
+  const rows = await listChats(c.var.db.$client, {
+    ownerId: c.var.caller.userId,
+    ...(q.archived === undefined ? {} : { archived: q.archived === "true" }),
+    labels,
+    ...(q.limit === undefined ? {} : { limit: q.limit }),
+    ...(q.after_id === undefined ? {} : { afterId: q.after_id }),
+  });
+  return c.json(rows.map(chatToWire), 200);
+});
+
+const get = createRoute({
+  method: "get",
+  path: "/{chat}",
+  summary: "One chat",
+  request: { params: ChatParams },
+  responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404) },
+});
+
+chats.openapi(get, async (c) => {
+  const chat = await getChat(c.var.db.$client, c.req.valid("param").chat);
+  if (!chat || chat.ownerId !== c.var.caller.userId) throw notFound();
+  return c.json(chatToWire(chat), 200);
+});
+
+const update = createRoute({
+  method: "patch",
+  path: "/{chat}",
+  summary: "Archive or unarchive the family (SetArchived), set the title, labels or pin order",
+  middleware: [jsonBodyLimit],
+  request: { params: ChatParams, body: jsonBody(UpdateChatBody) },
+  responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404, 409, 413) },
+});
+
+chats.openapi(update, async (c) => {
+  const { chat: chatId } = c.req.valid("param");
+  const body = c.req.valid("json");
+  const result = unwrap(
+    await chatObject(c, chatId).update({
+      chatId,
+      callerId: c.var.caller.userId,
+      archived: body.archived,
+      title: body.title,
+      labels: body.labels,
+      pinOrder: body.pin_order,
+    }),
+  );
+  return c.json(result.chat, 200);
+});
