@@ -3,10 +3,11 @@
  * Postgres (embedded, or DATABASE_URL), migrations, the Neon WebSocket proxy, the fake model
  * server and `wrangler dev`. Ctrl-C stops all of it; the data in .data/ is kept for next time.
  */
-import { mkdirSync } from "node:fs";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { ConfigError } from "../src/config/env";
 import { log } from "./lib/log";
-import { DATA_DIR, DEV_DATA_DIR, DEV_DATABASE } from "./lib/paths";
+import { DATA_DIR, DEV_CREDENTIALS_FILE, DEV_DATA_DIR, DEV_DATABASE } from "./lib/paths";
+import { type SeedResult, seedDev } from "./lib/seed";
 import { type Stack, startStack } from "./lib/stack";
 import { startWranglerDev, type WranglerDev } from "./lib/wrangler-dev";
 import { localWorkerVars } from "./lib/worker-vars";
@@ -29,6 +30,7 @@ async function main(): Promise<void> {
 
   let stack: Stack | undefined;
   let worker: WranglerDev | undefined;
+  let seeded: SeedResult | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -43,6 +45,7 @@ async function main(): Promise<void> {
   try {
     stack = await startStack({ dataDir: DEV_DATA_DIR, database: DEV_DATABASE, databaseUrl: process.env.DATABASE_URL, fakeModelPort });
     const vars = localWorkerVars(stack);
+    seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: stack.fakeModelUrl });
     worker = await startWranglerDev({ port, vars, persistTo: `${DATA_DIR}/wrangler`, logFile: `${DATA_DIR}/wrangler-dev.log`, echo: true });
   } catch (err) {
     const message = err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
@@ -51,8 +54,15 @@ async function main(): Promise<void> {
     await stack?.stop();
     process.exit(1);
   }
-  log("info", "dev_ready", { base_url: `${worker.url}/api/v2`, fake_model_url: stack.fakeModelUrl, workerd_pid: worker.pid });
-  process.stdout.write(`\nchatd-edge is running at ${worker.url}/api/v2 (health: ${worker.url}/api/v2/health). Ctrl-C stops it.\n`);
+  const baseUrl = `${worker.url}/api/v2`;
+  // The seeded owner's credentials, for curl sessions, the bench and other local clients.
+  writeFileSync(DEV_CREDENTIALS_FILE, `${JSON.stringify({ base_url: baseUrl, ...seeded }, null, 2)}\n`, { mode: 0o600 });
+  log("info", "dev_ready", { base_url: baseUrl, fake_model_url: stack.fakeModelUrl, credentials: DEV_CREDENTIALS_FILE });
+  process.stdout.write(
+    `\nchatd-edge is running at ${baseUrl} (health: ${baseUrl}/health, API docs: ${baseUrl}/docs)\n` +
+      `Token of the seeded owner dev@chatd.local: ${seeded?.token}\n` +
+      `(also in ${DEV_CREDENTIALS_FILE}). Ctrl-C stops everything.\n`,
+  );
 }
 
 await main();

@@ -7,6 +7,7 @@
  */
 import { neonConfig, Pool } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
+import { logger } from "../log";
 import * as schema from "./schema/index";
 
 export interface DbConnectionOptions {
@@ -38,7 +39,11 @@ function configureDriver(opts: DbConnectionOptions): void {
  */
 export function createPool(opts: DbConnectionOptions): Pool {
   configureDriver(opts);
-  return new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5 });
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5 });
+  // An idle connection that drops (server restart, proxy gone, isolate teardown) is an 'error'
+  // event on the pool; unhandled it would crash the isolate. The next query reconnects.
+  pool.on("error", (err: Error) => logger.warn("db_idle_connection_error", { error: err.message }));
+  return pool;
 }
 
 export function createDb(pool: Pool): Db {

@@ -1,5 +1,5 @@
 import { type ChildProcess, spawn } from "node:child_process";
-import { mkdtempSync, rmSync, chmodSync } from "node:fs";
+import { chmodSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -67,6 +67,11 @@ describe("npm run dev", () => {
     expect(tree.some((cmd) => cmd.includes("postgres"))).toBe(true);
     expect(tree.some((cmd) => cmd.includes("workerd"))).toBe(true);
 
+    // The seeded owner's token works, and the README's curl session does what it says.
+    const creds = JSON.parse(readFileSync(join(dataDir, "dev-credentials.json"), "utf8")) as { base_url: string; token: string };
+    expect(creds.base_url).toBe(`${first.url}/api/v2`);
+    await readmeSession(creds.base_url, creds.token);
+
     const leftovers = await stopWithCtrlC(first);
     expect(leftovers.map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
     expect(first.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(true);
@@ -77,3 +82,23 @@ describe("npm run dev", () => {
     expect(await stopWithCtrlC(second)).toEqual([]);
   });
 });
+
+/** The README's curl session: create a chat, send a message, read it back. */
+async function readmeSession(base: string, token: string): Promise<void> {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  const me = await fetch(`${base}/users/me`, { headers });
+  expect(me.status).toBe(200);
+  const created = await fetch(`${base}/chats`, { method: "POST", headers, body: JSON.stringify({ content: [] }) });
+  expect(created.status).toBe(201);
+  const chat = (await created.json()) as { id: string; status: string; title: string };
+  expect(chat).toMatchObject({ status: "waiting", title: "New Chat" });
+  const sent = await fetch(`${base}/chats/${chat.id}/messages`, {
+    method: "POST",
+    headers,
+    body: JSON.stringify({ content: [{ type: "text", text: "hello" }] }),
+  });
+  expect(sent.status).toBe(200);
+  const read = await fetch(`${base}/chats/${chat.id}/messages`, { headers });
+  const body = (await read.json()) as { messages: { role: string; content: { type: string; text?: string }[] }[] };
+  expect(body.messages.some((m) => m.role === "user" && m.content[0]?.text === "hello")).toBe(true);
+}
