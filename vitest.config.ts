@@ -34,7 +34,12 @@ export default defineConfig({
           cloudflareTest(({ inject }) => ({
             wrangler: { configPath: "./wrangler.toml" },
             miniflare: {
-              bindings: { DATABASE_URL: inject("databaseUrl"), NEON_WS_PROXY: inject("wsProxy") },
+              bindings: {
+                DATABASE_URL: inject("databaseUrl"),
+                NEON_WS_PROXY: inject("wsProxy"),
+                // Test config only: a small cap so eviction is reachable with a few uploads.
+                CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
+              },
             },
           })),
         ],

@@ -68,7 +68,12 @@ export class ChatObject extends DurableObject<Env> {
         requiresActionTimeoutMs: config.CHAT_REQUIRES_ACTION_TIMEOUT_MS,
         maxQueueLength: config.CHAT_MAX_QUEUED_MESSAGES,
       });
-      this.#context = { store, db: createDb(pool), config };
+      const evictFiles = (keys: readonly string[]) => {
+        this.ctx.waitUntil(
+          this.env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: String(err) })),
+        );
+      };
+      this.#context = { store, db: createDb(pool), config, evictFiles };
     }
     return this.#context;
   }

@@ -8,6 +8,7 @@ import { chatActions } from "./routes/chat-actions";
 import { chatMessages } from "./routes/chat-messages";
 import { chatQueue } from "./routes/chat-queue";
 import { chats } from "./routes/chats";
+import { files } from "./routes/files";
 import { health } from "./routes/health";
 import { modelConfigs } from "./routes/model-configs";
 import { models } from "./routes/models";
@@ -21,6 +22,7 @@ app.route("/health", health);
 app.route("/users", users);
 // Before any `/chats/{chat}` router: the static segment must not be taken for a chat ID.
 app.route("/chats/providers", providers);
+app.route("/chats/files", files);
 app.route("/chats", chats);
 app.route("/chats", chatMessages);
 app.route("/chats", chatQueue);

@@ -1,24 +1,41 @@
 /**
  * What clients send (`ChatInputPart`) to what history stores (`ChatMessagePart`). Text passes
- * through; file parts are resolved against the uploaded file's metadata.
+ * through; a file part must name one of the caller's uploads in the chat's organization, and is
+ * stored with its name and media type. Linking the files to the chat happens inside the
+ * transition (src/db/files.ts); this only resolves and checks ownership.
  */
+import type { ChatTx } from "../db/chat-tx";
+import { FileAttachmentError, filesForAttachment, linkFiles } from "../db/files";
 import type { ChatMessagePart } from "../db/schema/chats";
+import type { CommandContext } from "./context";
 
 export type ChatInputPart = { type: "text"; text: string } | { type: "file"; file_id: string };
 
-export function toMessageParts(parts: readonly ChatInputPart[]): ChatMessagePart[] {
-  return parts.map((part) => (part.type === "text" ? { type: "text", text: part.text } : fileNotAvailable(part.file_id)));
+export interface ResolvedContent {
+  parts: ChatMessagePart[];
+  fileIds: string[];
 }
 
-function fileNotAvailable(fileId: string): never {
-  throw new FileAttachmentError(fileId);
+export async function resolveContent(
+  ctx: CommandContext,
+  input: readonly ChatInputPart[],
+  owner: { ownerId: string; organizationId: string },
+): Promise<ResolvedContent> {
+  const fileIds = input.flatMap((p) => (p.type === "file" ? [p.file_id] : []));
+  const files = await filesForAttachment(ctx.store.pool, fileIds, owner.ownerId, owner.organizationId);
+  const missing = fileIds.filter((id) => !files.has(id));
+  if (missing.length > 0) throw new FileAttachmentError(missing, "missing");
+  const parts = input.map((p): ChatMessagePart => {
+    if (p.type === "text") return { type: "text", text: p.text };
+    const file = files.get(p.file_id)!;
+    return { type: "file", file_id: file.id, media_type: file.mediaType, name: file.name };
+  });
+  return { parts, fileIds: [...new Set(fileIds)] };
 }
 
-/** A file part that names no usable file (400, field `content`). */
-export class FileAttachmentError extends Error {
-  override name = "FileAttachmentError";
-  readonly code = "validation_failed";
-  constructor(readonly fileId: string) {
-    super(`file ${fileId} does not exist or cannot be attached`);
-  }
+/** Inside the transition: link the message's files, evicting the chat's oldest beyond the cap; bytes go after COMMIT. */
+export async function linkContentFiles(ctx: CommandContext, tx: ChatTx, content: ResolvedContent): Promise<void> {
+  if (content.fileIds.length === 0) return;
+  const evicted = await linkFiles(tx.transaction, tx.chatId, content.fileIds, ctx.config.CHAT_MAX_ATTACHMENTS_PER_CHAT);
+  if (evicted.length > 0) tx.transaction.afterCommit(() => ctx.evictFiles(evicted));
 }

@@ -12,6 +12,8 @@ export interface CommandContext {
   store: ChatStore;
   db: Database;
   config: Config;
+  /** Deletes evicted files' bytes (after the transaction that evicted them committed). */
+  evictFiles(storageKeys: readonly string[]): void;
 }
 
 /** Another user's chat answers exactly as a missing one (api.md: "never reveal that it exists"). */

@@ -5,7 +5,7 @@
 import { chatToWire, messageToWire, type ChatMessageWire, type ChatWire } from "../db/wire";
 import type { DynamicToolDefinition } from "../db/schema/chats";
 import type { CommandContext } from "./context";
-import { type ChatInputPart, toMessageParts } from "./content";
+import { type ChatInputPart, linkContentFiles, resolveContent } from "./content";
 import { checkModelChoice } from "./model-choice";
 
 export interface CreateChatCommand {
@@ -28,12 +28,13 @@ export async function createChatCommand(
   cmd: CreateChatCommand,
 ): Promise<{ chat: ChatWire; messages: ChatMessageWire[] }> {
   await checkModelChoice(ctx, cmd.organizationId, cmd.modelConfigId);
+  const content = await resolveContent(ctx, cmd.content, { ownerId: cmd.callerId, organizationId: cmd.organizationId });
   const created = await ctx.store.create({
     id: cmd.chatId,
     organizationId: cmd.organizationId,
     ownerId: cmd.callerId,
     parentChatId: cmd.parentChatId ?? null,
-    content: toMessageParts(cmd.content),
+    content: content.parts,
     title: cmd.title ?? null,
     systemPrompt: cmd.systemPrompt ?? null,
     modelConfigId: cmd.modelConfigId ?? null,
@@ -42,6 +43,7 @@ export async function createChatCommand(
     unsafeDynamicTools: cmd.unsafeDynamicTools ?? null,
     projectId: cmd.projectId ?? null,
     createdBy: cmd.callerId,
+    afterInsert: (tx) => linkContentFiles(ctx, tx, content),
   });
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
 }

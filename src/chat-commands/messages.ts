@@ -6,8 +6,8 @@ import { editMessage } from "../db/transitions/edit-message";
 import { sendMessage } from "../db/transitions/send-message";
 import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../db/wire";
 import { assertOwner, type CommandContext } from "./context";
-import { type ChatInputPart, toMessageParts } from "./content";
-import { checkModelChoiceForChat } from "./model-choice";
+import { type ChatInputPart, linkContentFiles } from "./content";
+import { prepareMessage } from "./prepare-message";
 
 export interface SendMessageCommand {
   chatId: string;
@@ -27,10 +27,9 @@ export interface SendMessageResponse {
 }
 
 export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCommand): Promise<SendMessageResponse> {
-  const content = toMessageParts(cmd.content);
-  await checkModelChoiceForChat(ctx, cmd.chatId, cmd.callerId, cmd.modelConfigId);
+  const content = await prepareMessage(ctx, cmd, cmd.content, cmd.modelConfigId);
   const input = {
-    content,
+    content: content.parts,
     busyBehavior: cmd.busyBehavior,
     modelConfigId: cmd.modelConfigId ?? null,
     reasoningEffort: cmd.reasoningEffort ?? null,
@@ -38,9 +37,11 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
   };
   const { value } = await ctx.store.update(
     cmd.chatId,
-    (tx) => {
+    async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
-      return sendMessage(tx, input);
+      const sent = await sendMessage(tx, input);
+      await linkContentFiles(ctx, tx, content);
+      return sent;
     },
     { prefetchTail: sendMessage.prefetchTail(input) },
   );
@@ -70,17 +71,18 @@ export interface EditMessageResponse {
 }
 
 export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCommand): Promise<EditMessageResponse> {
-  const content = toMessageParts(cmd.content);
-  await checkModelChoiceForChat(ctx, cmd.chatId, cmd.callerId, cmd.modelConfigId);
-  const { value } = await ctx.store.update(cmd.chatId, (tx) => {
+  const content = await prepareMessage(ctx, cmd, cmd.content, cmd.modelConfigId);
+  const { value } = await ctx.store.update(cmd.chatId, async (tx) => {
     assertOwner(tx.chat, cmd.callerId);
-    return editMessage(tx, {
+    const edited = await editMessage(tx, {
       messageId: cmd.messageId,
-      content,
+      content: content.parts,
       ...(cmd.modelConfigId === undefined ? {} : { modelConfigId: cmd.modelConfigId }),
       ...(cmd.reasoningEffort === undefined ? {} : { reasoningEffort: cmd.reasoningEffort }),
       createdBy: cmd.callerId,
     });
+    await linkContentFiles(ctx, tx, content);
+    return edited;
   });
   return {
     message: messageToWire(value.message),

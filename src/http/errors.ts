@@ -7,9 +7,9 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ChatNotFoundError, ChatStateError, InvalidStateError, TransitionNotAllowedError } from "../chatstate/errors";
-import { FileAttachmentError } from "../chat-commands/content";
 import { ConfigError } from "../config/env";
 import { ChatStoreError } from "../db/errors";
+import { FileAttachmentError } from "../db/files";
 import { AccountError } from "../db/accounts/errors";
 import {
   ModelConfigUnavailableError,

@@ -1,3 +1,4 @@
 export * from "./auth";
 export * from "./models";
 export * from "./chats";
+export * from "./files";

@@ -36,6 +36,8 @@ export interface CreateChatInput {
   projectId?: string | null;
   /** The author of the first message; defaults to the owner. */
   createdBy?: string | null;
+  /** Runs inside the transaction after the initial history is inserted (file links). */
+  afterInsert?: (tx: ChatTx) => Promise<void>;
 }
 
 export interface CreateChatResult {
@@ -115,6 +117,7 @@ export async function createChat(store: ChatStore, input: CreateChatInput): Prom
       });
     }
     const messages = await insertHistory(tx, initial, "the chat was created");
+    await input.afterInsert?.(tx);
     await tx.land("Create", "N", variant);
     const committed: CommittedChat = await tx.commit(store.notifier);
     return {

@@ -1,0 +1,28 @@
+/**
+ * The checks a send or an edit makes before its transition: the model config and the file parts
+ * are the caller's to use in the chat's organization. They need the chat's owner and organization,
+ * which never change, so reading them outside the transition is safe; a text-only message with no
+ * explicit model reads nothing.
+ */
+import { type ChatInputPart, type ResolvedContent, resolveContent } from "./content";
+import { assertOwner, type CommandContext } from "./context";
+import { checkModelChoice } from "./model-choice";
+
+export async function prepareMessage(
+  ctx: CommandContext,
+  chat: { chatId: string; callerId: string },
+  content: readonly ChatInputPart[],
+  modelConfigId: string | undefined,
+): Promise<ResolvedContent> {
+  const hasFiles = content.some((p) => p.type === "file");
+  if (modelConfigId === undefined && !hasFiles) return resolveContent(ctx, content, { ownerId: chat.callerId, organizationId: "" });
+  const { rows } = await ctx.store.pool.query<{ organization_id: string; owner_id: string }>(
+    "SELECT organization_id, owner_id FROM chats WHERE id = $1",
+    [chat.chatId],
+  );
+  const row = rows[0];
+  assertOwner({ id: chat.chatId, ownerId: row?.owner_id ?? "" }, chat.callerId);
+  const organizationId = (row as { organization_id: string }).organization_id;
+  await checkModelChoice(ctx, organizationId, modelConfigId);
+  return resolveContent(ctx, content, { ownerId: chat.callerId, organizationId });
+}
