@@ -1,0 +1,72 @@
+/**
+ * GET /api/v2/openapi.json from the running service: a valid OpenAPI 3.1 document that lists every
+ * route of api.md, each authenticated route documenting its 401.
+ */
+import { Validator } from "@seriousme/openapi-schema-validator";
+import { describe, expect, inject, it } from "vitest";
+
+interface Doc {
+  openapi: string;
+  paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
+}
+
+/** Every route of api.md (stream WebSockets excepted: OpenAPI does not describe them). */
+const ROUTES: [string, string][] = [
+  ["post", "/users/first"],
+  ["post", "/users"],
+  ["get", "/users/me"],
+  ["post", "/users/{user}/keys/tokens"],
+  ["post", "/chats"],
+  ["get", "/chats"],
+  ["get", "/chats/{chat}"],
+  ["patch", "/chats/{chat}"],
+  ["get", "/chats/{chat}/messages"],
+  ["post", "/chats/{chat}/messages"],
+  ["patch", "/chats/{chat}/messages/{message}"],
+  ["delete", "/chats/{chat}/queue/{queued}"],
+  ["post", "/chats/{chat}/queue/{queued}/promote"],
+  ["post", "/chats/{chat}/interrupt"],
+  ["post", "/chats/{chat}/tool-results"],
+  ["post", "/chats/{chat}/compact"],
+  ["post", "/chats/{chat}/clear"],
+  ["post", "/chats/{chat}/reconcile-invalid"],
+  ["post", "/chats/files"],
+  ["get", "/chats/files/{file}"],
+  ["get", "/organizations/{organization}/chats/models"],
+  ["post", "/chats/providers"],
+  ["get", "/chats/providers"],
+  ["get", "/chats/providers/{id}"],
+  ["patch", "/chats/providers/{id}"],
+  ["delete", "/chats/providers/{id}"],
+  ["post", "/organizations/{organization}/chats/model-configs"],
+  ["get", "/organizations/{organization}/chats/model-configs"],
+  ["get", "/organizations/{organization}/chats/model-configs/{id}"],
+  ["patch", "/organizations/{organization}/chats/model-configs/{id}"],
+  ["delete", "/organizations/{organization}/chats/model-configs/{id}"],
+  ["get", "/health"],
+];
+const UNAUTHENTICATED = new Set(["/users/first", "/health"]);
+
+describe("the OpenAPI document", () => {
+  it("is valid OpenAPI 3.1 and lists every route with its errors", async () => {
+    const res = await fetch(`${inject("baseUrl")}/api/v2/openapi.json`);
+    expect(res.status).toBe(200);
+    const doc = (await res.json()) as Doc;
+    expect(doc.openapi).toBe("3.1.0");
+    const result = await new Validator().validate(doc as unknown as object);
+    expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
+    expect(result.valid).toBe(true);
+    for (const [method, path] of ROUTES) {
+      const op = doc.paths[`/api/v2${path}`]?.[method];
+      expect(op, `${method.toUpperCase()} ${path}`).toBeDefined();
+      if (UNAUTHENTICATED.has(path)) expect(op?.security).toEqual([]);
+      else expect(op?.responses["401"], `${method} ${path} documents 401`).toBeDefined();
+    }
+  });
+
+  it("has a docs page that reads it", async () => {
+    const res = await fetch(`${inject("baseUrl")}/api/v2/docs`);
+    expect(res.status).toBe(200);
+    expect(await res.text()).toContain("openapi.json");
+  });
+});
