@@ -82,7 +82,7 @@ describe("file parts in messages", () => {
 
   it("evicts the chat's earliest uploads beyond the cap, never the message's own files", async () => {
     const u = await createTestUser();
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 5; i++) ids.push(await uploaded(u, `file ${i}`, `f${i}.txt`));
     const chat = await expectJson<{ id: string }>(
       await api("/chats", { token: u.token, body: { content: [filePart(ids[0]!), filePart(ids[1]!)] } }),
