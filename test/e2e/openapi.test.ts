@@ -53,7 +53,7 @@ describe("the OpenAPI document", () => {
     expect(res.status).toBe(200);
     const doc = (await res.json()) as Doc;
     expect(doc.openapi).toBe("3.1.0");
-    const result = await new Validator().validate(doc as unknown as object);
+    const result = await new Validator().validate(doc as unknown as Parameters<Validator["validate"]>[0]);
     expect(result.errors ?? [], JSON.stringify(result.errors)).toEqual([]);
     expect(result.valid).toBe(true);
     for (const [method, path] of ROUTES) {
