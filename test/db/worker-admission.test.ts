@@ -1,0 +1,314 @@
+/**
+ * acquireChat: the acquisition loop's lock-recheck-Acquire with the concurrent agent limiter in
+ * the same transaction. Runs on a database of its own (see support/worker-env.ts): the limiter
+ * counts owned chats deployment-wide.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import type { ExecutionState } from "../../src/chatstate/index";
+import { ChatStore, type TransactionObserver } from "../../src/db/index";
+import { acquireChat, type AcquireChatOptions, type AcquireOutcome, type PoolLimits } from "../../src/db/worker/index";
+import { chatRow, makeChat, snapshotRows } from "./fixtures";
+import {
+  backdateHeartbeat,
+  heartbeatsOf,
+  holdAdmissionLocks,
+  makeSubagentChat,
+  makeWorkerEnv,
+  waitForLockWaiters,
+  worker,
+  type WorkerEnv,
+} from "./support/worker-env";
+
+const STALE_MS = 30_000;
+const UNLIMITED: PoolLimits = { root: 0, subagent: 0 };
+
+let env: WorkerEnv;
+beforeAll(async () => {
+  env = await makeWorkerEnv("worker_admission");
+});
+afterAll(() => env?.close());
+
+function options(limits: PoolLimits, extra: Partial<AcquireChatOptions> = {}): AcquireChatOptions {
+  return { ...worker(), limits, staleThresholdMs: STALE_MS, ...extra };
+}
+
+/** A store on the same pool and notifier that records every finished transaction. */
+function observedStore(): { store: ChatStore; runs: Parameters<TransactionObserver>[0][] } {
+  const runs: Parameters<TransactionObserver>[0][] = [];
+  return { store: new ChatStore(env.pool, { notifier: env.notifier, observe: (r) => runs.push(r) }), runs };
+}
+
+/** Everything a refused or unneeded acquisition must leave alone: rows and notifications. */
+async function observable(chatId: string) {
+  return {
+    rows: await snapshotRows(env.pool, chatId),
+    updates: env.notifier.updatesFor(chatId).length,
+    hints: env.notifier.hintsFor(chatId).length,
+  };
+}
+
+function kinds(outcomes: AcquireOutcome[]): string[] {
+  return outcomes.map((o) => (o.kind === "acquired" ? "acquired" : `${o.kind}:${o.reason}`)).sort();
+}
+
+describe("acquireChat on a runnable chat", () => {
+  it("acquires an unowned chat in 6 statements: owner set, fresh heartbeat, one snapshot bump, chat:update without an ownership hint", async () => {
+    const chat = await makeChat(env, "R0");
+    const before = await chatRow(env, chat.chatId);
+    const hintsBefore = env.notifier.hintsFor(chat.chatId).length;
+    const { store, runs } = observedStore();
+    const opts = options({ root: 1000, subagent: 1000 });
+
+    const outcome = await acquireChat(store, chat.chatId, opts);
+
+    expect(outcome).toMatchObject({ kind: "acquired", takenOver: false });
+    if (outcome.kind !== "acquired") throw new Error("unreachable");
+    expect(outcome.chat.workerId).toBe(opts.workerId);
+    expect(outcome.chat.runnerId).toBe(opts.runnerId);
+    expect(outcome.chat.snapshotVersion).toBe(Number(before.snapshot_version) + 1);
+    const beats = await heartbeatsOf(env.pool, chat.chatId);
+    expect(beats.map((b) => b.runnerId)).toEqual([opts.runnerId]);
+    expect(beats[0]!.ageMs).toBeLessThan(5_000);
+    expect(env.notifier.updatesFor(chat.chatId).at(-1)).toMatchObject({
+      snapshot_version: outcome.chat.snapshotVersion,
+      worker_id: opts.workerId,
+      runner_id: opts.runnerId,
+    });
+    expect(env.notifier.hintsFor(chat.chatId)).toHaveLength(hintsBefore);
+    expect(runs).toHaveLength(1);
+    expect(runs[0]).toMatchObject({ committed: true, statements: 6 });
+  });
+
+  it.each(["R0", "R1", "I0", "I1", "A0", "A1"] as const)(
+    "acquires an unowned %s chat without touching its execution state",
+    async (state) => {
+      const chat = await makeChat(env, state);
+      const before = await chatRow(env, chat.chatId);
+      const outcome = await acquireChat(env.store, chat.chatId, options({ root: 1000, subagent: 1000 }));
+      expect(outcome.kind).toBe("acquired");
+      const after = await chatRow(env, chat.chatId);
+      expect([after.status, after.archived, after.history_version]).toEqual([before.status, before.archived, before.history_version]);
+    },
+  );
+
+  it("acquires in 5 statements when the pool is unlimited and the chat had no owner, without taking the admission lock", async () => {
+    const chat = await makeChat(env, "R0");
+    const held = await holdAdmissionLocks(env.pool, ["root", "subagent"]);
+    try {
+      const { store, runs } = observedStore();
+      const started = Date.now();
+      const outcome = await acquireChat(store, chat.chatId, options(UNLIMITED, { lockTimeoutMs: 200 }));
+      expect(outcome.kind).toBe("acquired");
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(runs[0]).toMatchObject({ committed: true, statements: 5 });
+    } finally {
+      await held.release();
+    }
+  });
+});
+
+describe("acquireChat when no acquisition is due", () => {
+  it.each(["W", "E0", "E1", "XW", "XE0", "XE1", "Invalid"] as const)(
+    "answers not_needed/not_runnable for a %s chat in one statement, writing and publishing nothing",
+    async (state: ExecutionState | "Invalid") => {
+      const chat = await makeChat(env, state);
+      const before = await observable(chat.chatId);
+      const { store, runs } = observedStore();
+      const outcome = await acquireChat(store, chat.chatId, options({ root: 1, subagent: 1 }));
+      expect(outcome).toEqual({ kind: "not_needed", reason: "not_runnable" });
+      expect(await observable(chat.chatId)).toEqual(before);
+      expect(runs[0]?.statements).toBe(1);
+    },
+  );
+
+  it("answers not_needed/not_found for an id no chat has", async () => {
+    expect(await acquireChat(env.store, randomUUID(), options({ root: 1, subagent: 1 }))).toEqual({
+      kind: "not_needed",
+      reason: "not_found",
+    });
+  });
+
+  it("answers not_needed/owned for a chat whose lease is fresh, without waiting for the admission lock", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    const before = await observable(chat.chatId);
+    const held = await holdAdmissionLocks(env.pool, ["root"]);
+    try {
+      const started = Date.now();
+      const outcome = await acquireChat(env.store, chat.chatId, options({ root: 1000, subagent: 1000 }));
+      expect(outcome).toEqual({ kind: "not_needed", reason: "owned" });
+      expect(Date.now() - started).toBeLessThan(2_000);
+    } finally {
+      await held.release();
+    }
+    expect(await observable(chat.chatId)).toEqual(before);
+  });
+});
+
+describe("acquireChat taking over a lease", () => {
+  it("takes over an owned chat whose heartbeat is stale: the new runner owns it with a fresh heartbeat", async () => {
+    const chat = await makeChat(env, "R1", { owned: true });
+    const old = await chatRow(env, chat.chatId);
+    await backdateHeartbeat(env.pool, chat.chatId, STALE_MS + 5_000);
+    const opts = options({ root: 1000, subagent: 1000 });
+
+    const outcome = await acquireChat(env.store, chat.chatId, opts);
+
+    expect(outcome).toMatchObject({ kind: "acquired", takenOver: true });
+    const after = await chatRow(env, chat.chatId);
+    expect([after.worker_id, after.runner_id]).toEqual([opts.workerId, opts.runnerId]);
+    const beats = await heartbeatsOf(env.pool, chat.chatId);
+    expect(beats.find((b) => b.runnerId === opts.runnerId)?.ageMs).toBeLessThan(5_000);
+    expect(beats.find((b) => b.runnerId === old.runner_id)?.ageMs).toBeGreaterThan(STALE_MS);
+  });
+
+  it("does not take over an owned chat whose heartbeat is fresh (not_needed/owned), even just under the threshold", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    await backdateHeartbeat(env.pool, chat.chatId, STALE_MS - 5_000);
+    const before = await observable(chat.chatId);
+    expect(await acquireChat(env.store, chat.chatId, options({ root: 1000, subagent: 1000 }))).toEqual({
+      kind: "not_needed",
+      reason: "owned",
+    });
+    expect(await observable(chat.chatId)).toEqual(before);
+  });
+
+  it("rechecks the lease under the admission lock: of two takeovers queued on the lock, the second finds the first's fresh lease", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    await backdateHeartbeat(env.pool, chat.chatId, STALE_MS + 5_000);
+    const held = await holdAdmissionLocks(env.pool, ["root"]);
+    const first = options({ root: 1000, subagent: 1000 });
+    const second = options({ root: 1000, subagent: 1000 });
+    let outcomes: AcquireOutcome[];
+    try {
+      // Both probes see the stale lease; both queue for the pool lock.
+      const a = acquireChat(env.store, chat.chatId, first);
+      await waitForLockWaiters(env.pool, 1);
+      const b = acquireChat(env.store, chat.chatId, second);
+      await waitForLockWaiters(env.pool, 2);
+      await held.release();
+      outcomes = await Promise.all([a, b]);
+    } finally {
+      await held.release().catch(() => {});
+    }
+    expect(kinds(outcomes)).toEqual(["acquired", "not_needed:owned"]);
+    const winner = outcomes[0]!.kind === "acquired" ? first : second;
+    const after = await chatRow(env, chat.chatId);
+    expect([after.worker_id, after.runner_id]).toEqual([winner.workerId, winner.runnerId]);
+  });
+
+  it("rechecks the lease under the admission lock: a renewal that lands while the takeover waits keeps the owner", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    const owner = await chatRow(env, chat.chatId);
+    await backdateHeartbeat(env.pool, chat.chatId, STALE_MS + 5_000);
+    // The lock holder plays the renewing tick: it holds the admission locks and extends the lease.
+    const held = await holdAdmissionLocks(env.pool, ["root", "subagent"]);
+    let outcome: AcquireOutcome;
+    try {
+      const pending = acquireChat(env.store, chat.chatId, options({ root: 1000, subagent: 1000 }));
+      await waitForLockWaiters(env.pool, 1);
+      await held.client.query(`UPDATE chat_heartbeats SET heartbeat_at = statement_timestamp() WHERE chat_id = $1 AND runner_id = $2`, [
+        chat.chatId,
+        owner.runner_id,
+      ]);
+      const before = await snapshotRows(env.pool, chat.chatId);
+      await held.release();
+      outcome = await pending;
+      const rows = JSON.parse(await snapshotRows(env.pool, chat.chatId)) as { chat: unknown };
+      expect(rows.chat).toEqual((JSON.parse(before) as { chat: unknown }).chat);
+    } finally {
+      await held.release().catch(() => {});
+    }
+    expect(outcome).toEqual({ kind: "not_needed", reason: "owned" });
+    const after = await chatRow(env, chat.chatId);
+    expect([after.worker_id, after.runner_id]).toEqual([owner.worker_id, owner.runner_id]);
+  });
+});
+
+describe("acquireChat admission", () => {
+  // Every test starts with every slot free: no lease is fresh without a heartbeat row.
+  beforeEach(async () => {
+    await env.pool.query(`DELETE FROM chat_heartbeats`);
+  });
+
+  it("with limit L, admits exactly L of L+1 concurrent acquisitions; the refused chat is untouched and unpublished", async () => {
+    const L = 3;
+    const chats = await Promise.all(Array.from({ length: L + 1 }, () => makeChat(env, "R0")));
+    const before = new Map(await Promise.all(chats.map(async (c) => [c.chatId, await observable(c.chatId)] as const)));
+    const { store, runs } = observedStore();
+
+    const outcomes = await Promise.all(chats.map((c) => acquireChat(store, c.chatId, options({ root: L, subagent: 0 }))));
+
+    expect(kinds(outcomes)).toEqual([...Array(L).fill("acquired"), "refused:capacity"]);
+    const refusedIndex = outcomes.findIndex((o) => o.kind === "refused");
+    const refused = chats[refusedIndex]!.chatId;
+    expect(await observable(refused)).toEqual(before.get(refused));
+    const refusedRun = runs.find((r) => !r.committed);
+    expect(refusedRun?.statements).toBe(4);
+
+    // One slot is released: the refused chat is admitted.
+    const released = chats.find((_, i) => i !== refusedIndex)!.chatId;
+    await env.store.abandon(released);
+    expect(await acquireChat(env.store, refused, options({ root: L, subagent: 0 }))).toMatchObject({ kind: "acquired", takenOver: false });
+  });
+
+  it("counts a slot free once its owner's heartbeat goes stale, and admits the waiting chat", async () => {
+    const holder = await makeChat(env, "R0");
+    const waiting = await makeChat(env, "R0");
+    expect((await acquireChat(env.store, holder.chatId, options({ root: 1, subagent: 0 }))).kind).toBe("acquired");
+    expect(await acquireChat(env.store, waiting.chatId, options({ root: 1, subagent: 0 }))).toEqual({
+      kind: "refused",
+      reason: "capacity",
+    });
+    await backdateHeartbeat(env.pool, holder.chatId, STALE_MS + 1_000);
+    expect((await acquireChat(env.store, waiting.chatId, options({ root: 1, subagent: 0 }))).kind).toBe("acquired");
+  });
+
+  it("keeps a slot held by an owned chat whatever its execution state (an owned idle chat counts)", async () => {
+    await makeChat(env, "W", { owned: true });
+    const waiting = await makeChat(env, "R0");
+    expect(await acquireChat(env.store, waiting.chatId, options({ root: 1, subagent: 0 }))).toEqual({
+      kind: "refused",
+      reason: "capacity",
+    });
+  });
+
+  it("counts an owned chat once, by its current runner, even while a previous runner's heartbeat is still fresh", async () => {
+    const holder = await makeChat(env, "R0");
+    await env.store.acquire(holder.chatId, worker());
+    await env.store.acquire(holder.chatId, worker());
+    expect(await heartbeatsOf(env.pool, holder.chatId)).toHaveLength(2);
+    const waiting = await makeChat(env, "R0");
+    expect((await acquireChat(env.store, waiting.chatId, options({ root: 2, subagent: 0 }))).kind).toBe("acquired");
+  });
+
+  it("counts root and subagent chats in separate pools", async () => {
+    const root = await makeChat(env, "R0");
+    const sub1 = await makeSubagentChat(env);
+    const sub2 = await makeSubagentChat(env);
+    const limits = { root: 1, subagent: 1 };
+    expect((await acquireChat(env.store, root.chatId, options(limits))).kind).toBe("acquired");
+    expect((await acquireChat(env.store, sub1, options(limits))).kind).toBe("acquired");
+    expect(await acquireChat(env.store, sub2, options(limits))).toEqual({ kind: "refused", reason: "capacity" });
+    // An unlimited subagent pool admits it while the root pool stays limited.
+    expect((await acquireChat(env.store, sub2, options({ root: 1, subagent: 0 }))).kind).toBe("acquired");
+  });
+
+  it("refuses with lock_timeout, writing nothing, when the pool's lock is not granted within lockTimeoutMs; the other pool is not blocked", async () => {
+    const rootChat = await makeChat(env, "R0");
+    const subChat = await makeSubagentChat(env);
+    const before = await observable(rootChat.chatId);
+    const held = await holdAdmissionLocks(env.pool, ["root"]);
+    try {
+      const started = Date.now();
+      const outcome = await acquireChat(env.store, rootChat.chatId, options({ root: 5, subagent: 5 }, { lockTimeoutMs: 200 }));
+      expect(outcome).toEqual({ kind: "refused", reason: "lock_timeout" });
+      expect(Date.now() - started).toBeGreaterThanOrEqual(150);
+      expect(Date.now() - started).toBeLessThan(3_000);
+      expect((await acquireChat(env.store, subChat, options({ root: 5, subagent: 5 }, { lockTimeoutMs: 200 }))).kind).toBe("acquired");
+    } finally {
+      await held.release();
+    }
+    expect(await observable(rootChat.chatId)).toEqual(before);
+  });
+});
