@@ -1,0 +1,118 @@
+/**
+ * The model prompt for a chat: its history (promptRows: active, pruned at the newest boundary)
+ * converted to AI SDK model messages. Pure.
+ */
+import type { AssistantModelMessage, JSONValue, ModelMessage, ToolResultPart, UserModelMessage } from "ai";
+import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
+import { type HistoryRow, promptRows } from "./active-history";
+
+export interface PromptInput {
+  chat: Pick<ChatRow, "systemPrompt">;
+  /** The chat's rows in any order, deleted and model-only ones included. */
+  history: readonly HistoryRow[];
+  /** Files that no longer exist (evicted by the attachment cap). */
+  evictedFileIds?: ReadonlySet<string>;
+}
+
+export interface ModelPrompt {
+  system?: string;
+  messages: ModelMessage[];
+}
+
+type FilePart = Extract<ChatMessagePart, { type: "file" }>;
+type UserContentPart = Exclude<UserModelMessage["content"], string>[number];
+type AssistantContentPart = Exclude<AssistantModelMessage["content"], string>[number];
+
+export function buildPrompt(input: PromptInput): ModelPrompt {
+  const evicted = input.evictedFileIds ?? new Set<string>();
+  const rows = promptRows(input.history);
+  const systemTexts: string[] = [];
+  const messages: ModelMessage[] = [];
+  /** Calls made by assistant messages already in the prompt: a result without one is dropped. */
+  const calls = new Set<string>();
+
+  for (const row of rows) {
+    switch (row.role) {
+      case "system": {
+        const text = textOf(row.content);
+        if (text) systemTexts.push(text);
+        break;
+      }
+      case "user": {
+        const content = row.content.flatMap((part) => userPart(part, evicted));
+        if (content.length > 0) messages.push({ role: "user", content });
+        break;
+      }
+      case "assistant": {
+        const content = row.content.flatMap((part) => assistantPart(part, evicted));
+        for (const part of content) if (part.type === "tool-call") calls.add(part.toolCallId);
+        if (content.length > 0) messages.push({ role: "assistant", content });
+        break;
+      }
+      case "tool": {
+        const results = row.content.flatMap((part) => toolResult(part, calls));
+        if (results.length === 0) break;
+        // Consecutive tool rows answer one response: one tool message, as the SDK itself builds it.
+        const previous = messages.at(-1);
+        if (previous?.role === "tool") previous.content.push(...results);
+        else messages.push({ role: "tool", content: results });
+        break;
+      }
+    }
+  }
+
+  const system = systemTexts.length > 0 ? systemTexts.join("\n\n") : input.chat.systemPrompt || undefined;
+  return system === undefined ? { messages } : { system, messages };
+}
+
+function textOf(content: readonly ChatMessagePart[]): string {
+  return content
+    .filter((part) => part.type === "text")
+    .map((part) => part.text)
+    .join("\n");
+}
+
+/** Until file bytes are sent, a file is named in the text. */
+export function filePlaceholder(file: Pick<FilePart, "name" | "media_type">, expired = false): string {
+  return expired ? `[file: ${file.name} (${file.media_type}): the content has expired]` : `[file: ${file.name} (${file.media_type})]`;
+}
+
+function userPart(part: ChatMessagePart, evicted: ReadonlySet<string>): UserContentPart[] {
+  switch (part.type) {
+    case "text":
+      return part.text ? [{ type: "text", text: part.text }] : [];
+    case "file":
+      // "an evicted user upload is replaced with a short placeholder saying the content has expired"
+      return [{ type: "text", text: filePlaceholder(part, evicted.has(part.file_id)) }];
+    default:
+      return [];
+  }
+}
+
+function assistantPart(part: ChatMessagePart, evicted: ReadonlySet<string>): AssistantContentPart[] {
+  switch (part.type) {
+    case "text":
+      return part.text ? [{ type: "text", text: part.text }] : [];
+    case "reasoning":
+      return part.text ? [{ type: "reasoning", text: part.text }] : [];
+    case "tool-call":
+      return [{ type: "tool-call", toolCallId: part.tool_call_id, toolName: part.tool_name, input: part.args ?? {} }];
+    case "file":
+      // "evicted assistant and tool files are dropped"
+      return evicted.has(part.file_id) ? [] : [{ type: "text", text: filePlaceholder(part) }];
+    default:
+      return [];
+  }
+}
+
+function toolResult(part: ChatMessagePart, calls: ReadonlySet<string>): ToolResultPart[] {
+  if (part.type !== "tool-result" || !calls.has(part.tool_call_id)) return [];
+  return [{ type: "tool-result", toolCallId: part.tool_call_id, toolName: part.tool_name, output: toolOutput(part.result, part.is_error) }];
+}
+
+/** Strings go as text, anything else as JSON; errors keep their flag so the model sees the failure. */
+export function toolOutput(result: unknown, isError: boolean): ToolResultPart["output"] {
+  if (typeof result === "string") return isError ? { type: "error-text", value: result } : { type: "text", value: result };
+  const value = (result ?? null) as JSONValue;
+  return isError ? { type: "error-json", value } : { type: "json", value };
+}

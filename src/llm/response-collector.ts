@@ -1,0 +1,117 @@
+/**
+ * Folds the AI SDK's stream parts into one response: the assistant message's parts (api.md
+ * ChatMessagePart, in the order the model produced them), the calls to run, the results of calls
+ * the SDK rejected, and how the stream ended. Reports each streamed part in the StreamPart shape.
+ */
+import type { CallWarning, FinishReason, LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
+import type { ToolResultPart } from "../chatstate/rules";
+import type { ChatMessagePart } from "../db/schema/chats";
+import type { StreamPart } from "./stream-part";
+
+export interface StepToolCall {
+  tool_call_id: string;
+  tool_name: string;
+  args: unknown;
+  /** Client-executed (the chat's unsafe_dynamic_tools); otherwise a local tool the runner executes. */
+  dynamic: boolean;
+}
+
+type TextLike = Extract<ChatMessagePart, { type: "text" | "reasoning" }>;
+
+export class ResponseCollector {
+  readonly toolCalls: StepToolCall[] = [];
+  readonly toolErrors: ToolResultPart[] = [];
+  readonly warnings: CallWarning[] = [];
+  finish: { finishReason: FinishReason; usage: LanguageModelUsage } | undefined;
+  failure: { error: unknown } | undefined;
+
+  readonly #parts: ChatMessagePart[] = [];
+  /** Text and reasoning blocks by stream id: each block is one part. */
+  readonly #blocks = new Map<string, TextLike>();
+  readonly #toolNames = new Map<string, string>();
+
+  constructor(
+    private readonly dynamicNames: ReadonlySet<string>,
+    private readonly emit: (part: StreamPart) => void,
+  ) {}
+
+  accept(part: TextStreamPart<ToolSet>): void {
+    switch (part.type) {
+      case "start-step":
+        this.warnings.push(...part.warnings);
+        break;
+      case "text-delta":
+      case "reasoning-delta":
+        if (part.text.length === 0) break;
+        this.#append(part.type === "text-delta" ? "text" : "reasoning", part.id, part.text);
+        this.emit({ type: part.type, text: part.text });
+        break;
+      case "tool-input-start":
+        this.#toolNames.set(part.id, part.toolName);
+        break;
+      case "tool-input-delta":
+        this.emit({ type: "tool-input-delta", tool_call_id: part.id, tool_name: this.#toolNames.get(part.id) ?? "", delta: part.delta });
+        break;
+      case "tool-call": {
+        if (part.providerExecuted) break;
+        const invalid = "invalid" in part && part.invalid === true;
+        // A rejected call may carry its raw, unparsable input; providers want an object back.
+        const args = invalid && (typeof part.input !== "object" || part.input === null) ? {} : part.input;
+        this.#parts.push({ type: "tool-call", tool_call_id: part.toolCallId, tool_name: part.toolName, args });
+        this.emit({ type: "tool-call", tool_call_id: part.toolCallId, tool_name: part.toolName, args });
+        if (!invalid) {
+          this.toolCalls.push({
+            tool_call_id: part.toolCallId,
+            tool_name: part.toolName,
+            args,
+            dynamic: this.dynamicNames.has(part.toolName),
+          });
+        }
+        break;
+      }
+      case "tool-error":
+        // The SDK's answer to a call it rejected (unknown tool, input not JSON or not matching the schema).
+        this.toolErrors.push({
+          type: "tool-result",
+          tool_call_id: part.toolCallId,
+          tool_name: part.toolName,
+          result: { error: errorText(part.error) },
+          is_error: true,
+        });
+        break;
+      case "finish":
+        this.finish = { finishReason: part.finishReason, usage: part.totalUsage };
+        break;
+      case "error":
+        this.failure ??= { error: part.error };
+        break;
+      default:
+        break;
+    }
+  }
+
+  /** The assistant message so far; empty text and reasoning blocks are left out. */
+  assistant(): ChatMessagePart[] {
+    return this.#parts
+      .filter((part) => (part.type === "text" || part.type === "reasoning" ? part.text.length > 0 : true))
+      .map((p) => ({ ...p }));
+  }
+
+  #append(type: "text" | "reasoning", id: string, delta: string): void {
+    const key = `${type}:${id}`;
+    const block = this.#blocks.get(key);
+    if (block) {
+      block.text += delta;
+      return;
+    }
+    const part: TextLike = { type, text: delta };
+    this.#blocks.set(key, part);
+    this.#parts.push(part);
+  }
+}
+
+function errorText(error: unknown): string {
+  if (typeof error === "string") return error;
+  if (error instanceof Error) return error.message;
+  return JSON.stringify(error) ?? String(error);
+}

@@ -1,0 +1,172 @@
+// runModelStep over a scripted model: the stream shapes the fake server cannot produce (reasoning,
+// several text blocks, errors after output, a stream cut short). Over HTTP: test/node/llm-step.test.ts.
+import { APICallError, simulateReadableStream } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
+import { describe, expect, it } from "vitest";
+import { isModelCallError, type ModelCallError } from "../../../src/llm/model-call-error";
+import { runModelStep } from "../../../src/llm/step";
+import type { StreamPart } from "../../../src/llm/stream-part";
+import { modelTools } from "../../../src/llm/tools";
+
+type Chunks = Parameters<typeof simulateReadableStream>[0]["chunks"];
+
+const usage = {
+  inputTokens: { total: 7, noCache: 5, cacheRead: 2, cacheWrite: 0 },
+  outputTokens: { total: 11, text: 8, reasoning: 3 },
+};
+const stop = { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage } as const;
+
+function scripted(chunks: Chunks, provider = "anthropic.messages"): MockLanguageModelV3 {
+  return new MockLanguageModelV3({
+    provider,
+    doStream: async () => ({ stream: simulateReadableStream({ chunks }) as ReadableStream<never> }),
+  });
+}
+
+const prompt = { messages: [{ role: "user" as const, content: "hi" }] };
+
+async function step(
+  model: MockLanguageModelV3,
+  extra: { onPart?: (part: StreamPart) => void; tools?: ReturnType<typeof modelTools> } = {},
+) {
+  const parts: StreamPart[] = [];
+  const outcome = await runModelStep({
+    model,
+    prompt,
+    tools: extra.tools,
+    abortSignal: new AbortController().signal,
+    onPart: extra.onPart ?? ((part) => parts.push(part)),
+  });
+  return { outcome, parts };
+}
+
+async function failure(promise: Promise<unknown>): Promise<ModelCallError> {
+  const error = await promise.then(
+    () => undefined,
+    (e: unknown) => e,
+  );
+  expect(isModelCallError(error)).toBe(true);
+  return error as ModelCallError;
+}
+
+describe("runModelStep (scripted model)", () => {
+  it("keeps reasoning and each text block as its own part, in stream order, and reports usage", async () => {
+    const model = scripted([
+      { type: "stream-start", warnings: [] },
+      { type: "reasoning-start", id: "r" },
+      { type: "reasoning-delta", id: "r", delta: "think " },
+      { type: "reasoning-delta", id: "r", delta: "hard" },
+      { type: "reasoning-end", id: "r" },
+      { type: "text-start", id: "t1" },
+      { type: "text-delta", id: "t1", delta: "Hello" },
+      { type: "text-end", id: "t1" },
+      { type: "text-start", id: "t2" },
+      { type: "text-delta", id: "t2", delta: "" },
+      { type: "text-delta", id: "t2", delta: "again" },
+      { type: "text-end", id: "t2" },
+      stop,
+    ]);
+    const { outcome, parts } = await step(model);
+    expect(outcome).toMatchObject({
+      kind: "response",
+      assistant: [
+        { type: "reasoning", text: "think hard" },
+        { type: "text", text: "Hello" },
+        { type: "text", text: "again" },
+      ],
+      finishReason: "stop",
+      usage: { inputTokens: 7, outputTokens: 11, totalTokens: 18, reasoningTokens: 3, cachedInputTokens: 2 },
+    });
+    expect(parts).toEqual([
+      { type: "reasoning-delta", text: "think " },
+      { type: "reasoning-delta", text: "hard" },
+      { type: "text-delta", text: "Hello" },
+      { type: "text-delta", text: "again" },
+    ]);
+  });
+
+  it("passes the call settings through, with no retries", async () => {
+    const model = scripted([stop]);
+    await runModelStep({
+      model,
+      prompt: { system: "sys", messages: prompt.messages },
+      abortSignal: new AbortController().signal,
+      maxOutputTokens: 321,
+      providerOptions: { anthropic: { effort: "low" } },
+      onPart: () => {},
+    });
+    expect(model.doStreamCalls).toHaveLength(1);
+    expect(model.doStreamCalls[0]).toMatchObject({ maxOutputTokens: 321, providerOptions: { anthropic: { effort: "low" } } });
+    expect(model.doStreamCalls[0]?.prompt[0]).toEqual({ role: "system", content: "sys" });
+  });
+
+  it("classifies an error that arrives after output started", async () => {
+    const model = scripted([
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "partial" },
+      { type: "error", error: { type: "overloaded_error", message: "Overloaded" } },
+      stop,
+    ]);
+    const error = await failure(step(model));
+    expect(error).toMatchObject({ kind: "overloaded", retryable: true, statusCode: 529, provider: "anthropic", message: "Overloaded" });
+  });
+
+  it("classifies a request that failed before streaming", async () => {
+    const model = new MockLanguageModelV3({
+      provider: "openai.responses",
+      doStream: async () => {
+        throw new APICallError({ message: "Service Unavailable", url: "u", requestBodyValues: {}, statusCode: 503 });
+      },
+    });
+    expect(await failure(step(model))).toMatchObject({ kind: "server", retryable: true, statusCode: 503, provider: "openai" });
+  });
+
+  it("returns a stream the provider closed without a finish as a response with finish reason other", async () => {
+    // The SDK synthesizes the finish (reason "other", no usage), so this cannot be told apart from
+    // a provider that never sends a finish reason; it is not a failure.
+    const model = scripted([
+      { type: "text-start", id: "t" },
+      { type: "text-delta", id: "t", delta: "cut" },
+    ]);
+    const { outcome } = await step(model);
+    expect(outcome).toMatchObject({
+      kind: "response",
+      assistant: [{ type: "text", text: "cut" }],
+      finishReason: "other",
+      usage: { inputTokens: undefined },
+    });
+  });
+
+  it("ignores an onPart that throws", async () => {
+    const model = scripted([{ type: "text-start", id: "t" }, { type: "text-delta", id: "t", delta: "still here" }, stop]);
+    const { outcome } = await step(model, {
+      onPart: () => {
+        throw new Error("buffer full");
+      },
+    });
+    expect(outcome).toMatchObject({ kind: "response", assistant: [{ type: "text", text: "still here" }] });
+  });
+
+  it("answers a call with unparsable arguments with an error result and records it with empty arguments", async () => {
+    const tools = modelTools({ unsafeDynamicTools: [{ name: "pick", input_schema: { type: "object", properties: {} } }] });
+    const model = scripted(
+      [
+        { type: "tool-call", toolCallId: "ok", toolName: "pick", input: "{}" },
+        { type: "tool-call", toolCallId: "bad", toolName: "pick", input: "{not json" },
+        { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_use" }, usage },
+      ],
+      "openai.chat",
+    );
+    const { outcome } = await step(model, { tools });
+    expect(outcome).toMatchObject({
+      kind: "response",
+      finishReason: "tool-calls",
+      assistant: [
+        { type: "tool-call", tool_call_id: "ok", tool_name: "pick", args: {} },
+        { type: "tool-call", tool_call_id: "bad", tool_name: "pick", args: {} },
+      ],
+      toolCalls: [{ tool_call_id: "ok", tool_name: "pick", args: {}, dynamic: true }],
+      toolErrors: [{ type: "tool-result", tool_call_id: "bad", tool_name: "pick", is_error: true, result: { error: expect.any(String) } }],
+    });
+  });
+});
