@@ -39,6 +39,8 @@ export default defineConfig({
                 NEON_WS_PROXY: inject("wsProxy"),
                 // Test config only: a small cap so eviction is reachable with a few uploads.
                 CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
+                // The API alone: chats stay where each request leaves them.
+                CHAT_WORKER_ENABLED: "false",
               },
             },
           })),
@@ -48,6 +50,31 @@ export default defineConfig({
           include: ["test/worker/**/*.test.ts"],
           globalSetup: [STACK],
           testTimeout: 30_000,
+        },
+      },
+      {
+        plugins: [
+          cloudflareTest(({ inject }) => ({
+            wrangler: { configPath: "./wrangler.toml" },
+            miniflare: {
+              bindings: {
+                DATABASE_URL: inject("databaseUrl"),
+                NEON_WS_PROXY: inject("wsProxy"),
+                // Test config only: short timers so leases, retries and deadlines play out in seconds.
+                CHAT_HEARTBEAT_INTERVAL_MS: "500",
+                CHAT_STALE_THRESHOLD_MS: "3000",
+                CHAT_REQUIRES_ACTION_TIMEOUT_MS: "1500",
+                CHAT_MAX_GENERATION_RETRIES: "2",
+                CHAT_ROOT_CONCURRENCY: "0",
+              },
+            },
+          })),
+        ],
+        test: {
+          name: "runner",
+          include: ["test/runner/**/*.test.ts"],
+          globalSetup: [STACK],
+          testTimeout: 60_000,
         },
       },
       {

@@ -30,6 +30,11 @@ import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
 import { ChatStore } from "../src/db/store";
 import type { ToolResultInput } from "../src/db/transitions/requires-action";
 import { logger, setLogLevel } from "../src/log";
+import type { StreamPart } from "../src/llm/stream-part";
+import { ChatWorker } from "../src/runner/chat-worker";
+import { abortableSleep } from "../src/runner/task-context";
+import { findWaitingForSlot } from "../src/db/worker/sweep";
+import { PartBuffer } from "../src/stream/part-buffer";
 
 /** A few connections are plenty: one object serializes its chat's work. */
 const POOL_SIZE = 4;
@@ -41,6 +46,11 @@ export class ChatObject extends DurableObject<Env> {
   #chatId: string | undefined;
   /** The highest snapshot_version seen for this chat (the spec's receiver watermark). */
   #watermark = 0;
+  /** Streaming parts of this chat's model calls (the spec's message part buffer). */
+  readonly parts = new PartBuffer<StreamPart>({ now: () => Date.now(), requestTick: (at) => this.#wantAlarm(at) });
+  #worker: ChatWorker | undefined;
+  /** When the worker's next heartbeat/sync tick is due (0: none). */
+  #workerTickAt = 0;
 
   /** The pool lives as long as the object: warm connections make transitions fast. */
   protected pool(): Pool {
@@ -124,6 +134,66 @@ export class ChatObject extends DurableObject<Env> {
     return outcome("update_chat", () => updateChatCommand(this.context(cmd.chatId), cmd));
   }
 
+  // ---- the chat worker (spec "Chat worker"), driven by notifications and the alarm -------------
+
+  /** Disabled by CHAT_WORKER_ENABLED=false: the API alone (tests that need chats to stay put). */
+  protected worker(): ChatWorker | undefined {
+    const chatId = this.#chatId;
+    if (!chatId) return undefined;
+    if (!this.#worker) {
+      const { store, db, config } = this.context(chatId);
+      if (!config.CHAT_WORKER_ENABLED) return undefined;
+      this.#worker = new ChatWorker(
+        chatId,
+        { store, db, config, parts: this.parts, localTools: new Map(), now: () => new Date(), sleep: abortableSleep },
+        {
+          keepAlive: (work) => this.ctx.waitUntil(work.catch(() => {})),
+          scheduleTick: (inMs) => {
+            this.#workerTickAt = Date.now() + inMs;
+            this.#wantAlarm(this.#workerTickAt);
+          },
+          slotReleased: (_chatId, isRoot) => this.ctx.waitUntil(this.#wakeWaiting(isRoot)),
+        },
+      );
+    }
+    return this.#worker;
+  }
+
+  /** A slot was released: "wakes the oldest waiting chats at once". */
+  async #wakeWaiting(isRoot: boolean): Promise<void> {
+    const config = configFromEnv(this.env);
+    try {
+      const ids = await findWaitingForSlot(this.pool(), {
+        pool: isRoot ? "root" : "subagent",
+        limit: 5,
+        staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+      });
+      for (const id of ids) if (id !== this.#chatId) this.forward(id, (stub) => stub.wake({ chat_id: id, snapshot_version: 0 }));
+    } catch (err) {
+      logger.warn("wake_waiting_failed", { error: String(err) });
+    }
+  }
+
+  /** One alarm multiplexes every timer: the worker's tick and the part buffer's deadlines. */
+  #wantAlarm(at: number): void {
+    this.ctx.waitUntil(
+      (async () => {
+        const current = await this.ctx.storage.getAlarm();
+        if (current === null || at < current) await this.ctx.storage.setAlarm(at);
+      })(),
+    );
+  }
+
+  override async alarm(): Promise<void> {
+    const now = Date.now();
+    if (this.#workerTickAt > 0 && this.#workerTickAt <= now) {
+      this.#workerTickAt = 0;
+      await this.#worker?.tick();
+    }
+    const next = [this.parts.tick(now).nextDeadline, this.#workerTickAt || null].filter((t): t is number => t !== null);
+    if (next.length > 0) await this.ctx.storage.setAlarm(Math.min(...next));
+  }
+
   // ---- notifications (the spec's pubsub, from transitions run elsewhere) ----------------------
 
   /** `chat:update` for this object's chat, from a transition another object or the cron ran. */
@@ -142,11 +212,15 @@ export class ChatObject extends DurableObject<Env> {
     // Receivers drop anything at or below the watermark: duplicates and reordering are harmless.
     if (payload.snapshot_version <= this.#watermark) return;
     this.#watermark = payload.snapshot_version;
-    logger.debug("chat_updated", { ...payload });
+    this.worker()?.chatUpdated(payload);
   }
 
   protected ownershipHint(hint: OwnershipHint): void {
-    logger.debug("ownership_hint", { ...hint });
+    const worker = this.worker();
+    if (worker)
+      this.ctx.waitUntil(
+        worker.wake().catch((err: unknown) => logger.warn("acquire_failed", { chat_id: hint.chat_id, error: String(err) })),
+      );
   }
 
   private forward(chatId: string, call: (stub: DurableObjectStub<ChatObject>) => Promise<void>): void {

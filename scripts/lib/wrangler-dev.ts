@@ -26,6 +26,8 @@ export interface WranglerDevOptions {
   logFile: string;
   /** Stream wrangler's output to our stderr as well (the dev command). */
   echo?: boolean;
+  /** Expose `/__scheduled` to run the Cron Trigger on demand (tests). */
+  testScheduled?: boolean;
 }
 
 export async function startWranglerDev(opts: WranglerDevOptions): Promise<WranglerDev> {
@@ -43,6 +45,7 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
     "--persist-to",
     opts.persistTo,
     "--show-interactive-dev-session=false",
+    ...(opts.testScheduled ? ["--test-scheduled"] : []),
     ...Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {

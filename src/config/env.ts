@@ -32,6 +32,7 @@ export const configSchema = z.object({
   CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),
   CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
   CHAT_MAX_QUEUED_MESSAGES: int("CHAT_MAX_QUEUED_MESSAGES", 1),
+  CHAT_WORKER_ENABLED: z.enum(["true", "false"], { error: "CHAT_WORKER_ENABLED must be true or false" }).transform((v) => v === "true"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "LOG_LEVEL must be debug, info, warn or error" }),
   NEON_WS_PROXY: z
     .string()

@@ -11,7 +11,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stack = await acquireStack();
   try {
     const dev = await startWranglerDev({
-      vars: localWorkerVars(stack),
+      // The API alone: the endpoint tests need chats to stay where each request leaves them.
+      vars: localWorkerVars(stack, { CHAT_WORKER_ENABLED: "false" }),
       persistTo: `${DATA_DIR}/wrangler-test`,
       logFile: `${DATA_DIR}/wrangler-e2e.log`,
     });

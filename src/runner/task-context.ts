@@ -1,0 +1,44 @@
+/**
+ * What every runner task gets: its fence, its cancellation signal, and the object's shared parts
+ * (store, part buffer, model resolution, clock).
+ */
+import type { Config } from "../config/env";
+import type { Database } from "../db/database";
+import type { ChatStore } from "../db/store";
+import type { StreamPart } from "../llm/stream-part";
+import type { LocalToolRegistry } from "../llm/tools";
+import type { PartBuffer } from "../stream/part-buffer";
+import type { Fence } from "./fence";
+
+export interface RunnerDeps {
+  store: ChatStore;
+  db: Database;
+  config: Config;
+  parts: PartBuffer<StreamPart>;
+  localTools: LocalToolRegistry;
+  now(): Date;
+  /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
+  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** Optional fetch for model providers (AI Gateway attribution headers and the like). */
+  fetch?: typeof fetch;
+}
+
+export interface TaskContext extends RunnerDeps {
+  fence: Fence;
+  signal: AbortSignal;
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal.aborted) return reject(signal.reason);
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    };
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

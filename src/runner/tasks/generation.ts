@@ -1,0 +1,110 @@
+/**
+ * The generation task (spec "Generation goroutine"): one step of the turn, then exit. It reads the
+ * chat under its fence, decides the next step from history, and applies exactly one of CommitStep,
+ * FinishTurn, EnterRequiresAction or FinishError. A committed step moves history_version, which
+ * makes the runner spawn the next step's task.
+ *
+ * Model calls: RecordGenerationAttempt before every call, one part-buffer episode per attempt,
+ * retryable failures recorded with RecordRetryState then retried after a backoff (1 s doubling to
+ * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
+ */
+import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
+import type { NewMessage } from "../../db/history";
+import { commitStep } from "../../db/transitions/commit-step";
+import { finishError } from "../../db/transitions/finish-error";
+import { finishTurn } from "../../db/transitions/finish-turn";
+import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
+import { enterRequiresAction } from "../../db/transitions/requires-action";
+import { decideNextStep } from "../../llm/decide";
+import { executeLocalTools } from "../../llm/local-tools";
+import { type ModelCallError, isModelCallError } from "../../llm/model-call-error";
+import { buildPrompt } from "../../llm/prompt";
+import { languageModelFor } from "../../llm/provider";
+import { providerOptionsFor } from "../../llm/provider-options";
+import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
+import { runModelStep } from "../../llm/step";
+import { modelTools } from "../../llm/tools";
+import { episodeKey } from "../../stream/part-buffer";
+import { fencedRead, fencedUpdate } from "../fenced-db";
+import { modelForTurn } from "../model-choice";
+import type { TaskContext } from "../task-context";
+
+/** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
+export const MODEL_IDLE_TIMEOUT_MS = 60_000;
+
+export async function generationTask(ctx: TaskContext): Promise<void> {
+  const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+  const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
+  switch (next.kind) {
+    case "finish_turn":
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+      return;
+    case "enter_requires_action":
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), true);
+      return;
+    case "run_local_tools": {
+      const results = await executeLocalTools(next.calls, ctx.localTools, { abortSignal: ctx.signal });
+      // Parallel results in one CommitStep: history_version moves once.
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: [{ role: "tool", content: results }] }));
+      return;
+    }
+    case "compact":
+      // Summarizing compaction is not built yet: the request is consumed by finishing the turn
+      // (FinishTurn clears compaction_requested_at), so a /compact never loops.
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+      return;
+    case "call_model":
+      await callModel(ctx);
+      return;
+  }
+}
+
+async function callModel(ctx: TaskContext): Promise<void> {
+  for (;;) {
+    const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+    let resolved: Awaited<ReturnType<typeof modelForTurn>>;
+    try {
+      resolved = await modelForTurn(ctx.db, chat);
+    } catch (err) {
+      if (!(err instanceof NoDefaultModelConfigError)) throw err;
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: "No model is configured for this organization." }));
+      return;
+    }
+    const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
+    const key = episodeKey(chat.id, chat.historyVersion, attempt);
+    ctx.parts.createEpisode(key);
+    try {
+      ctx.parts.startModelInvocation(key);
+      const outcome = await runModelStep({
+        model: languageModelFor(resolved.provider, resolved.config, ctx.fetch ? { fetch: ctx.fetch } : {}),
+        prompt: buildPrompt({ chat, history }),
+        tools: modelTools(chat, ctx.localTools),
+        abortSignal: ctx.signal,
+        idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
+        providerOptions: providerOptionsFor(resolved.provider, resolved.config, chat.lastReasoningEffort),
+        onPart: (part) => ctx.parts.addPart(key, part),
+      });
+      if (outcome.kind === "aborted") return;
+      const messages: NewMessage[] = [{ role: "assistant", content: outcome.assistant, modelConfigId: resolved.config.id }];
+      if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages }));
+      return;
+    } catch (err) {
+      if (!isModelCallError(err)) throw err;
+      if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) {
+        await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err) }));
+        return;
+      }
+      const delay = retryDelayMs(attempt);
+      const payload = retryPayload(err, attempt, delay, ctx.now());
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
+      await ctx.sleep(delay, ctx.signal);
+    } finally {
+      ctx.parts.closeEpisode(key);
+    }
+  }
+}
+
+function describe(err: ModelCallError): string {
+  return err.statusCode === undefined ? err.message : `${err.provider} answered ${err.statusCode}: ${err.message}`;
+}

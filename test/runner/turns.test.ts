@@ -1,0 +1,164 @@
+/**
+ * Chats run by themselves: the ChatObject acquires its chat on the ownership hint, its runner
+ * drives the turn through the real AI SDK provider against the fake model over HTTP, and commits
+ * through the state machine. Test config (vitest.config.ts, project "runner"): 0.5 s heartbeats,
+ * 3 s stale threshold, 1.5 s requires-action deadline, 2 generation retries.
+ */
+import { inject } from "vitest";
+import { describe, expect, it } from "vitest";
+import { createModelConfig } from "../../src/db/model-configs/configs";
+import { createProvider } from "../../src/db/model-configs/providers";
+import { api, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
+
+interface Chat {
+  id: string;
+  status: string;
+  last_error: string | null;
+  retry_state: unknown;
+  generation_attempt: number;
+}
+interface Message {
+  id: string;
+  role: string;
+  content: { type: string; text?: string; tool_call_id?: string; tool_name?: string; result?: unknown }[];
+}
+
+const nonce = () => crypto.randomUUID().slice(0, 8);
+
+/** A user whose organization's default model is the fake model (openai-compatible over HTTP). */
+async function userWithModel(): Promise<TestUser> {
+  const user = await createTestUser();
+  await withDb(async (db) => {
+    const provider = await createProvider(db, {
+      type: "openai-compatible",
+      name: `fake-${nonce()}`,
+      baseUrl: `${inject("fakeModelUrl")}/v1`,
+      apiKey: "x",
+      enabled: true,
+    });
+    await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
+  });
+  return user;
+}
+
+async function chatOf(user: TestUser, id: string): Promise<Chat> {
+  return expectJson<Chat>(await api(`/chats/${id}`, { token: user.token }), 200);
+}
+
+async function messagesOf(user: TestUser, id: string): Promise<Message[]> {
+  return (await expectJson<{ messages: Message[] }>(await api(`/chats/${id}/messages`, { token: user.token }), 200)).messages;
+}
+
+async function until(user: TestUser, id: string, status: string, timeoutMs = 20_000): Promise<Chat> {
+  await expect.poll(async () => (await chatOf(user, id)).status, { timeout: timeoutMs, interval: 100 }).toBe(status);
+  return chatOf(user, id);
+}
+
+const textOf = (m: Message) =>
+  m.content
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("");
+
+async function start(user: TestUser, text: string, extra: Record<string, unknown> = {}): Promise<string> {
+  return (
+    await expectJson<{ id: string }>(await api("/chats", { token: user.token, body: { content: [{ type: "text", text }], ...extra } }), 201)
+  ).id;
+}
+
+describe("a chat runs by itself", () => {
+  it("runs a full turn: the model's reply is committed and the chat waits", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `hello world ${nonce()}`);
+    await until(u, id, "waiting");
+    const msgs = await messagesOf(u, id);
+    expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(textOf(msgs[1]!)).toBe(textOf(msgs[0]!));
+  });
+
+  it("queues a message sent while running and promotes it when the turn finishes", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/slow 40 one two three four five six ${nonce()}`);
+    const sent = await expectJson<{ queued: boolean }>(
+      await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text: "second" }] } }),
+      200,
+    );
+    expect(sent.queued).toBe(true);
+    await until(u, id, "waiting");
+    const msgs = await messagesOf(u, id);
+    expect(msgs.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(textOf(msgs[3]!)).toBe("second");
+  });
+
+  it("keeps the partial text of a generation interrupted mid-stream", async () => {
+    const u = await userWithModel();
+    const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
+    const id = await start(u, `/slow 100 ${words} ${nonce()}`);
+    await expect.poll(async () => (await chatOf(u, id)).generation_attempt, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 600));
+    await expectJson(await api(`/chats/${id}/interrupt`, { method: "POST", token: u.token }), 200);
+    await until(u, id, "waiting");
+    const msgs = await messagesOf(u, id);
+    expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
+    const partial = textOf(msgs[1]!);
+    expect(partial.length).toBeGreaterThan(0);
+    expect(words.startsWith(partial)).toBe(true);
+    expect(partial.length).toBeLessThan(words.length);
+  });
+
+  it("retries retryable failures with visible retry state, then succeeds", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/error 503 2 recovered ${nonce()}`);
+    await expect.poll(async () => (await chatOf(u, id)).retry_state, { timeout: 10_000, interval: 50 }).not.toBeNull();
+    await until(u, id, "waiting");
+    const msgs = await messagesOf(u, id);
+    expect(textOf(msgs[1]!)).toContain("recovered");
+  });
+
+  it("ends in error when retries are exhausted", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/error 503 always-${nonce()}`);
+    const chat = await until(u, id, "error");
+    expect(chat.last_error).toMatch(/503/);
+    expect(chat.generation_attempt).toBe(3);
+  });
+
+  it("ends in error at once on a non-retryable failure", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/error 400 ${nonce()}`);
+    const chat = await until(u, id, "error");
+    expect(chat.last_error).toMatch(/400/);
+    expect(chat.generation_attempt).toBe(1);
+  });
+
+  it("waits for a dynamic tool's result, then continues the turn", async () => {
+    const u = await userWithModel();
+    const tools = {
+      unsafe_dynamic_tools: [
+        { name: "ask_user", description: "asks", input_schema: { type: "object", properties: { q: { type: "string" } } } },
+      ],
+    };
+    const id = await start(u, `/tool ask_user {"q":"${nonce()}"}`, tools);
+    await until(u, id, "requires_action");
+    const call = (await messagesOf(u, id)).flatMap((m) => m.content).find((p) => p.type === "tool-call")!;
+    await expectJson(
+      await api(`/chats/${id}/tool-results`, { token: u.token, body: { results: [{ tool_call_id: call.tool_call_id, output: "yes" }] } }),
+      200,
+    );
+    await until(u, id, "waiting");
+    const last = (await messagesOf(u, id)).at(-1)!;
+    expect(textOf(last)).toContain("tool result received");
+  });
+
+  it("cancels the pending tool call at the deadline and continues the turn", async () => {
+    const u = await userWithModel();
+    const tools = { unsafe_dynamic_tools: [{ name: "ask_user" }] };
+    const id = await start(u, `/tool ask_user {"q":"${nonce()}"}`, tools);
+    await until(u, id, "requires_action");
+    await until(u, id, "waiting", 15_000);
+    const msgs = await messagesOf(u, id);
+    const result = msgs.flatMap((m) => m.content).find((p) => p.type === "tool-result");
+    expect(result).toBeDefined();
+    expect(textOf(msgs.at(-1)!)).toContain("tool result received");
+  });
+});
