@@ -63,7 +63,7 @@ export default defineConfig({
                 // Test config only: short timers so leases, retries and deadlines play out in seconds.
                 CHAT_HEARTBEAT_INTERVAL_MS: "500",
                 CHAT_STALE_THRESHOLD_MS: "3000",
-                CHAT_REQUIRES_ACTION_TIMEOUT_MS: "1500",
+                CHAT_REQUIRES_ACTION_TIMEOUT_MS: "5000",
                 CHAT_MAX_GENERATION_RETRIES: "2",
                 CHAT_ROOT_CONCURRENCY: "0",
               },

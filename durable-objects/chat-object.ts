@@ -24,6 +24,8 @@ import { outcome } from "../src/chat-commands/outcome";
 import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "../src/chat-commands/queue";
 import { type UpdateChatCommand, updateChatCommand } from "../src/chat-commands/update-chat";
 import { ObjectNotifier } from "../src/chat-object/object-notifier";
+import { CHAT_ID_HEADER } from "../src/chat-object/headers";
+import { PartsSession } from "../src/chat-object/parts-socket";
 import { configFromEnv } from "../src/config/env";
 import { createDb, createPool } from "../src/db/client";
 import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
@@ -192,6 +194,30 @@ export class ChatObject extends DurableObject<Env> {
     }
     const next = [this.parts.tick(now).nextDeadline, this.#workerTickAt || null].filter((t): t is number => t !== null);
     if (next.length > 0) await this.ctx.storage.setAlarm(Math.min(...next));
+  }
+
+  // ---- WebSockets ------------------------------------------------------------------------------
+
+  /** The Worker forwards the authorized upgrade here; the chat id comes in a header it sets. */
+  override async fetch(request: Request): Promise<Response> {
+    const chatId = request.headers.get(CHAT_ID_HEADER);
+    if (!chatId || request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
+      return new Response("expected a WebSocket upgrade", { status: 426 });
+    this.#chatId ??= chatId;
+    const pair = new WebSocketPair();
+    const [client, server] = [pair[0], pair[1]];
+    // Not hibernated: a parts subscription lives in this object's memory, as the part buffer does.
+    server.accept();
+    const session = new PartsSession(chatId, this.parts, {
+      send: (t) => server.send(t),
+      close: (code, reason) => server.close(code, reason),
+    });
+    server.addEventListener("message", (event) =>
+      session.onMessage(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)),
+    );
+    server.addEventListener("close", () => session.stop());
+    server.addEventListener("error", () => session.stop());
+    return new Response(null, { status: 101, webSocket: client });
   }
 
   // ---- notifications (the spec's pubsub, from transitions run elsewhere) ----------------------

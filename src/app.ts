@@ -7,6 +7,7 @@ import { notFound, onError } from "./http/errors";
 import { chatActions } from "./routes/chat-actions";
 import { chatMessages } from "./routes/chat-messages";
 import { chatQueue } from "./routes/chat-queue";
+import { chatStream } from "./routes/chat-stream";
 import { chats } from "./routes/chats";
 import { files } from "./routes/files";
 import { health } from "./routes/health";
@@ -23,6 +24,7 @@ app.route("/users", users);
 // Before any `/chats/{chat}` router: the static segment must not be taken for a chat ID.
 app.route("/chats/providers", providers);
 app.route("/chats/files", files);
+app.route("/chats", chatStream);
 app.route("/chats", chats);
 app.route("/chats", chatMessages);
 app.route("/chats", chatQueue);

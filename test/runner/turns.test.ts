@@ -2,13 +2,11 @@
  * Chats run by themselves: the ChatObject acquires its chat on the ownership hint, its runner
  * drives the turn through the real AI SDK provider against the fake model over HTTP, and commits
  * through the state machine. Test config (vitest.config.ts, project "runner"): 0.5 s heartbeats,
- * 3 s stale threshold, 1.5 s requires-action deadline, 2 generation retries.
+ * 3 s stale threshold, 5 s requires-action deadline, 2 generation retries.
  */
-import { inject } from "vitest";
 import { describe, expect, it } from "vitest";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider } from "../../src/db/model-configs/providers";
-import { api, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
+import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { userWithModel } from "./support/model-user";
 
 interface Chat {
   id: string;
@@ -24,22 +22,6 @@ interface Message {
 }
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
-
-/** A user whose organization's default model is the fake model (openai-compatible over HTTP). */
-async function userWithModel(): Promise<TestUser> {
-  const user = await createTestUser();
-  await withDb(async (db) => {
-    const provider = await createProvider(db, {
-      type: "openai-compatible",
-      name: `fake-${nonce()}`,
-      baseUrl: `${inject("fakeModelUrl")}/v1`,
-      apiKey: "x",
-      enabled: true,
-    });
-    await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
-  });
-  return user;
-}
 
 async function chatOf(user: TestUser, id: string): Promise<Chat> {
   return expectJson<Chat>(await api(`/chats/${id}`, { token: user.token }), 200);
@@ -78,7 +60,7 @@ describe("a chat runs by itself", () => {
 
   it("queues a message sent while running and promotes it when the turn finishes", async () => {
     const u = await userWithModel();
-    const id = await start(u, `/slow 40 one two three four five six ${nonce()}`);
+    const id = await start(u, `/slow 60 ${Array.from({ length: 30 }, (_, i) => `t${i}`).join(" ")} ${nonce()}`);
     const sent = await expectJson<{ queued: boolean }>(
       await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text: "second" }] } }),
       200,

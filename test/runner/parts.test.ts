@@ -1,0 +1,109 @@
+/**
+ * GET /chats/{chat}/stream/parts (spec "Parts endpoint"): episode selection by control message,
+ * buffered parts then live ones with contiguous seq, a missing episode is no error, and switching
+ * episodes on one connection.
+ */
+import { SELF } from "cloudflare:test";
+import { describe, expect, it } from "vitest";
+import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
+import { userWithModel } from "./support/model-user";
+
+interface Frame {
+  history_version: number;
+  generation_attempt: number;
+  seq: number;
+  part: { type: string; text?: string };
+}
+
+async function openParts(user: TestUser, chatId: string): Promise<{ ws: WebSocket; frames: Frame[] }> {
+  const res = await SELF.fetch(`${BASE}/chats/${chatId}/stream/parts?coder_session_token=${user.token}`, {
+    headers: { Upgrade: "websocket" },
+  });
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  const frames: Frame[] = [];
+  ws.addEventListener("message", (e) => frames.push(JSON.parse(e.data as string) as Frame));
+  ws.accept();
+  return { ws, frames };
+}
+
+const textOf = (frames: Frame[]) => frames.map((f) => f.part.text ?? "").join("");
+const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+
+async function emptyChat(u: TestUser): Promise<{ id: string; snapshot_version: number }> {
+  return expectJson(await api("/chats", { token: u.token, body: { content: [] } }), 201);
+}
+
+describe("the parts WebSocket", () => {
+  it("streams a selected episode's parts with contiguous seq from 1, even when selected before it exists", async () => {
+    const u = await userWithModel();
+    const chat = await emptyChat(u);
+    const { ws, frames } = await openParts(u, chat.id);
+    // The send lands at the next snapshot; its first model attempt is 1.
+    ws.send(JSON.stringify({ history_version: chat.snapshot_version + 1, generation_attempt: 1 }));
+    const text = words(20, "a");
+    await expectJson(
+      await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: [{ type: "text", text: `/slow 20 ${text}` }] } }),
+      200,
+    );
+    await expect.poll(() => textOf(frames), { timeout: 15_000 }).toBe(text);
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    ws.close();
+  });
+
+  it("replays from seq 1 to a client that connects mid-generation, then goes on live", async () => {
+    const u = await userWithModel();
+    const chat = await emptyChat(u);
+    const text = words(30, "b");
+    await expectJson(
+      await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: [{ type: "text", text: `/slow 40 ${text}` }] } }),
+      200,
+    );
+    await new Promise((r) => setTimeout(r, 400));
+    const { ws, frames } = await openParts(u, chat.id);
+    ws.send(JSON.stringify({ history_version: chat.snapshot_version + 1, generation_attempt: 1 }));
+    await expect.poll(() => textOf(frames), { timeout: 15_000 }).toBe(text);
+    expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    ws.close();
+  });
+
+  it("switches episodes on one connection", async () => {
+    const u = await userWithModel();
+    const chat = await emptyChat(u);
+    const { ws, frames } = await openParts(u, chat.id);
+    ws.send(JSON.stringify({ history_version: chat.snapshot_version + 1, generation_attempt: 1 }));
+    await expectJson(
+      await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: [{ type: "text", text: "first turn" }] } }),
+      200,
+    );
+    await expect.poll(() => textOf(frames), { timeout: 15_000 }).toBe("first turn");
+    await expect
+      .poll(async () => ((await expectJson(await api(`/chats/${chat.id}`, { token: u.token }), 200)) as { status: string }).status)
+      .toBe("waiting");
+    const current = (await expectJson(await api(`/chats/${chat.id}`, { token: u.token }), 200)) as { snapshot_version: number };
+    const before = frames.length;
+    ws.send(JSON.stringify({ history_version: current.snapshot_version + 1, generation_attempt: 1 }));
+    await expectJson(
+      await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: [{ type: "text", text: "second turn" }] } }),
+      200,
+    );
+    await expect.poll(() => textOf(frames.slice(before)), { timeout: 15_000 }).toBe("second turn");
+    expect(frames.slice(before).map((f) => f.seq)).toEqual(frames.slice(before).map((_, i) => i + 1));
+    ws.close();
+  });
+
+  it("closes the socket on a malformed selection, and refuses other users and plain GETs", async () => {
+    const u = await userWithModel();
+    const chat = await emptyChat(u);
+    const { ws } = await openParts(u, chat.id);
+    const closed = new Promise<number>((resolve) => ws.addEventListener("close", (e) => resolve(e.code)));
+    ws.send("not json");
+    expect(await closed).toBe(4400);
+    const stranger = await userWithModel();
+    const res = await SELF.fetch(`${BASE}/chats/${chat.id}/stream/parts?coder_session_token=${stranger.token}`, {
+      headers: { Upgrade: "websocket" },
+    });
+    expect(res.status).toBe(404);
+    expect((await api(`/chats/${chat.id}/stream/parts`, { token: u.token })).status).toBe(426);
+  });
+});
