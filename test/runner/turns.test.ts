@@ -143,4 +143,45 @@ describe("a chat runs by itself", () => {
     expect(result).toBeDefined();
     expect(textOf(msgs.at(-1)!)).toContain("tool result received");
   });
+
+  it("with busy_behavior interrupt stops the turn and runs the new message next", async () => {
+    const u = await userWithModel();
+    const words = Array.from({ length: 60 }, (_, i) => `x${i}`).join(" ");
+    const id = await start(u, `/slow 80 ${words} ${nonce()}`);
+    await expect.poll(async () => (await chatOf(u, id)).generation_attempt, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    await new Promise((r) => setTimeout(r, 400));
+    await expectJson(
+      await api(`/chats/${id}/messages`, {
+        token: u.token,
+        body: { content: [{ type: "text", text: "stop and do this" }], busy_behavior: "interrupt" },
+      }),
+      200,
+    );
+    await until(u, id, "waiting");
+    const msgs = await messagesOf(u, id);
+    expect(msgs.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+    expect(textOf(msgs[1]!).length).toBeLessThan(words.length);
+    expect(textOf(msgs[3]!)).toBe("stop and do this");
+  });
+
+  it("restarts on the new history when a message is edited mid-generation", async () => {
+    const u = await userWithModel();
+    const words = Array.from({ length: 60 }, (_, i) => `y${i}`).join(" ");
+    const id = await start(u, `/slow 80 ${words} ${nonce()}`);
+    await expect.poll(async () => (await chatOf(u, id)).generation_attempt, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    const first = (await messagesOf(u, id))[0]!;
+    await expectJson(
+      await api(`/chats/${id}/messages/${first.id}`, {
+        method: "PATCH",
+        token: u.token,
+        body: { content: [{ type: "text", text: `edited ${nonce()}` }] },
+      }),
+      200,
+    );
+    await until(u, id, "waiting");
+    const msgs = await messagesOf(u, id);
+    expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(textOf(msgs[0]!)).toMatch(/^edited /);
+    expect(textOf(msgs[1]!)).toBe(textOf(msgs[0]!));
+  });
 });
