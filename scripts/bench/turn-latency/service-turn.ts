@@ -1,0 +1,142 @@
+/**
+ * One service turn on a fresh empty chat: create the chat (untimed), open the parts socket on the
+ * episode the first message will create, then POST the message and time what follows.
+ *
+ * The first POST to a chat created empty lands at history_version = snapshot_version + 1 (its
+ * transaction's new snapshot), and the first model call of that turn is generation_attempt 1.
+ */
+import type { ModelTap } from "./model-tap";
+import { openPartsSocket, type PartFrame, type PartsSocket } from "./parts-socket";
+import type { TurnEndWatcher } from "./turn-end";
+
+export interface ServiceTurnTiming {
+  chatId: string;
+  /** POST /messages start → its response. */
+  postAckMs: number;
+  /** POST start → first frame on the parts socket ("first part leaving the object"). */
+  firstPartMs: number | undefined;
+  /** POST start → first text-delta frame. */
+  firstTextMs: number | undefined;
+  /** POST start → the last frame (it may arrive after the turn was seen done). */
+  lastPartMs: number | undefined;
+  /** POST start → the poll that first saw status "waiting" returned. */
+  turnMs: number;
+  /** Round trip of the status polls (the turn end's resolution is one of these plus the poll gap). */
+  pollRttMs: number[];
+  /** With --trace-model: POST start → the service's model request arrived / its first / last byte went back. */
+  modelRequestMs: number | undefined;
+  modelFirstByteMs: number | undefined;
+  modelLastByteMs: number | undefined;
+  /** Model requests of this turn (1 unless the service retried). */
+  modelCalls: number | undefined;
+  partFrames: number;
+  /** Concatenated text of the text-delta frames. */
+  partText: string | undefined;
+  partProblems: string[];
+}
+
+export interface ServiceTurnOptions {
+  baseUrl: string;
+  token: string;
+  prompt: string;
+  parts: boolean;
+  /** Wait after sending the episode selection, so the object has it before the turn starts. */
+  selectSettleMs: number;
+  turnEnd: TurnEndWatcher;
+  tap: ModelTap | undefined;
+  timeoutMs: number;
+}
+
+interface ChatWire {
+  id: string;
+  status: string;
+  snapshot_version: number;
+}
+
+export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<ServiceTurnTiming> {
+  const deadline = performance.now() + opts.timeoutMs;
+  const api = apiClient(opts.baseUrl, opts.token, opts.timeoutMs);
+  const chat = await api<ChatWire>("POST", "/api/v2/chats", { content: [] }, 201);
+  if (chat.status !== "waiting") throw new Error(`a chat created empty should be waiting, got ${chat.status}`);
+
+  let socket: PartsSocket | undefined;
+  try {
+    if (opts.parts) {
+      socket = await openPartsSocket({
+        baseUrl: opts.baseUrl,
+        chatId: chat.id,
+        token: opts.token,
+        episode: { history_version: chat.snapshot_version + 1, generation_attempt: 1 },
+        timeoutMs: opts.timeoutMs,
+      });
+      await sleep(opts.selectSettleMs);
+    }
+
+    const started = performance.now();
+    await api("POST", `/api/v2/chats/${chat.id}/messages`, { content: [{ type: "text", text: opts.prompt }] }, 200);
+    const acked = performance.now();
+
+    const { doneAt, pollRttMs } = await opts.turnEnd.waitForWaiting(chat.id, deadline);
+    // The status can commit while the last frames are still on their way (the relay lags under
+    // load): collect until the socket has been quiet for a moment, so "last part" is the real last.
+    if (socket) await quiet(socket, FRAMES_QUIET_MS, FRAMES_GRACE_MS);
+
+    const frames: PartFrame[] = socket ? [...socket.frames] : [];
+    const textFrames = frames.filter((f) => f.type === "text-delta");
+    const partProblems = socket ? [...socket.problems] : [];
+    if (socket && frames.length === 0) partProblems.push("no part frame arrived before the turn ended");
+    const calls = opts.tap?.callsSince(started);
+    const call = calls?.[0];
+    const since = (t: number | undefined) => (t === undefined ? undefined : t - started);
+    return {
+      chatId: chat.id,
+      postAckMs: acked - started,
+      firstPartMs: frames[0] ? frames[0].at - started : undefined,
+      firstTextMs: textFrames[0] ? textFrames[0].at - started : undefined,
+      lastPartMs: frames.length > 0 ? frames[frames.length - 1]!.at - started : undefined,
+      turnMs: doneAt - started,
+      pollRttMs,
+      modelRequestMs: since(call?.arrivedAt),
+      modelFirstByteMs: since(call?.firstByteAt),
+      modelLastByteMs: since(call?.lastByteAt),
+      modelCalls: calls?.length,
+      partFrames: frames.length,
+      partText: socket ? textFrames.map((f) => f.text ?? "").join("") : undefined,
+      partProblems,
+    };
+  } finally {
+    socket?.close();
+  }
+}
+
+/** After the turn's end: frames are awaited until none came for `quietMs`, at most `graceMs`. */
+const FRAMES_QUIET_MS = 150;
+const FRAMES_GRACE_MS = 2_000;
+
+async function quiet(socket: PartsSocket, quietMs: number, graceMs: number): Promise<void> {
+  const until = performance.now() + graceMs;
+  for (;;) {
+    const last = socket.frames.at(-1)?.at ?? 0;
+    const now = performance.now();
+    if (now - last >= quietMs || now >= until) return;
+    await sleep(Math.min(quietMs - (now - last), until - now));
+  }
+}
+
+type Api = <T = unknown>(method: string, path: string, body: unknown, expect: number) => Promise<T>;
+
+function apiClient(baseUrl: string, token: string, timeoutMs: number): Api {
+  return async <T>(method: string, path: string, body: unknown, expect: number): Promise<T> => {
+    const res = await fetch(`${baseUrl}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { "content-type": "application/json" }) },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(timeoutMs),
+    });
+    const text = await res.text();
+    if (res.status !== expect) throw new Error(`${method} ${path}: HTTP ${res.status} (expected ${expect}): ${text.slice(0, 300)}`);
+    return JSON.parse(text) as T;
+  };
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
