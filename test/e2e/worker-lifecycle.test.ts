@@ -99,11 +99,11 @@ async function rows(own: OwnDatabase): Promise<{ id: string; status: string; wor
 const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
 
 describe("the chat worker across processes", () => {
-  it("admits five chats at a time; the sixth starts when a slot frees", { timeout: 120_000 }, async () => {
+  it("admits five chats at a time; the sixth starts when a slot frees", { timeout: 180_000 }, async () => {
     const d = await deployment("admission", { CHAT_ROOT_CONCURRENCY: "5" });
     const dev = await d.start();
     const ids = [];
-    for (let i = 0; i < 6; i++) ids.push(await createChat(dev, d.token, `/slow 80 ${words(50)} c${i}`));
+    for (let i = 0; i < 6; i++) ids.push(await createChat(dev, d.token, `/slow 150 ${words(50)} c${i}`));
     let maxOwned = 0;
     let sawWaitingForSlot = false;
     await expect
@@ -115,7 +115,7 @@ describe("the chat worker across processes", () => {
           if (now.some((r) => r.status === "running" && r.worker_id === null) && owned === 5) sawWaitingForSlot = true;
           return now.filter((r) => r.status === "waiting").length;
         },
-        { timeout: 60_000, interval: 50 },
+        { timeout: 120_000, interval: 50 },
       )
       .toBe(6);
     expect(maxOwned).toBe(5);

@@ -2,7 +2,7 @@
  * Chats run by themselves: the ChatObject acquires its chat on the ownership hint, its runner
  * drives the turn through the real AI SDK provider against the fake model over HTTP, and commits
  * through the state machine. Test config (vitest.config.ts, project "runner"): 0.5 s heartbeats,
- * 3 s stale threshold, 5 s requires-action deadline, 2 generation retries.
+ * 3 s stale threshold, 12 s requires-action deadline, 2 generation retries.
  */
 import { describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
@@ -137,7 +137,7 @@ describe("a chat runs by itself", () => {
     const tools = { unsafe_dynamic_tools: [{ name: "ask_user" }] };
     const id = await start(u, `/tool ask_user {"q":"${nonce()}"}`, tools);
     await until(u, id, "requires_action");
-    await until(u, id, "waiting", 15_000);
+    await until(u, id, "waiting", 60_000);
     const msgs = await messagesOf(u, id);
     const result = msgs.flatMap((m) => m.content).find((p) => p.type === "tool-result");
     expect(result).toBeDefined();

@@ -1,3 +1,4 @@
+import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { parseToken, verifySecret } from "../../src/auth/token";
 import { getApiKey } from "../../src/db/accounts/api-keys";
@@ -18,16 +19,18 @@ interface ErrorJson {
   validations?: { field: string; detail: string }[];
 }
 
-const userCount = () => withDb(async (db) => (await db.select({ id: usersTable.id }).from(usersTable)).length);
+/** Users with this username: other test files create users in parallel, so count only ours. */
+const usersNamed = (username: string) =>
+  withDb(async (db) => (await db.select({ id: usersTable.id }).from(usersTable).where(eq(usersTable.username, username))).length);
 
 describe("POST /users/first", () => {
   // Its success path runs in test/db/accounts.test.ts on a database of its own: this one is shared.
   it("answers 409 first_user_exists once any user exists, and writes nothing", async () => {
     await createTestUser();
-    const before = await userCount();
-    const res = await api("/users/first", { body: { email: `${unique("f")}@example.com`, username: unique("f") } });
+    const username = unique("f");
+    const res = await api("/users/first", { body: { email: `${username}@example.com`, username } });
     expect((await expectJson<ErrorJson>(res, 409)).code).toBe("first_user_exists");
-    expect(await userCount()).toBe(before);
+    expect(await usersNamed(username)).toBe(0);
   });
 
   it("validates the body before anything else", async () => {
@@ -82,14 +85,13 @@ describe("POST /users", () => {
 
   it("refuses a plain member with 403 and writes nothing", async () => {
     const member = await createTestUser();
-    const before = await userCount();
     const username = unique("n");
     const res = await api("/users", {
       token: member.token,
       body: { email: `${username}@example.com`, username, organization_id: member.organizationId },
     });
     expect((await expectJson<ErrorJson>(res, 403)).code).toBe("forbidden");
-    expect(await userCount()).toBe(before);
+    expect(await usersNamed(username)).toBe(0);
   });
 
   it("answers 404 for an organization the caller is not in", async () => {
