@@ -4,10 +4,24 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 // One `vitest run` for every layer. Each project is a layer of the stack:
 //   unit    pure modules, no I/O
 //   node    Node-side code against the real Postgres, proxy and fake model
-//   worker  code inside workerd (@cloudflare/vitest-pool-workers), same Postgres through the proxy
+//   worker  the API inside workerd (@cloudflare/vitest-pool-workers), same Postgres through the proxy
+//   runner  chats running by themselves inside workerd, against the fake model
 //   e2e     a running `wrangler dev` over real HTTP and WebSocket
 // The stack (Postgres, migrations, proxy, fake model) starts once per run and is shared.
 const STACK = "./test/support/stack-setup.ts";
+
+/** A project inside workerd, reaching the shared stack's Postgres through its proxy, with its own vars. */
+function workersProject(name: string, include: string, testTimeout: number, vars: Record<string, string>) {
+  return {
+    plugins: [
+      cloudflareTest(({ inject }) => ({
+        wrangler: { configPath: "./wrangler.toml" },
+        miniflare: { bindings: { DATABASE_URL: inject("databaseUrl"), NEON_WS_PROXY: inject("wsProxy"), ...vars } },
+      })),
+    ],
+    test: { name, include: [include], globalSetup: [STACK], testTimeout },
+  };
+}
 
 export default defineConfig({
   test: {
@@ -32,54 +46,20 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      {
-        plugins: [
-          cloudflareTest(({ inject }) => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                DATABASE_URL: inject("databaseUrl"),
-                NEON_WS_PROXY: inject("wsProxy"),
-                // Test config only: a small cap so eviction is reachable with a few uploads.
-                CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
-                // The API alone: chats stay where each request leaves them.
-                CHAT_WORKER_ENABLED: "false",
-              },
-            },
-          })),
-        ],
-        test: {
-          name: "worker",
-          include: ["test/worker/**/*.test.ts"],
-          globalSetup: [STACK],
-          testTimeout: 30_000,
-        },
-      },
-      {
-        plugins: [
-          cloudflareTest(({ inject }) => ({
-            wrangler: { configPath: "./wrangler.toml" },
-            miniflare: {
-              bindings: {
-                DATABASE_URL: inject("databaseUrl"),
-                NEON_WS_PROXY: inject("wsProxy"),
-                // Test config only: short timers so leases, retries and deadlines play out in seconds.
-                CHAT_HEARTBEAT_INTERVAL_MS: "500",
-                CHAT_STALE_THRESHOLD_MS: "3000",
-                CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
-                CHAT_MAX_GENERATION_RETRIES: "2",
-                CHAT_ROOT_CONCURRENCY: "0",
-              },
-            },
-          })),
-        ],
-        test: {
-          name: "runner",
-          include: ["test/runner/**/*.test.ts"],
-          globalSetup: [STACK],
-          testTimeout: 60_000,
-        },
-      },
+      workersProject("worker", "test/worker/**/*.test.ts", 30_000, {
+        // Test config only: a small cap so eviction is reachable with a few uploads.
+        CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
+        // The API alone: chats stay where each request leaves them.
+        CHAT_WORKER_ENABLED: "false",
+      }),
+      workersProject("runner", "test/runner/**/*.test.ts", 60_000, {
+        // Test config only: short timers so leases, retries and deadlines play out in seconds.
+        CHAT_HEARTBEAT_INTERVAL_MS: "500",
+        CHAT_STALE_THRESHOLD_MS: "3000",
+        CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
+        CHAT_MAX_GENERATION_RETRIES: "2",
+        CHAT_ROOT_CONCURRENCY: "0",
+      }),
       {
         test: {
           name: "e2e",
