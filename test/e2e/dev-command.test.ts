@@ -33,18 +33,21 @@ async function startDev(): Promise<DevRun> {
   return { child, logs, url: `http://127.0.0.1:${port}` };
 }
 
-async function waitHealthy(url: string, withinMs: number): Promise<unknown> {
+/**
+ * Ready means the command said so (`dev_ready`, logged after the credentials file is written):
+ * wrangler may answer health a moment before the command has finished its own start.
+ */
+async function waitReady(run: DevRun, withinMs: number): Promise<unknown> {
   const deadline = Date.now() + withinMs;
   while (Date.now() < deadline) {
-    try {
-      const res = await fetch(`${url}/api/v2/health`, { signal: AbortSignal.timeout(5_000) });
-      if (res.ok) return await res.json();
-    } catch {
-      // not up yet
+    if (run.logs.some((line) => line.includes('"dev_ready"'))) {
+      const res = await fetch(`${run.url}/api/v2/health`, { signal: AbortSignal.timeout(5_000) });
+      return await res.json();
     }
+    if (run.child.exitCode !== null) throw new Error(`npm run dev exited ${run.child.exitCode}:\n${run.logs.slice(-20).join("\n")}`);
     await new Promise((r) => setTimeout(r, 250));
   }
-  throw new Error(`not healthy within ${withinMs} ms`);
+  throw new Error(`not ready within ${withinMs} ms:\n${run.logs.slice(-20).join("\n")}`);
 }
 
 async function stopWithCtrlC(run: DevRun): Promise<number[]> {
@@ -63,7 +66,7 @@ describe("npm run dev", () => {
     timeout: 360_000,
   }, async () => {
     const first = await startDev();
-    expect(await waitHealthy(first.url, 120_000)).toEqual({ ok: true, db: "ok" });
+    expect(await waitReady(first, 120_000)).toEqual({ ok: true, db: "ok" });
     const tree = [first.child.pid as number, ...descendants(first.child.pid as number)].map(commandOf);
     // The tree really holds every part of the stack.
     expect(tree.some((cmd) => cmd.includes("postgres"))).toBe(true);
@@ -79,7 +82,7 @@ describe("npm run dev", () => {
     expect(first.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(true);
 
     const second = await startDev();
-    expect(await waitHealthy(second.url, 120_000)).toEqual({ ok: true, db: "ok" });
+    expect(await waitReady(second, 120_000)).toEqual({ ok: true, db: "ok" });
     expect(second.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(false);
     expect(await stopWithCtrlC(second)).toEqual([]);
   });

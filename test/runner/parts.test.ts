@@ -4,9 +4,9 @@
  * episodes on one connection.
  */
 import { SELF } from "cloudflare:test";
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
-import { userWithModel } from "./support/model-user";
+import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 
 interface Frame {
   history_version: number;
@@ -33,6 +33,8 @@ const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `$
 async function emptyChat(u: TestUser): Promise<{ id: string; snapshot_version: number }> {
   return expectJson(await api("/chats", { token: u.token, body: { content: [] } }), 201);
 }
+
+afterAll(() => releaseChatsOf(modelUsers), 60_000);
 
 describe("the parts WebSocket", () => {
   it("streams a selected episode's parts with contiguous seq from 1, even when selected before it exists", async () => {

@@ -4,9 +4,9 @@
  * through the state machine. Test config (vitest.config.ts, project "runner"): 0.5 s heartbeats,
  * 3 s stale threshold, 12 s requires-action deadline, 2 generation retries.
  */
-import { describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
-import { userWithModel } from "./support/model-user";
+import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 
 interface Chat {
   id: string;
@@ -47,6 +47,8 @@ async function start(user: TestUser, text: string, extra: Record<string, unknown
     await expectJson<{ id: string }>(await api("/chats", { token: user.token, body: { content: [{ type: "text", text }], ...extra } }), 201)
   ).id;
 }
+
+afterAll(() => releaseChatsOf(modelUsers), 60_000);
 
 describe("a chat runs by itself", () => {
   it("runs a full turn: the model's reply is committed and the chat waits", async () => {

@@ -1,7 +1,12 @@
+import { inArray } from "drizzle-orm";
 import { inject } from "vitest";
 import { createModelConfig } from "../../../src/db/model-configs/configs";
 import { createProvider } from "../../../src/db/model-configs/providers";
-import { createTestUser, type TestUser, withDb } from "../../worker/support/accounts";
+import { chats } from "../../../src/db/schema/chats";
+import { api, createTestUser, type TestUser, withDb } from "../../worker/support/accounts";
+
+/** Every user made here, so a file's teardown can release what its chats still hold. */
+export const modelUsers: TestUser[] = [];
 
 /** A user whose organization's default model is the fake model (openai-compatible over HTTP). */
 export async function userWithModel(): Promise<TestUser> {
@@ -16,5 +21,36 @@ export async function userWithModel(): Promise<TestUser> {
     });
     await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
   });
+  modelUsers.push(user);
   return user;
+}
+
+/**
+ * Teardown for a runner test file: archive every chat its users left behind and wait until no
+ * object owns one. A chat's object keeps ticking (and logging) while it owns the chat; that must
+ * end with the file, not outlive it into the next one.
+ */
+export async function releaseChatsOf(users: readonly TestUser[], timeoutMs = 30_000): Promise<void> {
+  const ownerIds = users.map((u) => u.id);
+  if (ownerIds.length === 0) return;
+  const live = () =>
+    withDb((db) =>
+      db
+        .select({ id: chats.id, ownerId: chats.ownerId, archived: chats.archived, workerId: chats.workerId })
+        .from(chats)
+        .where(inArray(chats.ownerId, ownerIds)),
+    );
+  const tokenOf = new Map(users.map((u) => [u.id, u.token]));
+  for (const chat of await live()) {
+    if (chat.archived) continue;
+    const res = await api(`/chats/${chat.id}`, { method: "PATCH", token: tokenOf.get(chat.ownerId), body: { archived: true } });
+    if (!res.ok) throw new Error(`archiving chat ${chat.id} at teardown: ${res.status} ${await res.text()}`);
+  }
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const owned = (await live()).filter((c) => c.workerId !== null);
+    if (owned.length === 0) return;
+    if (Date.now() > deadline) throw new Error(`chats still owned at teardown: ${owned.map((c) => c.id).join(", ")}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
 }
