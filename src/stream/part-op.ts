@@ -1,0 +1,22 @@
+/**
+ * The stream loop's Part operation (spec "Part operation"), pure: a relayed part is emitted only
+ * when it belongs to the loop's current episode, the attempt is not retired, and it is the next
+ * seq. Parts of a retired attempt are rejected before the sequence check, so they never count as
+ * a gap; a gap in the current episode is an invariant violation (the relay delivers contiguously).
+ */
+import type { StreamCursors } from "./sync-state";
+
+export interface RelayedPart {
+  historyVersion: number;
+  generationAttempt: number;
+  seq: number;
+}
+
+export type PartVerdict = "accept" | "reject" | "gap";
+
+export function judgePart(local: Readonly<StreamCursors>, part: RelayedPart): PartVerdict {
+  if (part.historyVersion !== local.historyVersion || part.generationAttempt !== local.generationAttempt) return "reject";
+  if (local.attemptRetired) return "reject";
+  if (part.seq === local.lastPartSeq + 1) return "accept";
+  return part.seq > local.lastPartSeq + 1 ? "gap" : "reject";
+}

@@ -1,0 +1,45 @@
+/**
+ * The stream WebSocket's events (api.md "Stream WebSocket", the spec's "Client-visible stream
+ * events"). A frame is a JSON array of them.
+ */
+import type { ChatStatus } from "../chatstate/states";
+import type { ChatMessageWire, ChatQueuedMessageWire } from "../db/wire";
+import type { RetryState } from "../db/schema/chats";
+import type { StreamPart } from "../llm/stream-part";
+
+/** The chat's persisted error, as the `error` event carries it. */
+export interface StreamErrorPayload {
+  message: string;
+  detail: string | null;
+  kind: string;
+  provider: string | null;
+  retryable: boolean;
+  status_code: number | null;
+}
+
+export interface PendingToolCall {
+  tool_call_id: string;
+  tool_name: string;
+  args: unknown;
+}
+
+export interface MessagePartPayload {
+  role: "assistant";
+  part: StreamPart;
+  history_version: number;
+  generation_attempt: number;
+  seq: number;
+}
+
+export type ChatStreamEvent =
+  | { type: "message"; chat_id: string; message: ChatMessageWire }
+  | { type: "message_part"; chat_id: string; message_part: MessagePartPayload }
+  | { type: "status"; chat_id: string; status: { status: ChatStatus } }
+  | { type: "error"; chat_id: string; error: StreamErrorPayload }
+  | { type: "retry"; chat_id: string; retry: RetryState }
+  | { type: "queue_update"; chat_id: string; queued_messages: ChatQueuedMessageWire[] }
+  | { type: "action_required"; chat_id: string; action_required: { tool_calls: PendingToolCall[] } }
+  | { type: "preview_reset"; chat_id: string }
+  | { type: "history_reset"; chat_id: string };
+
+export type ChatStreamEventType = ChatStreamEvent["type"];

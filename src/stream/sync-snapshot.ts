@@ -1,0 +1,43 @@
+/**
+ * What one Sync reads from the database, all in one read-only repeatable-read transaction (spec
+ * "Sync operation"). The reader decides what to read from the chat row and the loop's cursors with
+ * the same conditions `applySnapshot` applies, so nothing is read that will not be used.
+ */
+import type { ChatStatus } from "../chatstate/states";
+import type { RetryState } from "../db/schema/chats";
+import type { ChatMessageWire, ChatQueuedMessageWire } from "../db/wire";
+import type { PendingToolCall, StreamErrorPayload } from "./stream-events";
+import type { StreamCursors } from "./sync-state";
+
+export interface SyncChatRow {
+  snapshotVersion: number;
+  historyVersion: number;
+  queueVersion: number;
+  retryStateVersion: number;
+  generationAttempt: number;
+  status: ChatStatus;
+  workerId: string | null;
+  retryState: RetryState | null;
+  /** The persisted error payload; null unless the chat has one. */
+  error: StreamErrorPayload | null;
+}
+
+export interface SyncSnapshot {
+  chat: SyncChatRow;
+  /**
+   * Present when chat.historyVersion > cursors.historyVersion. `refresh: false`: the client-visible
+   * rows with revision > cursors.historyVersion, none soft-deleted. `refresh: true`: one of those
+   * was soft-deleted, so `rows` is the whole current client-visible history.
+   */
+  messages: { refresh: boolean; rows: ChatMessageWire[] } | null;
+  /** The full queue in client-visible order, when chat.queueVersion > cursors.queueVersion. */
+  queue: ChatQueuedMessageWire[] | null;
+  /**
+   * The pending dynamic tool calls, when the chat is in requires_action and its history_version is
+   * past cursors.actionRequiredHistoryVersion.
+   */
+  pendingToolCalls: PendingToolCall[] | null;
+}
+
+/** Reads a Sync's database state; null when the chat is gone. */
+export type SyncReader = (chatId: string, cursors: Readonly<StreamCursors>) => Promise<SyncSnapshot | null>;
