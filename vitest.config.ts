@@ -59,6 +59,7 @@ export default defineConfig({
         CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
         CHAT_MAX_GENERATION_RETRIES: "2",
         CHAT_ROOT_CONCURRENCY: "0",
+        CHAT_STREAM_SYNC_POLL_MS: "2000",
       }),
       {
         test: {

@@ -23,9 +23,11 @@ import { type EditMessageCommand, editMessageCommand, type SendMessageCommand, s
 import { outcome } from "../src/chat-commands/outcome";
 import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "../src/chat-commands/queue";
 import { type UpdateChatCommand, updateChatCommand } from "../src/chat-commands/update-chat";
+import { AlarmClock } from "../src/chat-object/alarm-clock";
 import { ObjectNotifier } from "../src/chat-object/object-notifier";
-import { CHAT_ID_HEADER } from "../src/chat-object/headers";
+import { CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../src/chat-object/headers";
 import { PartsSession } from "../src/chat-object/parts-socket";
+import { hintsFromPayload, StreamSockets } from "../src/chat-object/stream-sockets";
 import { configFromEnv } from "../src/config/env";
 import { createDb, createPool } from "../src/db/client";
 import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
@@ -34,9 +36,10 @@ import type { ToolResultInput } from "../src/db/transitions/requires-action";
 import { logger, setLogLevel } from "../src/log";
 import type { StreamPart } from "../src/llm/stream-part";
 import { ChatWorker } from "../src/runner/chat-worker";
-import { abortableSleep } from "../src/runner/task-context";
 import { findWaitingForSlot } from "../src/db/worker/sweep";
-import { PartBuffer } from "../src/stream/part-buffer";
+import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
+import { episodeKey, PartBuffer } from "../src/stream/part-buffer";
+import { parseCursorsHeader } from "../src/stream/resume-cursors";
 
 /** A few connections are plenty: one object serializes its chat's work. */
 const POOL_SIZE = 4;
@@ -49,10 +52,30 @@ export class ChatObject extends DurableObject<Env> {
   /** The highest snapshot_version seen for this chat (the spec's receiver watermark). */
   #watermark = 0;
   /** Streaming parts of this chat's model calls (the spec's message part buffer). */
-  readonly parts = new PartBuffer<StreamPart>({ now: () => Date.now(), requestTick: (at) => this.#wantAlarm(at) });
+  readonly parts = new PartBuffer<StreamPart>({ now: () => Date.now(), requestTick: () => this.#clock.arm() });
   #worker: ChatWorker | undefined;
-  /** When the worker's next heartbeat/sync tick is due (0: none). */
-  #workerTickAt = 0;
+  /** When the worker's next heartbeat/sync tick is due (null: none). */
+  #workerTickAt: number | null = null;
+  /** One alarm multiplexes every timer: the worker's tick, the part buffer's deadlines, task sleeps. */
+  readonly #clock = new AlarmClock({
+    now: () => Date.now(),
+    setAlarm: (at) =>
+      this.ctx.waitUntil(this.ctx.storage.setAlarm(at).catch((err: unknown) => logger.error("alarm_set_failed", { error: String(err) }))),
+    sources: [() => this.#workerTickAt, () => this.parts.nextDeadline(), () => this.#pollDueAt()],
+  });
+  /** The chat's stream sockets and their loops. */
+  readonly #streams = new StreamSockets({
+    state: this.ctx,
+    read: (chatId, cursors) => readSyncSnapshot(this.pool(), chatId, cursors),
+    parts: (historyVersion, generationAttempt) =>
+      this.parts.subscribe(episodeKey(this.#requireChatId(), historyVersion, generationAttempt)),
+    sleep: (ms) => this.#clock.sleep(ms, new AbortController().signal),
+    chatSeen: (chatId) => {
+      this.#chatId ??= chatId;
+    },
+  });
+  /** When the next sync poll is due while streams are open (null: at once, e.g. after a restart). */
+  #pollAt: number | null = null;
 
   /** The pool lives as long as the object: warm connections make transitions fast. */
   protected pool(): Pool {
@@ -147,12 +170,20 @@ export class ChatObject extends DurableObject<Env> {
       if (!config.CHAT_WORKER_ENABLED) return undefined;
       this.#worker = new ChatWorker(
         chatId,
-        { store, db, config, parts: this.parts, localTools: new Map(), now: () => new Date(), sleep: abortableSleep },
+        {
+          store,
+          db,
+          config,
+          parts: this.parts,
+          localTools: new Map(),
+          now: () => new Date(),
+          sleep: (ms, signal) => this.#clock.sleep(ms, signal),
+        },
         {
           keepAlive: (work) => this.ctx.waitUntil(work.catch(() => {})),
           scheduleTick: (inMs) => {
             this.#workerTickAt = Date.now() + inMs;
-            this.#wantAlarm(this.#workerTickAt);
+            this.#clock.arm();
           },
           slotReleased: (_chatId, isRoot) => this.ctx.waitUntil(this.#wakeWaiting(isRoot)),
         },
@@ -176,24 +207,53 @@ export class ChatObject extends DurableObject<Env> {
     }
   }
 
-  /** One alarm multiplexes every timer: the worker's tick and the part buffer's deadlines. */
-  #wantAlarm(at: number): void {
-    this.ctx.waitUntil(
-      (async () => {
-        const current = await this.ctx.storage.getAlarm();
-        if (current === null || at < current) await this.ctx.storage.setAlarm(at);
-      })(),
-    );
-  }
-
+  /** The one alarm: wake due sleepers, run the due tick, the sync poll and buffer collection, re-arm for what remains. */
   override async alarm(): Promise<void> {
     const now = Date.now();
-    if (this.#workerTickAt > 0 && this.#workerTickAt <= now) {
-      this.#workerTickAt = 0;
-      await this.#worker?.tick();
+    this.#clock.fired(now);
+    this.parts.tick(now);
+    const work: Promise<void>[] = [];
+    if (this.#workerTickAt !== null && this.#workerTickAt <= now) {
+      this.#workerTickAt = null;
+      if (this.#worker) work.push(this.#worker.tick());
     }
-    const next = [this.parts.tick(now).nextDeadline, this.#workerTickAt || null].filter((t): t is number => t !== null);
-    if (next.length > 0) await this.ctx.storage.setAlarm(Math.min(...next));
+    const pollAt = this.#pollDueAt();
+    if (pollAt !== null && pollAt <= now) {
+      this.#pollAt = now + configFromEnv(this.env).CHAT_STREAM_SYNC_POLL_MS;
+      work.push(this.#syncPoll());
+    }
+    await Promise.all(work);
+    this.#clock.arm();
+  }
+
+  /** The sync poll's deadline while any stream is open. */
+  #pollDueAt(): number | null {
+    if (this.#streams.count === 0) {
+      this.#pollAt = null;
+      return null;
+    }
+    return this.#pollAt ?? Date.now();
+  }
+
+  /** Spec "Sync poller": the chat's versions, delivered to every loop as hints. */
+  async #syncPoll(): Promise<void> {
+    const chatId = this.#chatId;
+    if (!chatId) {
+      // A fresh instance with hibernated sockets: hinting restores their loops (and their chat id).
+      this.#streams.hint({});
+      return;
+    }
+    try {
+      const hints = (await readSyncHints(this.pool(), [chatId])).get(chatId);
+      if (hints) this.#streams.hint(hints);
+    } catch (err) {
+      logger.warn("stream_poll_failed", { chat_id: chatId, error: String(err) });
+    }
+  }
+
+  #requireChatId(): string {
+    if (!this.#chatId) throw new Error("the object does not know its chat yet");
+    return this.#chatId;
   }
 
   // ---- WebSockets ------------------------------------------------------------------------------
@@ -206,6 +266,13 @@ export class ChatObject extends DurableObject<Env> {
     this.#chatId ??= chatId;
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
+    if (!new URL(request.url).pathname.endsWith("/parts")) {
+      // The stream: hibernatable, its loop's cursors in the socket's attachment.
+      this.#streams.open(server, chatId, parseCursorsHeader(request.headers.get(STREAM_CURSORS_HEADER)));
+      this.#pollAt ??= Date.now() + configFromEnv(this.env).CHAT_STREAM_SYNC_POLL_MS;
+      this.#clock.arm();
+      return new Response(null, { status: 101, webSocket: client });
+    }
     // Not hibernated: a parts subscription lives in this object's memory, as the part buffer does.
     server.accept();
     const session = new PartsSession(chatId, this.parts, {
@@ -218,6 +285,22 @@ export class ChatObject extends DurableObject<Env> {
     server.addEventListener("close", () => session.stop());
     server.addEventListener("error", () => session.stop());
     return new Response(null, { status: 101, webSocket: client });
+  }
+
+  /** Stream sockets send nothing the server reads; a hibernated socket's close stops its loop. */
+  override webSocketMessage(): void {}
+
+  override webSocketClose(socket: WebSocket, code: number, reason: string): void {
+    this.#streams.closed(socket);
+    try {
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+    } catch {
+      // already closed
+    }
+  }
+
+  override webSocketError(socket: WebSocket): void {
+    this.#streams.closed(socket);
   }
 
   // ---- notifications (the spec's pubsub, from transitions run elsewhere) ----------------------
@@ -238,6 +321,7 @@ export class ChatObject extends DurableObject<Env> {
     // Receivers drop anything at or below the watermark: duplicates and reordering are harmless.
     if (payload.snapshot_version <= this.#watermark) return;
     this.#watermark = payload.snapshot_version;
+    this.#streams.hint(hintsFromPayload(payload));
     this.worker()?.chatUpdated(payload);
   }
 

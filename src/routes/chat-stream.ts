@@ -1,23 +1,42 @@
 /**
- * The chat's WebSockets. `GET /chats/{chat}/stream/parts` (spec "Parts endpoint"): authorized here
- * (a browser cannot set headers on a WebSocket: cookie or query token too), then handed to the
- * chat's object, where the part buffer lives.
+ * The chat's WebSockets, authorized here (a browser cannot set headers on a WebSocket: cookie or
+ * query token too), then handed to the chat's object, which runs them:
+ * - `GET /chats/{chat}/stream` (spec "Stream loop"), optionally resuming from the client's cursors;
+ * - `GET /chats/{chat}/stream/parts` (spec "Parts endpoint"), where the part buffer lives.
  */
-import { Hono } from "hono";
-import { CHAT_ID_HEADER } from "../chat-object/headers";
+import { type Context, Hono } from "hono";
+import { CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../chat-object/headers";
 import { getChat } from "../db/queries";
 import type { AppEnv } from "../http/app-env";
 import { requireStreamCaller } from "../http/auth";
 import { ApiError } from "../http/errors";
 import { requestDb } from "../http/request-db";
+import { cursorsFromResume, resumeQuerySchema } from "../stream/resume-cursors";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export const chatStream = new Hono<AppEnv>();
+chatStream.use("/:chat/stream", requestDb, requireStreamCaller);
 chatStream.use("/:chat/stream/*", requestDb, requireStreamCaller);
 
-chatStream.get("/:chat/stream/parts", async (c) => {
-  const chatId = c.req.param("chat");
+chatStream.get("/:chat/stream", async (c) => {
+  const query = resumeQuerySchema.safeParse(c.req.query());
+  if (!query.success)
+    throw new ApiError(
+      400,
+      "validation_failed",
+      "Request validation failed.",
+      undefined,
+      query.error.issues.map((i) => ({ field: i.path.join(".") || "query", detail: i.message })),
+    );
+  return forwardUpgrade(c, { [STREAM_CURSORS_HEADER]: JSON.stringify(cursorsFromResume(query.data)) });
+});
+
+chatStream.get("/:chat/stream/parts", (c) => forwardUpgrade(c, {}));
+
+/** Checks the upgrade and the caller's ownership, then hands the request to the chat's object. */
+async function forwardUpgrade(c: Context<AppEnv>, extra: Record<string, string>): Promise<Response> {
+  const chatId = c.req.param("chat") ?? "";
   if (!UUID.test(chatId))
     throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [{ field: "chat", detail: "a UUID" }]);
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "upgrade_required", "This endpoint is a WebSocket.");
@@ -25,6 +44,7 @@ chatStream.get("/:chat/stream/parts", async (c) => {
   if (!chat || chat.ownerId !== c.var.caller.userId) throw new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
   const headers = new Headers(c.req.raw.headers);
   headers.set(CHAT_ID_HEADER, chatId);
+  for (const [name, value] of Object.entries(extra)) headers.set(name, value);
   const stub = c.env.CHAT_OBJECT.get(c.env.CHAT_OBJECT.idFromName(chatId));
   return stub.fetch(new Request(c.req.raw.url, { headers }));
-});
+}

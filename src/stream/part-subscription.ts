@@ -36,6 +36,11 @@ export interface PartSubscription<P> extends AsyncIterator<BufferedPart<P>, Subs
   readonly done: Promise<SubscriptionCloseReason>;
   /** Resolves with the next part; `{ done: true, value: reason }` once the subscription has ended. */
   next(): Promise<PartIteratorResult<P>>;
+  /**
+   * Takes up to `limit` parts that are ready now, without waiting (none while a `next()` is
+   * parked). A relay that has just awaited one part drains the rest of a burst in one go.
+   */
+  takeReady(limit: number): BufferedPart<P>[];
   /** Unsubscribes (reason `unsubscribed` unless it had already ended). */
   return(): Promise<PartIteratorResult<P>>;
   /** Unsubscribes (reason `unsubscribed` unless it had already ended). Idempotent. */
@@ -103,6 +108,18 @@ export class Subscription<P> implements PartSubscription<P> {
       this.waiters.push(resolve);
       this.syncParked();
     });
+  }
+
+  takeReady(limit: number): BufferedPart<P>[] {
+    const taken: BufferedPart<P>[] = [];
+    if (this.reason !== null || this.waiters.length > 0) return taken;
+    while (taken.length < limit) {
+      const result = this.take();
+      if (result === null || result.done) break;
+      taken.push(result.value);
+    }
+    if (taken.length > 0) this.afterDelivery();
+    return taken;
   }
 
   return(): Promise<PartIteratorResult<P>> {

@@ -43,8 +43,7 @@ export async function releaseChatsOf(users: readonly TestUser[], timeoutMs = 30_
   const tokenOf = new Map(users.map((u) => [u.id, u.token]));
   for (const chat of await live()) {
     if (chat.archived) continue;
-    const res = await api(`/chats/${chat.id}`, { method: "PATCH", token: tokenOf.get(chat.ownerId), body: { archived: true } });
-    if (!res.ok) throw new Error(`archiving chat ${chat.id} at teardown: ${res.status} ${await res.text()}`);
+    await archive(chat.id, tokenOf.get(chat.ownerId), timeoutMs);
   }
   const deadline = Date.now() + timeoutMs;
   for (;;) {
@@ -52,5 +51,18 @@ export async function releaseChatsOf(users: readonly TestUser[], timeoutMs = 30_
     if (owned.length === 0) return;
     if (Date.now() > deadline) throw new Error(`chats still owned at teardown: ${owned.map((c) => c.id).join(", ")}`);
     await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/** Archives a chat; states that refuse it (running, requires_action) are interrupted first, until it lands. */
+async function archive(chatId: string, token: string | undefined, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const res = await api(`/chats/${chatId}`, { method: "PATCH", token, body: { archived: true } });
+    if (res.ok) return;
+    if (res.status !== 409 || Date.now() > deadline)
+      throw new Error(`archiving chat ${chatId} at teardown: ${res.status} ${await res.text()}`);
+    await api(`/chats/${chatId}/interrupt`, { method: "POST", token });
+    await new Promise((r) => setTimeout(r, 200));
   }
 }

@@ -601,3 +601,31 @@ describe("chat-level helpers", () => {
     expect(buffer.getParts(key(2, 0))).toEqual([]);
   });
 });
+
+describe("takeReady", () => {
+  it("takes the parts ready now up to the limit, in seq order, and nothing while a next() is parked", async () => {
+    const { buffer } = harness();
+    buffer.createEpisode(key());
+    const sub = buffer.subscribe(key());
+    const parked = sub.next();
+    expect(sub.takeReady(10)).toEqual([]);
+    for (const t of ["a", "b", "c", "d"]) buffer.addPart(key(), part(t));
+    expect((await parked).value).toMatchObject({ seq: 1 });
+    expect(sub.takeReady(2).map((p) => p.seq)).toEqual([2, 3]);
+    expect(sub.takeReady(10).map((p) => p.seq)).toEqual([4]);
+    expect(sub.takeReady(10)).toEqual([]);
+    expect(sub.delivered).toBe(4);
+  });
+
+  it("ends the subscription when it takes the last part of a closed episode", async () => {
+    const { buffer } = harness();
+    buffer.createEpisode(key());
+    buffer.addPart(key(), part("a"));
+    buffer.addPart(key(), part("b"));
+    buffer.closeEpisode(key());
+    const sub = buffer.subscribe(key());
+    expect(sub.takeReady(10).map((p) => p.part.text)).toEqual(["a", "b"]);
+    expect(sub.closedReason).toBe("ended");
+    expect(await sub.next()).toEqual({ done: true, value: "ended" });
+  });
+});

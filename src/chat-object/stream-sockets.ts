@@ -1,0 +1,124 @@
+/**
+ * The `GET /chats/{chat}/stream` sockets of one ChatObject: one StreamLoop per socket, fed by the
+ * object's notifications (hints) and the sync poll, reading the object's part buffer directly.
+ *
+ * Sockets are accepted with the hibernation API and keep their loop's cursors in their attachment,
+ * so an object that was evicted while idle rebuilds every loop from its socket and catches up with
+ * one Sync. Concurrent loops with the same cursors share one database read, but only one that
+ * started after the latest hint (a read begun before a notification could predate its commit).
+ */
+import type { ChatUpdatePayload } from "../db/notifier";
+import { logger } from "../log";
+import type { SyncReader, SyncSnapshot } from "../stream/sync-snapshot";
+import type { StreamCursors, SyncHints } from "../stream/sync-state";
+import { type EpisodeSource, StreamLoop } from "../stream/stream-loop";
+
+export const STREAM_SOCKET_TAG = "stream";
+
+/** What a stream socket keeps across hibernation (well under the 2 KiB attachment limit). */
+interface StreamAttachment {
+  kind: "stream";
+  chatId: string;
+  cursors: StreamCursors;
+}
+
+export interface StreamSocketsDeps {
+  state: DurableObjectState;
+  read: SyncReader;
+  parts: EpisodeSource;
+  sleep(ms: number): Promise<void>;
+  /** The object learned its chat from a restored socket. */
+  chatSeen(chatId: string): void;
+}
+
+/** A notification's payload as Sync hints: every field present (worker_id null compares too). */
+export function hintsFromPayload(p: ChatUpdatePayload): SyncHints {
+  return {
+    snapshotVersion: p.snapshot_version,
+    historyVersion: p.history_version,
+    queueVersion: p.queue_version,
+    retryStateVersion: p.retry_state_version,
+    status: p.status,
+    workerId: p.worker_id,
+    generationAttempt: p.generation_attempt,
+  };
+}
+
+export class StreamSockets {
+  readonly #loops = new Map<WebSocket, StreamLoop>();
+  /** Bumped by every hint: a shared read must have started after the latest one. */
+  #epoch = 0;
+  readonly #reads = new Map<string, Promise<SyncSnapshot | null>>();
+
+  constructor(private readonly deps: StreamSocketsDeps) {}
+
+  /** Open sockets, including hibernated ones whose loop is not in memory yet. */
+  get count(): number {
+    return this.deps.state.getWebSockets(STREAM_SOCKET_TAG).length;
+  }
+
+  /** A new client: accept its socket and start its loop with a bootstrap Sync. */
+  open(socket: WebSocket, chatId: string, cursors: StreamCursors): void {
+    this.deps.state.acceptWebSocket(socket, [STREAM_SOCKET_TAG]);
+    socket.serializeAttachment({ kind: "stream", chatId, cursors } satisfies StreamAttachment);
+    this.#loopFor(socket, chatId, cursors).start();
+  }
+
+  /** Sync(hints) on every socket's loop. */
+  hint(hints: SyncHints): void {
+    this.#epoch++;
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.sync(hints);
+  }
+
+  /** The socket closed or failed: its loop stops. */
+  closed(socket: WebSocket): void {
+    this.#loops.get(socket)?.stop();
+    this.#loops.delete(socket);
+  }
+
+  /** The loop of a socket, rebuilt from its attachment after hibernation (and then resynced). */
+  #loop(socket: WebSocket): StreamLoop | undefined {
+    const loop = this.#loops.get(socket);
+    if (loop) return loop;
+    const attachment = socket.deserializeAttachment() as StreamAttachment | null;
+    if (attachment?.kind !== "stream") return undefined;
+    this.deps.chatSeen(attachment.chatId);
+    const restored = this.#loopFor(socket, attachment.chatId, attachment.cursors);
+    restored.resync();
+    return restored;
+  }
+
+  #loopFor(socket: WebSocket, chatId: string, cursors: StreamCursors): StreamLoop {
+    const loop = new StreamLoop({
+      chatId,
+      cursors,
+      read: (id, c) => this.#sharedRead(id, c),
+      parts: this.deps.parts,
+      sleep: this.deps.sleep,
+      socket: {
+        send: (frame) => socket.send(frame),
+        close: (code, reason) => socket.close(code, reason),
+      },
+      saved: (saved) => {
+        try {
+          socket.serializeAttachment({ kind: "stream", chatId, cursors: saved } satisfies StreamAttachment);
+        } catch (err) {
+          logger.warn("stream_attachment_failed", { chat_id: chatId, error: String(err) });
+        }
+      },
+      ended: () => this.#loops.delete(socket),
+    });
+    this.#loops.set(socket, loop);
+    return loop;
+  }
+
+  #sharedRead(chatId: string, c: Readonly<StreamCursors>): Promise<SyncSnapshot | null> {
+    const key = `${this.#epoch}:${c.snapshotVersion}:${c.historyVersion}:${c.queueVersion}:${c.actionRequiredHistoryVersion}`;
+    let read = this.#reads.get(key);
+    if (!read) {
+      read = this.deps.read(chatId, c).finally(() => this.#reads.delete(key));
+      this.#reads.set(key, read);
+    }
+    return read;
+  }
+}

@@ -1,0 +1,69 @@
+/**
+ * Frames of the stream WebSocket: JSON arrays of events, each frame at most 4 MiB of UTF-8. Events
+ * are encoded one by one and joined, so a batch is split between events, never inside one; an
+ * event larger than the bound on its own (a huge message) goes alone in its frame.
+ *
+ * A part's `message_part` event is the same for every socket of the chat, so its encoding is cached
+ * per buffered part: a thousand sockets encode each part once.
+ */
+import type { StreamPart } from "../llm/stream-part";
+import { type BufferedPart, utf8ByteLength } from "./episode";
+import type { ChatStreamEvent } from "./stream-events";
+
+export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
+
+/** One event as JSON, with its UTF-8 size. */
+export interface EncodedEvent {
+  readonly json: string;
+  readonly bytes: number;
+}
+
+export function encodeEvent(event: ChatStreamEvent): EncodedEvent {
+  const json = JSON.stringify(event);
+  return { json, bytes: utf8ByteLength(json) };
+}
+
+/** Joins encoded events into frames of at most `maxBytes` (brackets and commas included). */
+export function framesOf(events: readonly EncodedEvent[], maxBytes = MAX_FRAME_BYTES): string[] {
+  const frames: string[] = [];
+  let batch: string[] = [];
+  let bytes = 1; // "["; each event adds itself and one separator ("," or the closing "]")
+  for (const e of events) {
+    if (batch.length > 0 && bytes + e.bytes + 1 > maxBytes) {
+      frames.push(`[${batch.join(",")}]`);
+      batch = [];
+      bytes = 1;
+    }
+    batch.push(e.json);
+    bytes += e.bytes + 1;
+  }
+  if (batch.length > 0) frames.push(`[${batch.join(",")}]`);
+  return frames;
+}
+
+const partEvents = new WeakMap<BufferedPart<StreamPart>, EncodedEvent>();
+
+/** The `message_part` event of one buffered part, encoded once for every socket. */
+export function encodePartEvent(
+  chatId: string,
+  historyVersion: number,
+  generationAttempt: number,
+  entry: BufferedPart<StreamPart>,
+): EncodedEvent {
+  let encoded = partEvents.get(entry);
+  if (encoded === undefined) {
+    encoded = encodeEvent({
+      type: "message_part",
+      chat_id: chatId,
+      message_part: {
+        role: "assistant",
+        part: entry.part,
+        history_version: historyVersion,
+        generation_attempt: generationAttempt,
+        seq: entry.seq,
+      },
+    });
+    partEvents.set(entry, encoded);
+  }
+  return encoded;
+}

@@ -1,0 +1,264 @@
+/**
+ * The stream loop of one `GET /chats/{chat}/stream` WebSocket (spec "Stream loop"): its local
+ * state, its two operations run one at a time (Sync and Part), and the relay forwarder, which here
+ * is a subscription to the object's own part buffer (the object that owns the chat is the only
+ * place its parts exist).
+ *
+ * Operations queue while a Sync waits on the database; queued Syncs merge into one (one fetch at
+ * the current state covers every hint that asked for one), and parts the relay takes in a burst are
+ * judged one by one and sent in one frame.
+ */
+import type { StreamPart } from "../llm/stream-part";
+import { logger } from "../log";
+import type { BufferedPart } from "./episode";
+import { judgePart } from "./part-op";
+import type { PartSubscription } from "./part-subscription";
+import { type EncodedEvent, encodeEvent, encodePartEvent, framesOf } from "./stream-frames";
+import { applySnapshot, hintsCallForFetch } from "./sync";
+import type { SyncReader } from "./sync-snapshot";
+import { NULL_CURSORS, type RelayTarget, type StreamCursors, type SyncHints } from "./sync-state";
+
+/** Close codes of the stream WebSocket. */
+export const STREAM_CLOSE = {
+  /** The server is going away or the client asked to stop. */
+  normal: 1000,
+  /** The database stayed unreachable after retries, or the loop broke an invariant. */
+  internal: 1011,
+  /** The chat no longer exists. */
+  chatGone: 4404,
+} as const;
+
+export interface StreamSocket {
+  send(frame: string): void;
+  close(code: number, reason: string): void;
+}
+
+/** Where the relay reads an episode's parts (the object's part buffer). */
+export type EpisodeSource = (historyVersion: number, generationAttempt: number) => PartSubscription<StreamPart>;
+
+export interface StreamLoopOptions {
+  chatId: string;
+  read: SyncReader;
+  parts: EpisodeSource;
+  socket: StreamSocket;
+  /** Cursors to start from: a resuming client's, or a hibernated socket's. Default: the null state. */
+  cursors?: StreamCursors;
+  /** Called after every Sync that moved the cursors (the object keeps them in the socket's attachment). */
+  saved?(cursors: Readonly<StreamCursors>): void;
+  /** Called once when the loop ends, whatever the cause. */
+  ended?(): void;
+  sleep(ms: number): Promise<void>;
+  /** Database attempts per Sync before the loop gives up (spec: "database failure after bounded retry"). */
+  readAttempts?: number;
+}
+
+type Op = { kind: "sync"; force: boolean; hints: SyncHints[] } | { kind: "parts"; target: RelayTarget; batch: BufferedPart<StreamPart>[] };
+
+/** Parts taken from the relay in one go. */
+const MAX_PART_BATCH = 512;
+const READ_BACKOFF_MS = [100, 500, 2_000];
+
+export class StreamLoop {
+  #cursors: StreamCursors;
+  #known = new Map<string, number>();
+  readonly #ops: Op[] = [];
+  #busy = false;
+  #relay: { target: RelayTarget; subscription: PartSubscription<StreamPart> } | null = null;
+  #ended = false;
+
+  constructor(private readonly options: StreamLoopOptions) {
+    this.#cursors = { ...(options.cursors ?? NULL_CURSORS) };
+  }
+
+  get cursors(): Readonly<StreamCursors> {
+    return this.#cursors;
+  }
+
+  get ended(): boolean {
+    return this.#ended;
+  }
+
+  /** The bootstrap: an unconditional fetch, applied like any other. */
+  start(): void {
+    this.#enqueue({ kind: "sync", force: true, hints: [] });
+  }
+
+  /** Sync(hints), from a notification or the sync poller. */
+  sync(hints: SyncHints): void {
+    this.#enqueue({ kind: "sync", force: false, hints: [hints] });
+  }
+
+  /** Sync without the hint check (a socket restored after hibernation catches up this way). */
+  resync(): void {
+    this.#enqueue({ kind: "sync", force: true, hints: [] });
+  }
+
+  /** The client went away: stop without closing (the socket is already closed). */
+  stop(): void {
+    this.#end(null);
+  }
+
+  #enqueue(op: Op): void {
+    if (this.#ended) return;
+    const last = this.#ops.at(-1);
+    if (op.kind === "sync" && last?.kind === "sync") {
+      last.force ||= op.force;
+      last.hints.push(...op.hints);
+    } else {
+      this.#ops.push(op);
+    }
+    if (!this.#busy) void this.#drain();
+  }
+
+  async #drain(): Promise<void> {
+    this.#busy = true;
+    try {
+      for (let op = this.#ops.shift(); op !== undefined && !this.#ended; op = this.#ops.shift()) {
+        if (op.kind === "sync") await this.#sync(op.force, op.hints);
+        else this.#parts(op.target, op.batch);
+      }
+    } catch (err) {
+      logger.error("stream_loop_failed", { chat_id: this.options.chatId, error: err instanceof Error ? err.message : String(err) });
+      this.#end({ code: STREAM_CLOSE.internal, reason: "internal error" });
+    } finally {
+      this.#busy = false;
+    }
+  }
+
+  async #sync(force: boolean, hints: readonly SyncHints[]): Promise<void> {
+    if (!force && !hints.some((h) => hintsCallForFetch(this.#cursors, h))) return;
+    const snapshot = await this.#read();
+    if (snapshot === undefined) return; // the loop ended
+    if (snapshot === null) {
+      this.#end({
+        code: STREAM_CLOSE.chatGone,
+        reason: "chat not found",
+        error: { code: "not_found", message: "The chat no longer exists." },
+      });
+      return;
+    }
+    const result = applySnapshot(this.options.chatId, this.#cursors, this.#known, snapshot);
+    if (result === null) return;
+    this.#cursors = result.cursors;
+    this.#known = result.known;
+    this.#send(result.events.map(encodeEvent));
+    if (result.relay) this.#configureRelay(result.relay);
+    this.options.saved?.(this.#cursors);
+  }
+
+  /** The fetch, retried; undefined once the loop has ended (database unreachable, or stopped meanwhile). */
+  async #read() {
+    const attempts = this.options.readAttempts ?? READ_BACKOFF_MS.length + 1;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        const snapshot = await this.options.read(this.options.chatId, this.#cursors);
+        return this.#ended ? undefined : snapshot;
+      } catch (err) {
+        logger.warn("stream_sync_read_failed", {
+          chat_id: this.options.chatId,
+          attempt,
+          error: err instanceof Error ? err.message : String(err),
+        });
+        if (attempt >= attempts) {
+          this.#end({
+            code: STREAM_CLOSE.internal,
+            reason: "database unavailable",
+            error: { code: "internal", message: "The chat's state could not be read; reconnect to resume." },
+          });
+          return undefined;
+        }
+        await this.options.sleep(READ_BACKOFF_MS[Math.min(attempt - 1, READ_BACKOFF_MS.length - 1)] ?? 1_000);
+        if (this.#ended) return undefined;
+      }
+    }
+  }
+
+  /** Part(history_version, generation_attempt, seq, content) for each part of a burst. */
+  #parts(target: RelayTarget, batch: readonly BufferedPart<StreamPart>[]): void {
+    const accepted: EncodedEvent[] = [];
+    for (const entry of batch) {
+      const part = { historyVersion: target.historyVersion, generationAttempt: target.generationAttempt, seq: entry.seq };
+      const verdict = judgePart(this.#cursors, part);
+      if (verdict === "gap") {
+        logger.error("stream_part_gap", { chat_id: this.options.chatId, expected: this.#cursors.lastPartSeq + 1, got: entry.seq });
+        this.#send(accepted);
+        this.#end({ code: STREAM_CLOSE.internal, reason: "part sequence gap" });
+        return;
+      }
+      if (verdict !== "accept") continue;
+      accepted.push(encodePartEvent(this.options.chatId, target.historyVersion, target.generationAttempt, entry));
+      this.#cursors.lastPartSeq = entry.seq;
+    }
+    this.#send(accepted);
+  }
+
+  /**
+   * Step 9's relay configuration: a null worker stops the relay; another worker reconnects; another
+   * episode of the same worker switches the subscription.
+   */
+  #configureRelay(target: RelayTarget): void {
+    const current = this.#relay;
+    if (
+      current &&
+      current.target.workerId === target.workerId &&
+      current.target.historyVersion === target.historyVersion &&
+      current.target.generationAttempt === target.generationAttempt
+    )
+      return;
+    current?.subscription.close();
+    this.#relay = null;
+    if (target.workerId === null) return;
+    this.#subscribe(target);
+  }
+
+  #subscribe(target: RelayTarget): void {
+    const subscription = this.options.parts(target.historyVersion, target.generationAttempt);
+    this.#relay = { target, subscription };
+    void this.#forward(subscription, target);
+  }
+
+  /** The relay forwarder: hands the subscription's parts to the loop as Part operations. */
+  async #forward(subscription: PartSubscription<StreamPart>, target: RelayTarget): Promise<void> {
+    for (;;) {
+      const next = await subscription.next();
+      if (this.#relay?.subscription !== subscription || this.#ended) return;
+      if (next.done) {
+        // A subscriber the buffer closed as slow re-subscribes: the replay from seq 1 is judged
+        // like any part, so what was already accepted is rejected and the rest follows on.
+        if (next.value === "slow") this.#subscribe(target);
+        else this.#relay = null;
+        return;
+      }
+      this.#enqueue({ kind: "parts", target, batch: [next.value, ...subscription.takeReady(MAX_PART_BATCH - 1)] });
+    }
+  }
+
+  #send(events: readonly EncodedEvent[]): void {
+    if (events.length === 0 || this.#ended) return;
+    try {
+      for (const frame of framesOf(events)) this.options.socket.send(frame);
+    } catch (err) {
+      // "WebSocket write failure" ends the loop.
+      logger.info("stream_write_failed", { chat_id: this.options.chatId, error: err instanceof Error ? err.message : String(err) });
+      this.#end(null);
+    }
+  }
+
+  /** Ends the loop once: stops the relay, and closes the socket when `close` is given (with an error frame first when it has one). */
+  #end(close: { code: number; reason: string; error?: { code: string; message: string } } | null): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    this.#ops.length = 0;
+    this.#relay?.subscription.close();
+    this.#relay = null;
+    if (close) {
+      try {
+        if (close.error) this.options.socket.send(JSON.stringify({ error: close.error }));
+        this.options.socket.close(close.code, close.reason);
+      } catch {
+        // already closed
+      }
+    }
+    this.options.ended?.();
+  }
+}

@@ -1,0 +1,336 @@
+/**
+ * GET /chats/{chat}/stream (spec "Stream loop"): real WebSocket clients of the chat's object, the
+ * runner driving turns against the fake model, Postgres underneath. Test config (vitest.config.ts,
+ * project "runner"): sync poll every 2 s.
+ */
+import { env, SELF } from "cloudflare:test";
+import { afterAll, describe, expect, it } from "vitest";
+import { createPool } from "../../src/db/client";
+import { ChatStore } from "../../src/db/store";
+import { sendMessage } from "../../src/db/transitions/send-message";
+import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
+import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+
+interface StreamEvent {
+  type: string;
+  chat_id: string;
+  message?: { id: string; role: string; content: { type: string; text?: string }[]; revision: number };
+  message_part?: { part: { type: string; text?: string }; history_version: number; generation_attempt: number; seq: number };
+  status?: { status: string };
+  error?: { message: string };
+  retry?: { attempt: number };
+  queued_messages?: { id: string }[];
+  action_required?: { tool_calls: { tool_call_id: string; tool_name: string }[] };
+}
+
+interface StreamClient {
+  ws: WebSocket;
+  events: StreamEvent[];
+  closed: { code: number } | null;
+  /** Waits until some event (from index `from`) satisfies `match`; returns its index. */
+  until(match: (e: StreamEvent) => boolean, timeoutMs?: number, from?: number): Promise<number>;
+}
+
+const POLL_MS = 2_000;
+
+async function openStream(user: TestUser, chatId: string, query = ""): Promise<StreamClient> {
+  const res = await SELF.fetch(`${BASE}/chats/${chatId}/stream?coder_session_token=${user.token}${query}`, {
+    headers: { Upgrade: "websocket" },
+  });
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  const client: StreamClient = {
+    ws,
+    events: [],
+    closed: null,
+    async until(match, timeoutMs = 20_000, from = 0) {
+      let found = -1;
+      await expect
+        .poll(
+          () => {
+            found = client.events.findIndex((e, i) => i >= from && match(e));
+            return found;
+          },
+          { timeout: timeoutMs, interval: 20 },
+        )
+        .toBeGreaterThanOrEqual(0);
+      return found;
+    },
+  };
+  ws.addEventListener("message", (e) => {
+    const frame = JSON.parse(e.data as string) as StreamEvent[];
+    expect(Array.isArray(frame)).toBe(true);
+    client.events.push(...frame);
+  });
+  ws.addEventListener("close", (e) => {
+    client.closed = { code: e.code };
+  });
+  ws.accept();
+  return client;
+}
+
+const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
+const partsText = (events: StreamEvent[]) =>
+  events
+    .filter((e) => e.type === "message_part")
+    .map((e) => e.message_part!.part.text ?? "")
+    .join("");
+const types = (events: StreamEvent[]) => events.map((e) => e.type);
+const isStatus = (status: string) => (e: StreamEvent) => e.type === "status" && e.status?.status === status;
+
+async function createChat(u: TestUser, text?: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const content = text === undefined ? [] : [{ type: "text", text }];
+  return (await expectJson<{ id: string }>(await api("/chats", { token: u.token, body: { content, ...extra } }), 201)).id;
+}
+
+async function send(u: TestUser, chatId: string, text: string, extra: Record<string, unknown> = {}) {
+  return expectJson<{ queued: boolean; queued_message?: { id: string } }>(
+    await api(`/chats/${chatId}/messages`, { token: u.token, body: { content: [{ type: "text", text }], ...extra } }),
+    200,
+  );
+}
+
+afterAll(() => releaseChatsOf(modelUsers), 60_000);
+
+describe("the stream WebSocket", () => {
+  it("gives a client connecting mid-generation the history, then the episode's parts from seq 1, then the committed reply", async () => {
+    const u = await userWithModel();
+    const text = words(40, "m");
+    const id = await createChat(u, `/slow 40 ${text}`);
+    await expect
+      .poll(
+        async () =>
+          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
+      )
+      .toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    const ev = c.events;
+    // Bootstrap: the user message, the status, a preview reset for the running attempt.
+    expect(types(ev).slice(0, 3)).toEqual(["message", "status", "preview_reset"]);
+    expect(ev[0]!.message!.role).toBe("user");
+    expect(ev[1]!.status!.status).toBe("running");
+    const parts = ev.filter((e) => e.type === "message_part").map((e) => e.message_part!);
+    expect(parts.map((p) => p.seq)).toEqual(parts.map((_, i) => i + 1));
+    expect(parts.every((p) => p.generation_attempt === 1)).toBe(true);
+    expect(partsText(ev)).toBe(text);
+    const reply = ev.find((e) => e.type === "message" && e.message!.role === "assistant");
+    expect(reply?.message!.content[0]!.text).toBe(text);
+    c.ws.close();
+  });
+
+  it("sends two clients of one chat the same events", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u);
+    const a = await openStream(u, id);
+    const b = await openStream(u, id);
+    await a.until(isStatus("waiting"));
+    await b.until(isStatus("waiting"));
+    await send(u, id, `/slow 10 ${words(30, "t")}`);
+    const turnStart = a.events.length;
+    await a.until(isStatus("running"), 20_000, turnStart);
+    await a.until(isStatus("waiting"), 20_000, turnStart);
+    await b.until(isStatus("waiting"), 20_000, turnStart);
+    await new Promise((r) => setTimeout(r, 200));
+    expect(b.events).toEqual(a.events);
+    expect(types(a.events)).toContain("message_part");
+    a.ws.close();
+    b.ws.close();
+  });
+
+  it("converges within one sync poll when every notification is lost", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u);
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    // A transition committed elsewhere whose notification never reaches the object.
+    const pool = createPool({ databaseUrl: env.DATABASE_URL, wsProxy: env.NEON_WS_PROXY, max: 1 });
+    const sentAt = Date.now();
+    try {
+      await new ChatStore(pool).update(id, (tx) =>
+        sendMessage(tx, { content: [{ type: "text", text: "behind your back" }], busyBehavior: "queue" }),
+      );
+    } finally {
+      await pool.end();
+    }
+    await c.until((e) => e.type === "message" && e.message!.content[0]!.text === "behind your back", POLL_MS + 4_000);
+    expect(Date.now() - sentAt).toBeLessThan(POLL_MS + 4_000);
+    // (The status it then shows depends on whether another chat's released slot woke this one
+    // meanwhile: an unowned running chat is runnable. Either way the stream ends where the row is.)
+    const row = await expectJson<{ status: string }>(await api(`/chats/${id}`, { token: u.token }), 200);
+    if (row.status === "running") await c.until(isStatus("running"), 1_000);
+    c.ws.close();
+  });
+
+  it("sends nothing for duplicated and reordered notifications", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u);
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    await send(u, id, "one");
+    await c.until(isStatus("waiting"), 20_000, 2);
+    await new Promise((r) => setTimeout(r, 300));
+    const settled = c.events.length;
+    const row = await expectJson<Record<string, unknown>>(await api(`/chats/${id}`, { token: u.token }), 200);
+    const payload = (over: Record<string, unknown>) => ({
+      chat_id: id,
+      snapshot_version: row.snapshot_version,
+      worker_id: row.worker_id,
+      runner_id: null,
+      history_version: row.history_version,
+      queue_version: row.queue_version,
+      retry_state_version: row.retry_state_version,
+      generation_attempt: row.generation_attempt,
+      status: row.status,
+      archived: false,
+      ...over,
+    });
+    const stub = env.CHAT_OBJECT.get(env.CHAT_OBJECT.idFromName(id));
+    // The latest one twice, then older ones out of order.
+    await stub.notify(payload({}) as never);
+    await stub.notify(payload({}) as never);
+    await stub.notify(payload({ snapshot_version: 1, history_version: 1, status: "running" }) as never);
+    await stub.notify(payload({ snapshot_version: 2, status: "running" }) as never);
+    await new Promise((r) => setTimeout(r, 500));
+    expect(c.events.slice(settled)).toEqual([]);
+    c.ws.close();
+  });
+
+  it("sends history_reset then the whole current history after an edit", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u, "first");
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    const first = c.events.find((e) => e.type === "message" && e.message!.role === "user")!.message!;
+    const from = c.events.length;
+    await expectJson(
+      await api(`/chats/${id}/messages/${first.id}`, {
+        method: "PATCH",
+        token: u.token,
+        body: { content: [{ type: "text", text: "edited" }] },
+      }),
+      200,
+    );
+    const reset = await c.until((e) => e.type === "history_reset", 10_000, from);
+    const next = c.events[reset + 1]!;
+    expect(next.type).toBe("message");
+    expect(next.message!.content[0]!.text).toBe("edited");
+    await c.until(isStatus("waiting"), 20_000, reset);
+    const after = c.events.slice(reset).filter((e) => e.type === "message");
+    expect(after.map((e) => e.message!.content[0]!.text)).toEqual(["edited", "edited"]);
+    c.ws.close();
+  });
+
+  it("shows a retry, then a preview reset for the next attempt whose parts alone are delivered", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u);
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    const from = c.events.length;
+    await send(u, id, `/error 503 1 recovered-${crypto.randomUUID().slice(0, 8)}`);
+    const retry = await c.until((e) => e.type === "retry", 20_000, from);
+    expect(c.events[retry]!.retry!.attempt).toBe(1);
+    await c.until(isStatus("waiting"), 20_000, retry);
+    const afterRetry = c.events.slice(retry);
+    expect(types(afterRetry)).toContain("preview_reset");
+    const parts = afterRetry.filter((e) => e.type === "message_part");
+    expect(parts.length).toBeGreaterThan(0);
+    expect(parts.every((e) => e.message_part!.generation_attempt === 2)).toBe(true);
+    c.ws.close();
+  });
+
+  it("sends one error per history version", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u);
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    await send(u, id, `/error 400 ${crypto.randomUUID().slice(0, 8)}`);
+    await c.until((e) => e.type === "error");
+    await c.until(isStatus("error"));
+    // A second client bootstraps into the same error once; the first gets nothing more on a poll.
+    const late = await openStream(u, id);
+    await late.until((e) => e.type === "error");
+    await new Promise((r) => setTimeout(r, POLL_MS + 500));
+    expect(c.events.filter((e) => e.type === "error")).toHaveLength(1);
+    expect(late.events.filter((e) => e.type === "error")).toHaveLength(1);
+    c.ws.close();
+    late.ws.close();
+  });
+
+  it("sends one action_required for a dynamic tool call", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u, undefined, { unsafe_dynamic_tools: [{ name: "ask_user" }] });
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    await send(u, id, `/tool ask_user {"q":"${crypto.randomUUID().slice(0, 8)}"}`);
+    const at = await c.until((e) => e.type === "action_required");
+    expect(c.events[at]!.action_required!.tool_calls.map((t) => t.tool_name)).toEqual(["ask_user"]);
+    await new Promise((r) => setTimeout(r, POLL_MS + 500));
+    expect(c.events.filter((e) => e.type === "action_required")).toHaveLength(1);
+    c.ws.close();
+  });
+
+  it("sends the full queue on every queue change", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u);
+    const c = await openStream(u, id);
+    await c.until(isStatus("waiting"));
+    await send(u, id, `/slow 100 ${words(30, "q")}`);
+    const q1 = await send(u, id, "queued one");
+    const q2 = await send(u, id, "queued two");
+    expect(q1.queued && q2.queued).toBe(true);
+    await c.until((e) => e.type === "queue_update" && e.queued_messages!.length === 2);
+    const update = c.events.filter((e) => e.type === "queue_update").at(-1)!;
+    expect(update.queued_messages!.map((m) => m.id)).toEqual([q1.queued_message!.id, q2.queued_message!.id]);
+    await expectJson(await api(`/chats/${id}/queue/${q1.queued_message!.id}`, { method: "DELETE", token: u.token }), 204).catch(() => {});
+    await c.until(
+      (e) => e.type === "queue_update" && e.queued_messages!.length === 1 && e.queued_messages![0]!.id === q2.queued_message!.id,
+    );
+    c.ws.close();
+  });
+
+  it("resumes a client from its cursors with exactly what it missed", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u, "before");
+    const first = await openStream(u, id);
+    await first.until(isStatus("waiting"));
+    first.ws.close();
+    const held = await expectJson<{ history_version: number; queue_version: number; retry_state_version: number }>(
+      await api(`/chats/${id}`, { token: u.token }),
+      200,
+    );
+    await send(u, id, "while away");
+    await expect
+      .poll(async () => (await expectJson<{ status: string }>(await api(`/chats/${id}`, { token: u.token }), 200)).status, {
+        timeout: 20_000,
+      })
+      .toBe("waiting");
+    const resumed = await openStream(
+      u,
+      id,
+      `&history_version=${held.history_version}&queue_version=${held.queue_version}&retry_state_version=${held.retry_state_version}&status=waiting`,
+    );
+    await new Promise((r) => setTimeout(r, 500));
+    const messages = resumed.events.filter((e) => e.type === "message").map((e) => e.message!.content[0]!.text);
+    expect(messages).toEqual(["while away", "while away"]);
+    expect(types(resumed.events)).not.toContain("status");
+    expect(types(resumed.events)).not.toContain("history_reset");
+    resumed.ws.close();
+  });
+
+  it("refuses a malformed cursor with 400 and another user's chat with 404", async () => {
+    const u = await userWithModel();
+    const other = await userWithModel();
+    const id = await createChat(u);
+    const bad = await SELF.fetch(`${BASE}/chats/${id}/stream?coder_session_token=${u.token}&history_version=-1`, {
+      headers: { Upgrade: "websocket" },
+    });
+    expect(bad.status).toBe(400);
+    expect(((await bad.json()) as { code: string }).code).toBe("validation_failed");
+    const foreign = await SELF.fetch(`${BASE}/chats/${id}/stream?coder_session_token=${other.token}`, {
+      headers: { Upgrade: "websocket" },
+    });
+    expect(foreign.status).toBe(404);
+  });
+});
