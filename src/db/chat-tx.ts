@@ -220,6 +220,7 @@ export class ChatTx {
       status,
       archived,
       lastError: leavesError(from, to, transition) ? null : this.#chat.lastError,
+      lastErrorDetail: leavesError(from, to, transition) ? null : this.#chat.lastErrorDetail,
       compactionRequestedAt: keepsCompaction ? this.#chat.compactionRequestedAt : null,
       requiresActionDeadlineAt: deadline,
     };
@@ -239,7 +240,9 @@ export class ChatTx {
   }
 
   /** Field writes a transition makes besides its landing (FinishError's error, Reconcile's reset...). */
-  set(fields: Partial<Pick<ChatRow, "lastError" | "compactionRequestedAt" | "lastModelConfigId" | "lastReasoningEffort">>): void {
+  set(
+    fields: Partial<Pick<ChatRow, "lastError" | "lastErrorDetail" | "compactionRequestedAt" | "lastModelConfigId" | "lastReasoningEffort">>,
+  ): void {
     this.#assertOpen();
     this.#chat = { ...this.#chat, ...fields };
   }
@@ -348,6 +351,7 @@ export class ChatTx {
       c.compactionRequestedAt,
       c.lastModelConfigId,
       c.lastReasoningEffort,
+      c.lastErrorDetail === null ? null : JSON.stringify(c.lastErrorDetail),
     ];
     const sets = [
       "status = $2",
@@ -359,6 +363,7 @@ export class ChatTx {
       "compaction_requested_at = $8",
       "last_model_config_id = $9",
       "last_reasoning_effort = $10",
+      "last_error_detail = $11::jsonb",
       "updated_at = now()",
     ];
     if (this.#incrementAttempt) sets.push("generation_attempt = generation_attempt + 1");

@@ -15,7 +15,7 @@ import type { Pool } from "@neondatabase/serverless";
 import { REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState } from "../chatstate/index";
 import { ChatTx, type AppliedTransition, type ChatTxOptions, type TailPrefetch } from "./chat-tx";
 import { NOOP_NOTIFIER, type Notifier } from "./notifier";
-import type { ChatRow, RetryState } from "./schema/chats";
+import type { ChatRow, LastErrorDetail, RetryState } from "./schema/chats";
 import { runTransaction, type StoreTransaction, type TransactionObserver } from "./transaction";
 import { acquire, abandon } from "./transitions/ownership";
 import {
@@ -194,8 +194,8 @@ export class ChatStore {
     return this.update(chatId, (tx) => finishTurn(tx), { prefetchTail: true });
   }
 
-  finishError(chatId: string, error: string) {
-    return this.update(chatId, (tx) => finishError(tx, { error }));
+  finishError(chatId: string, error: string, detail: LastErrorDetail | null = null) {
+    return this.update(chatId, (tx) => finishError(tx, { error, detail }));
   }
 
   cancelRequiresAction(chatId: string, input: { reason?: string } = {}) {

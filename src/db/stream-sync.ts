@@ -13,7 +13,7 @@ import type { SyncChatRow, SyncSnapshot } from "../stream/sync-snapshot";
 import type { StreamCursors, SyncHints } from "../stream/sync-state";
 import { ACTIVE_TAIL_SQL, dynamicToolNames } from "./history";
 import { chatFromRaw, messageFromRaw, queuedFromRaw, type RawRow } from "./rows";
-import type { ChatRow } from "./schema/chats";
+import type { ChatRow, LastErrorDetail } from "./schema/chats";
 import { messageToWire, queuedToWire, type ChatMessageWire, type ChatQueuedMessageWire } from "./wire";
 
 /** The chat columns a Sync reads: the versions, the state, and what its events carry. */
@@ -29,12 +29,13 @@ type SyncChatFields = Pick<
   | "workerId"
   | "retryState"
   | "lastError"
+  | "lastErrorDetail"
   | "unsafeDynamicTools"
 >;
 
 const SYNC_CHAT_SQL = `
   SELECT id, snapshot_version, history_version, queue_version, retry_state_version, generation_attempt,
-         status, worker_id, retry_state, last_error, unsafe_dynamic_tools
+         status, worker_id, retry_state, last_error, last_error_detail, unsafe_dynamic_tools
   FROM chats WHERE id = $1`;
 
 /** Client-visible rows changed since a history version, soft-deleted ones included. */
@@ -59,12 +60,19 @@ const SYNC_HINTS_SQL = `
   WHERE id = ANY($1::uuid[])`;
 
 /**
- * The `error` event's payload for a chat's persisted error; null when it has none. The chat keeps
- * only `last_error` text today, so everything but the message is fixed.
+ * The `error` event's payload for a chat's persisted error; null when it has none. Errors without
+ * structured detail (no model configured, a reconciled state) are of kind "generation_failed".
  */
-export function errorPayloadOf(lastError: string | null): StreamErrorPayload | null {
+export function errorPayloadOf(lastError: string | null, detail: LastErrorDetail | null = null): StreamErrorPayload | null {
   if (lastError === null) return null;
-  return { message: lastError, detail: null, kind: "generation_failed", provider: null, retryable: false, status_code: null };
+  return {
+    message: lastError,
+    detail: detail?.detail ?? null,
+    kind: detail?.kind ?? "generation_failed",
+    provider: detail?.provider ?? null,
+    retryable: detail?.retryable ?? false,
+    status_code: detail?.status_code ?? null,
+  };
 }
 
 function syncChatRow(chat: SyncChatFields): SyncChatRow {
@@ -77,7 +85,7 @@ function syncChatRow(chat: SyncChatFields): SyncChatRow {
     status: chat.status,
     workerId: chat.workerId,
     retryState: chat.retryState,
-    error: errorPayloadOf(chat.lastError),
+    error: errorPayloadOf(chat.lastError, chat.lastErrorDetail),
   };
 }
 

@@ -80,6 +80,20 @@ describe.concurrent("cross-cutting rules", () => {
     }
   });
 
+  it("rule 3 holds for the error's structured detail: stored with last_error, replaced, cleared with it", async () => {
+    const w = await makeChat(env, "W");
+    const detail = { kind: "rate_limited", provider: "openai", retryable: true, status_code: 429, detail: null };
+    const failed = await env.store.finishError(w.chatId, "openai answered 429", detail);
+    expect(failed.chat.lastErrorDetail).toEqual(detail);
+    const plain = await makeChat(env, "W");
+    expect((await env.store.finishError(plain.chatId, "no model")).chat.lastErrorDetail).toBeNull();
+    const archived = await env.store.setArchived(w.chatId, true);
+    expect(archived.chats[0]!.lastErrorDetail).toEqual(detail);
+    await env.store.setArchived(w.chatId, false);
+    const sent = await env.store.sendMessage(w.chatId, { content: text("again"), busyBehavior: "queue" });
+    expect(sent.chat.lastErrorDetail).toBeNull();
+  });
+
   it("rule 4: every promotion stores queued_message_id and fails unless exactly one queue row was deleted", async () => {
     const chat = await makeChat(env, "R1", { owned: true, queued: 2 });
     const finished = await env.store.finishTurn(chat.chatId);

@@ -246,7 +246,9 @@ describe("the stream WebSocket", () => {
     const c = await openStream(u, id);
     await c.until(isStatus("waiting"));
     await send(u, id, `/error 400 ${crypto.randomUUID().slice(0, 8)}`);
-    await c.until((e) => e.type === "error");
+    const at = await c.until((e) => e.type === "error");
+    // The persisted error with its structured detail, not only the message.
+    expect(c.events[at]!.error).toMatchObject({ status_code: 400, retryable: false });
     await c.until(isStatus("error"));
     // A second client bootstraps into the same error once; the first gets nothing more on a poll.
     const late = await openStream(u, id);

@@ -46,6 +46,18 @@ export interface DynamicToolDefinition {
   input_schema?: unknown;
 }
 
+/**
+ * What FinishError knows about the error beyond its message (the stream's `error` event carries
+ * it). Null for errors that are not a model call's (no model configured, a reconciled state).
+ */
+export interface LastErrorDetail {
+  kind: string;
+  provider: string | null;
+  retryable: boolean;
+  status_code: number | null;
+  detail: string | null;
+}
+
 /** The retry payload sent to clients (spec: "retry_state ... a JSONB object"). Opaque to the store. */
 export type RetryState = Record<string, unknown>;
 
@@ -73,6 +85,8 @@ export const chats = pgTable(
     runnerId: uuid(),
     /** "last error message from the agent loop". */
     lastError: text(),
+    /** Structured companion of last_error; set and cleared with it. */
+    lastErrorDetail: jsonb().$type<LastErrorDetail>(),
     retryState: jsonb().$type<RetryState>(),
     snapshotVersion: versionColumn(),
     historyVersion: versionColumn(),

@@ -4,9 +4,10 @@
  * W --> E0, R0 --> E0, R1 --> E1.
  */
 import type { ChatTx } from "../chat-tx";
+import type { LastErrorDetail } from "../schema/chats";
 
-export async function finishError(tx: ChatTx, input: { error: string }): Promise<void> {
+export async function finishError(tx: ChatTx, input: { error: string; detail?: LastErrorDetail | null }): Promise<void> {
   const from = tx.from("FinishError");
   await tx.land("FinishError", from, undefined);
-  tx.set({ lastError: input.error });
+  tx.set({ lastError: input.error, lastErrorDetail: input.detail ?? null });
 }

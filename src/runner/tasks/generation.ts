@@ -92,7 +92,14 @@ async function callModel(ctx: TaskContext): Promise<void> {
     } catch (err) {
       if (!isModelCallError(err)) throw err;
       if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) {
-        await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err) }));
+        const detail = {
+          kind: err.kind,
+          provider: err.provider,
+          retryable: err.retryable,
+          status_code: err.statusCode ?? null,
+          detail: null,
+        };
+        await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err), detail }));
         return;
       }
       const delay = retryDelayMs(attempt);
