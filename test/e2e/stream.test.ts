@@ -1,0 +1,87 @@
+/**
+ * GET /chats/{chat}/stream over the network against wrangler dev, with the `ws` client a browser
+ * stands for: the token in the query string or a cookie (a browser cannot set headers on a
+ * WebSocket), frames as JSON arrays, the bootstrap, then a change made over HTTP. The shared e2e
+ * server runs without the chat worker, so chats stay where requests leave them.
+ */
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import WebSocket from "ws";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
+import { addMember } from "../../src/db/accounts/organizations";
+import { createDb } from "../../src/db/client";
+import { type Env, makeChat, makeEnv } from "../db/fixtures";
+
+interface Event {
+  type: string;
+  message?: { role: string; content: { text?: string }[] };
+  status?: { status: string };
+  queued_messages?: unknown[];
+}
+
+let env: Env;
+let token: string;
+const base = () => `${inject("baseUrl")}/api/v2`;
+const wsBase = () => base().replace(/^http/, "ws");
+
+beforeAll(async () => {
+  env = await makeEnv({}, 4);
+  const db = createDb(env.pool);
+  await addMember(db, env.owner.organizationId, env.owner.userId, "member");
+  ({ token } = await createApiKey(db, {
+    userId: env.owner.userId,
+    tokenName: "stream-e2e",
+    loginType: TOKEN_LOGIN_TYPE,
+    expiresAt: new Date(Date.now() + 3_600_000),
+  }));
+});
+afterAll(() => env.pool.end());
+
+function connect(url: string, headers: Record<string, string> = {}): Promise<{ ws: WebSocket; events: Event[]; frames: unknown[] }> {
+  return new Promise((resolve, reject) => {
+    const ws = new WebSocket(url, { headers });
+    const events: Event[] = [];
+    const frames: unknown[] = [];
+    ws.on("message", (data) => {
+      const frame = JSON.parse(String(data)) as unknown;
+      frames.push(frame);
+      if (Array.isArray(frame)) events.push(...(frame as Event[]));
+    });
+    ws.once("open", () => resolve({ ws, events, frames }));
+    ws.once("unexpected-response", (_req, res) => reject(new Error(`upgrade refused: ${res.statusCode}`)));
+    ws.once("error", reject);
+  });
+}
+
+describe("the stream WebSocket over the network", () => {
+  it("bootstraps a client authenticated by query token, then streams a change made over HTTP", async () => {
+    const chat = await makeChat(env, "W");
+    const { ws, events, frames } = await connect(`${wsBase()}/chats/${chat.chatId}/stream?coder_session_token=${token}`);
+    await expect.poll(() => events.some((e) => e.type === "status"), { timeout: 10_000 }).toBe(true);
+    expect(frames.every(Array.isArray)).toBe(true);
+    expect(events.find((e) => e.type === "status")!.status!.status).toBe("waiting");
+    expect(events.filter((e) => e.type === "message").map((e) => e.message!.role)).toContain("user");
+
+    const from = events.length;
+    const sent = await fetch(`${base()}/chats/${chat.chatId}/messages`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+      body: JSON.stringify({ content: [{ type: "text", text: "over the wire" }] }),
+    });
+    expect(sent.status).toBe(200);
+    await expect
+      .poll(() => events.slice(from).some((e) => e.type === "message" && e.message!.content[0]?.text === "over the wire"), {
+        timeout: 10_000,
+      })
+      .toBe(true);
+    await expect.poll(() => events.slice(from).some((e) => e.type === "status" && e.status!.status === "running")).toBe(true);
+    ws.close();
+  });
+
+  it("accepts the token as a cookie, and refuses a missing token with 401 before upgrading", async () => {
+    const chat = await makeChat(env, "W");
+    const { ws, events } = await connect(`${wsBase()}/chats/${chat.chatId}/stream`, { cookie: `coder_session_token=${token}` });
+    await expect.poll(() => events.some((e) => e.type === "status"), { timeout: 10_000 }).toBe(true);
+    ws.close();
+    await expect(connect(`${wsBase()}/chats/${chat.chatId}/stream`)).rejects.toThrow("upgrade refused: 401");
+  });
+});
