@@ -12,6 +12,7 @@ import type { PendingToolCall, StreamErrorPayload } from "../stream/stream-event
 import type { SyncChatRow, SyncSnapshot } from "../stream/sync-snapshot";
 import type { StreamCursors, SyncHints } from "../stream/sync-state";
 import { ACTIVE_TAIL_SQL, dynamicToolNames } from "./history";
+import { inTransaction } from "./transaction";
 import { chatFromRaw, messageFromRaw, queuedFromRaw, type RawRow } from "./rows";
 import type { ChatRow, LastErrorDetail } from "./schema/chats";
 import { messageToWire, queuedToWire, type ChatMessageWire, type ChatQueuedMessageWire } from "./wire";
@@ -138,25 +139,7 @@ async function readInTransaction(client: PoolClient, chatId: string, cursors: Re
  * connection; null when the chat does not exist. Implements `SyncReader` given a pool.
  */
 export async function readSyncSnapshot(pool: Pool, chatId: string, cursors: Readonly<StreamCursors>): Promise<SyncSnapshot | null> {
-  const client = await pool.connect();
-  let snapshot: SyncSnapshot | null;
-  try {
-    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    snapshot = await readInTransaction(client, chatId, cursors);
-    await client.query("COMMIT");
-  } catch (err) {
-    let broken: Error | undefined;
-    try {
-      await client.query("ROLLBACK");
-    } catch (rollbackErr) {
-      broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
-    }
-    // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than reuse it.
-    client.release(broken ?? false);
-    throw err;
-  }
-  client.release();
-  return snapshot;
+  return inTransaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", (client) => readInTransaction(client, chatId, cursors));
 }
 
 type HintFields = Pick<

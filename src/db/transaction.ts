@@ -53,12 +53,34 @@ export type TransactionObserver = (t: { statements: number; statementLog: readon
 
 /** BEGIN; fn; COMMIT; then the after-commit effects. Any error rolls back and runs none of them. */
 export async function runTransaction<T>(pool: Pool, fn: (t: StoreTransaction) => Promise<T>, observe?: TransactionObserver): Promise<T> {
-  const client = await pool.connect();
-  const t = new StoreTransaction(client);
+  let t: StoreTransaction | undefined;
   let value: T;
   try {
-    await client.query("BEGIN");
-    value = await fn(t);
+    value = await inTransaction(pool, "BEGIN", (client) => {
+      t = new StoreTransaction(client);
+      return fn(t);
+    });
+  } catch (err) {
+    if (t) observe?.({ statements: t.statements, statementLog: t.statementLog, committed: false });
+    throw err;
+  }
+  const done = t as StoreTransaction;
+  observe?.({ statements: done.statements, statementLog: done.statementLog, committed: true });
+  done.flushAfterCommit();
+  return value;
+}
+
+/**
+ * `begin` (BEGIN, or BEGIN with an isolation level); fn; COMMIT, on one pooled connection. Any
+ * error rolls back; a connection whose ROLLBACK failed is in an unknown state and is destroyed
+ * rather than reused.
+ */
+export async function inTransaction<T>(pool: Pool, begin: string, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  let value: T;
+  try {
+    await client.query(begin);
+    value = await fn(client);
     await client.query("COMMIT");
   } catch (err) {
     let broken: Error | undefined;
@@ -67,13 +89,9 @@ export async function runTransaction<T>(pool: Pool, fn: (t: StoreTransaction) =>
     } catch (rollbackErr) {
       broken = rollbackErr instanceof Error ? rollbackErr : new Error(String(rollbackErr));
     }
-    // A connection whose ROLLBACK failed is in an unknown state: destroy it rather than reuse it.
     client.release(broken ?? false);
-    observe?.({ statements: t.statements, statementLog: t.statementLog, committed: false });
     throw err;
   }
   client.release();
-  observe?.({ statements: t.statements, statementLog: t.statementLog, committed: true });
-  t.flushAfterCommit();
   return value;
 }
