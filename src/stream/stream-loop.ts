@@ -142,8 +142,9 @@ export class StreamLoop {
     this.#cursors = result.cursors;
     this.#known = result.known;
     this.#send(result.events.map(encodeEvent));
+    if (this.#ended) return; // the write failed: no relay (it would outlive the loop), nothing to save
     if (result.relay) this.#configureRelay(result.relay);
-    this.options.saved?.(this.#cursors);
+    this.options.saved?.({ ...this.#cursors });
   }
 
   /** The fetch, retried; undefined once the loop has ended (database unreachable, or stopped meanwhile). */
@@ -182,7 +183,11 @@ export class StreamLoop {
       if (verdict === "gap") {
         logger.error("stream_part_gap", { chat_id: this.options.chatId, expected: this.#cursors.lastPartSeq + 1, got: entry.seq });
         this.#send(accepted);
-        this.#end({ code: STREAM_CLOSE.internal, reason: "part sequence gap" });
+        this.#end({
+          code: STREAM_CLOSE.internal,
+          reason: "part sequence gap",
+          error: { code: "internal", message: "The stream lost its place in the model's output; reconnect to resume." },
+        });
         return;
       }
       if (verdict !== "accept") continue;
@@ -225,8 +230,9 @@ export class StreamLoop {
       if (next.done) {
         // A subscriber the buffer closed as slow re-subscribes: the replay from seq 1 is judged
         // like any part, so what was already accepted is rejected and the rest follows on.
+        // Any other end (the episode was closed and sent, or dropped) leaves the relay on its target,
+        // so a later Sync naming the same episode does not replay it.
         if (next.value === "slow") this.#subscribe(target);
-        else this.#relay = null;
         return;
       }
       this.#enqueue({ kind: "parts", target, batch: [next.value, ...subscription.takeReady(MAX_PART_BATCH - 1)] });
