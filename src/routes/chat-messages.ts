@@ -3,12 +3,13 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { unwrap } from "../chat-commands/outcome";
-import { getChat, listMessages, listQueue } from "../db/queries";
+import { listMessages, listQueue } from "../db/queries";
+import { inTransaction } from "../db/transaction";
 import { messageToWire, queuedToWire } from "../db/wire";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { chatObject } from "../http/chat-object";
-import { ApiError } from "../http/errors";
+import { ownedChat } from "../http/owned-chat";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import {
@@ -34,19 +35,14 @@ const read = createRoute({
 
 chatMessages.openapi(read, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  const pool = c.var.db.$client;
-  const chat = await getChat(pool, chatId);
-  if (!chat || chat.ownerId !== c.var.caller.userId) throw new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
+  await ownedChat(c, chatId);
   // One snapshot for both, so the queue and history agree with each other.
-  const client = await pool.connect();
-  try {
-    await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-    const [messages, queue] = [await listMessages(client, chatId), await listQueue(client, chatId)];
-    await client.query("COMMIT");
-    return c.json({ messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire) }, 200);
-  } finally {
-    client.release();
-  }
+  const [messages, queue] = await inTransaction(
+    c.var.db.$client,
+    "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
+    async (client) => [await listMessages(client, chatId), await listQueue(client, chatId)] as const,
+  );
+  return c.json({ messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire) }, 200);
 });
 
 const send = createRoute({

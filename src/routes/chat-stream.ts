@@ -6,8 +6,8 @@
  */
 import { type Context, Hono } from "hono";
 import { CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../chat-object/headers";
-import { getChat } from "../db/queries";
 import type { AppEnv } from "../http/app-env";
+import { ownedChat } from "../http/owned-chat";
 import { requireStreamCaller } from "../http/auth";
 import { ApiError } from "../http/errors";
 import { requestDb } from "../http/request-db";
@@ -40,8 +40,7 @@ async function forwardUpgrade(c: Context<AppEnv>, extra: Record<string, string>)
   if (!UUID.test(chatId))
     throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [{ field: "chat", detail: "a UUID" }]);
   if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") throw new ApiError(426, "upgrade_required", "This endpoint is a WebSocket.");
-  const chat = await getChat(c.var.db.$client, chatId);
-  if (!chat || chat.ownerId !== c.var.caller.userId) throw new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
+  await ownedChat(c, chatId);
   const headers = new Headers(c.req.raw.headers);
   headers.set(CHAT_ID_HEADER, chatId);
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);

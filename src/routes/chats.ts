@@ -4,7 +4,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { unwrap } from "../chat-commands/outcome";
-import { getChat, listChats } from "../db/queries";
+import { listChats } from "../db/queries";
 import { organizationIdsOf } from "../db/accounts/organizations";
 import { getDefaultOrganization } from "../db/accounts/organizations";
 import { chatToWire } from "../db/wire";
@@ -13,14 +13,13 @@ import { jsonBodyLimit } from "../http/body-limit";
 import { chatObject } from "../http/chat-object";
 import { ApiError } from "../http/errors";
 import { requireOrganization } from "../http/org-access";
+import { ownedChat } from "../http/owned-chat";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import { ChatParams, ChatSchema, CreateChatBody, ListChatsQuery, UpdateChatBody } from "./chat-schemas";
 
 export const chats = createRouter();
 chats.use(requestDb, requireCaller);
-
-const notFound = () => new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
 
 const create = createRoute({
   method: "post",
@@ -105,9 +104,7 @@ const get = createRoute({
 });
 
 chats.openapi(get, async (c) => {
-  const chat = await getChat(c.var.db.$client, c.req.valid("param").chat);
-  if (!chat || chat.ownerId !== c.var.caller.userId) throw notFound();
-  return c.json(chatToWire(chat), 200);
+  return c.json(chatToWire(await ownedChat(c, c.req.valid("param").chat)), 200);
 });
 
 const update = createRoute({
