@@ -38,7 +38,8 @@ import type { StreamPart } from "../src/llm/stream-part";
 import { ChatWorker } from "../src/runner/chat-worker";
 import { findWaitingForSlot } from "../src/db/worker/sweep";
 import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
-import { episodeKey, PartBuffer } from "../src/stream/part-buffer";
+import { EpisodeRelays } from "../src/stream/episode-relays";
+import { PartBuffer } from "../src/stream/part-buffer";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
 
 /** A few connections are plenty: one object serializes its chat's work. */
@@ -63,12 +64,13 @@ export class ChatObject extends DurableObject<Env> {
       this.ctx.waitUntil(this.ctx.storage.setAlarm(at).catch((err: unknown) => logger.error("alarm_set_failed", { error: String(err) }))),
     sources: [() => this.#workerTickAt, () => this.parts.nextDeadline(), () => this.#pollDueAt()],
   });
+  /** The relay of the stream loops: one reader of the part buffer per episode followed. */
+  readonly #relays = new EpisodeRelays(this.parts, () => this.#requireChatId());
   /** The chat's stream sockets and their loops. */
   readonly #streams = new StreamSockets({
     state: this.ctx,
     read: (chatId, cursors) => readSyncSnapshot(this.pool(), chatId, cursors),
-    parts: (historyVersion, generationAttempt) =>
-      this.parts.subscribe(episodeKey(this.#requireChatId(), historyVersion, generationAttempt)),
+    parts: (historyVersion, generationAttempt, listener) => this.#relays.follow(historyVersion, generationAttempt, listener),
     sleep: (ms) => this.#clock.sleep(ms, new AbortController().signal),
     chatSeen: (chatId) => {
       this.#chatId ??= chatId;

@@ -67,3 +67,23 @@ export function encodePartEvent(
   }
   return encoded;
 }
+
+const burstFrames = new WeakMap<readonly BufferedPart<StreamPart>[], string[]>();
+
+/**
+ * The frames of a whole burst of parts, built once per burst: the relay hands the same burst to
+ * every loop on the episode, and each that accepts all of it sends the same strings.
+ */
+export function partBurstFrames(
+  chatId: string,
+  historyVersion: number,
+  generationAttempt: number,
+  burst: readonly BufferedPart<StreamPart>[],
+): string[] {
+  let frames = burstFrames.get(burst);
+  if (frames === undefined) {
+    frames = framesOf(burst.map((entry) => encodePartEvent(chatId, historyVersion, generationAttempt, entry)));
+    burstFrames.set(burst, frames);
+  }
+  return frames;
+}

@@ -1,19 +1,19 @@
 /**
  * The stream loop of one `GET /chats/{chat}/stream` WebSocket (spec "Stream loop"): its local
- * state, its two operations run one at a time (Sync and Part), and the relay forwarder, which here
- * is a subscription to the object's own part buffer (the object that owns the chat is the only
- * place its parts exist).
+ * state, its two operations run one at a time (Sync and Part), and its relay target. The relay
+ * itself follows the object's own part buffer (the object that owns the chat is the only place
+ * its parts exist), shared by every loop on the same episode (episode-relays.ts).
  *
  * Operations queue while a Sync waits on the database; queued Syncs merge into one (one fetch at
- * the current state covers every hint that asked for one), and parts the relay takes in a burst are
- * judged one by one and sent in one frame.
+ * the current state covers every hint that asked for one). Parts come in bursts: each part is
+ * judged, and the accepted ones go out in one frame; when the loop is idle that happens at once,
+ * inside the relay's delivery, without queueing.
  */
 import type { StreamPart } from "../llm/stream-part";
 import { logger } from "../log";
 import type { BufferedPart } from "./episode";
 import { judgePart } from "./part-op";
-import type { PartSubscription } from "./part-subscription";
-import { type EncodedEvent, encodeEvent, encodePartEvent, framesOf } from "./stream-frames";
+import { type EncodedEvent, encodeEvent, encodePartEvent, framesOf, partBurstFrames } from "./stream-frames";
 import { applySnapshot, hintsCallForFetch } from "./sync";
 import type { SyncReader } from "./sync-snapshot";
 import { NULL_CURSORS, type RelayTarget, type StreamCursors, type SyncHints } from "./sync-state";
@@ -33,8 +33,15 @@ export interface StreamSocket {
   close(code: number, reason: string): void;
 }
 
-/** Where the relay reads an episode's parts (the object's part buffer). */
-export type EpisodeSource = (historyVersion: number, generationAttempt: number) => PartSubscription<StreamPart>;
+/**
+ * Follows an episode of the object's part buffer: the listener gets its parts from seq 1, in
+ * bursts, until the returned function unfollows.
+ */
+export type EpisodeSource = (
+  historyVersion: number,
+  generationAttempt: number,
+  listener: (burst: readonly BufferedPart<StreamPart>[]) => void,
+) => () => void;
 
 export interface StreamLoopOptions {
   chatId: string;
@@ -52,10 +59,10 @@ export interface StreamLoopOptions {
   readAttempts?: number;
 }
 
-type Op = { kind: "sync"; force: boolean; hints: SyncHints[] } | { kind: "parts"; target: RelayTarget; batch: BufferedPart<StreamPart>[] };
+type Op =
+  | { kind: "sync"; force: boolean; hints: SyncHints[] }
+  | { kind: "parts"; target: RelayTarget; batch: readonly BufferedPart<StreamPart>[] };
 
-/** Parts taken from the relay in one go. */
-const MAX_PART_BATCH = 512;
 const READ_BACKOFF_MS = [100, 500, 2_000];
 
 export class StreamLoop {
@@ -63,7 +70,7 @@ export class StreamLoop {
   #known = new Map<string, number>();
   readonly #ops: Op[] = [];
   #busy = false;
-  #relay: { target: RelayTarget; subscription: PartSubscription<StreamPart> } | null = null;
+  #relay: { target: RelayTarget; unfollow: () => void } | null = null;
   #ended = false;
 
   constructor(private readonly options: StreamLoopOptions) {
@@ -100,6 +107,11 @@ export class StreamLoop {
 
   #enqueue(op: Op): void {
     if (this.#ended) return;
+    if (op.kind === "parts" && !this.#busy && this.#ops.length === 0) {
+      // Nothing ahead of it: the Part operation runs now, inside the relay's delivery.
+      this.#parts(op.target, op.batch);
+      return;
+    }
     const last = this.#ops.at(-1);
     if (op.kind === "sync" && last?.kind === "sync") {
       last.force ||= op.force;
@@ -175,9 +187,9 @@ export class StreamLoop {
   }
 
   /** Part(history_version, generation_attempt, seq, content) for each part of a burst. */
-  #parts(target: RelayTarget, batch: readonly BufferedPart<StreamPart>[]): void {
+  #parts(target: RelayTarget, burst: readonly BufferedPart<StreamPart>[]): void {
     const accepted: EncodedEvent[] = [];
-    for (const entry of batch) {
+    for (const entry of burst) {
       const part = { historyVersion: target.historyVersion, generationAttempt: target.generationAttempt, seq: entry.seq };
       const verdict = judgePart(this.#cursors, part);
       if (verdict === "gap") {
@@ -194,12 +206,18 @@ export class StreamLoop {
       accepted.push(encodePartEvent(this.options.chatId, target.historyVersion, target.generationAttempt, entry));
       this.#cursors.lastPartSeq = entry.seq;
     }
-    this.#send(accepted);
+    if (accepted.length === burst.length) {
+      // The usual case: every loop on the episode accepts the whole burst, so its frames are shared.
+      this.#sendFrames(partBurstFrames(this.options.chatId, target.historyVersion, target.generationAttempt, burst));
+    } else {
+      this.#send(accepted);
+    }
   }
 
   /**
    * Step 9's relay configuration: a null worker stops the relay; another worker reconnects; another
-   * episode of the same worker switches the subscription.
+   * episode of the same worker switches to it. The same target again changes nothing (an episode
+   * that was sent and closed is not replayed).
    */
   #configureRelay(target: RelayTarget): void {
     const current = this.#relay;
@@ -210,39 +228,24 @@ export class StreamLoop {
       current.target.generationAttempt === target.generationAttempt
     )
       return;
-    current?.subscription.close();
+    current?.unfollow();
     this.#relay = null;
     if (target.workerId === null) return;
-    this.#subscribe(target);
-  }
-
-  #subscribe(target: RelayTarget): void {
-    const subscription = this.options.parts(target.historyVersion, target.generationAttempt);
-    this.#relay = { target, subscription };
-    void this.#forward(subscription, target);
-  }
-
-  /** The relay forwarder: hands the subscription's parts to the loop as Part operations. */
-  async #forward(subscription: PartSubscription<StreamPart>, target: RelayTarget): Promise<void> {
-    for (;;) {
-      const next = await subscription.next();
-      if (this.#relay?.subscription !== subscription || this.#ended) return;
-      if (next.done) {
-        // A subscriber the buffer closed as slow re-subscribes: the replay from seq 1 is judged
-        // like any part, so what was already accepted is rejected and the rest follows on.
-        // Any other end (the episode was closed and sent, or dropped) leaves the relay on its target,
-        // so a later Sync naming the same episode does not replay it.
-        if (next.value === "slow") this.#subscribe(target);
-        return;
-      }
-      this.#enqueue({ kind: "parts", target, batch: [next.value, ...subscription.takeReady(MAX_PART_BATCH - 1)] });
-    }
+    const relay: { target: RelayTarget; unfollow: () => void } = { target, unfollow: () => {} };
+    this.#relay = relay;
+    relay.unfollow = this.options.parts(target.historyVersion, target.generationAttempt, (burst) => {
+      if (this.#relay === relay) this.#enqueue({ kind: "parts", target, batch: burst });
+    });
   }
 
   #send(events: readonly EncodedEvent[]): void {
-    if (events.length === 0 || this.#ended) return;
+    if (events.length > 0) this.#sendFrames(framesOf(events));
+  }
+
+  #sendFrames(frames: readonly string[]): void {
+    if (frames.length === 0 || this.#ended) return;
     try {
-      for (const frame of framesOf(events)) this.options.socket.send(frame);
+      for (const frame of frames) this.options.socket.send(frame);
     } catch (err) {
       // "WebSocket write failure" ends the loop.
       logger.info("stream_write_failed", { chat_id: this.options.chatId, error: err instanceof Error ? err.message : String(err) });
@@ -255,7 +258,7 @@ export class StreamLoop {
     if (this.#ended) return;
     this.#ended = true;
     this.#ops.length = 0;
-    this.#relay?.subscription.close();
+    this.#relay?.unfollow();
     this.#relay = null;
     if (close) {
       try {

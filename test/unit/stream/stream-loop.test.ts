@@ -1,9 +1,10 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessageWire, ChatQueuedMessageWire } from "../../../src/db/wire";
 import type { StreamPart } from "../../../src/llm/stream-part";
-import { type EpisodeKey, episodeKey, PartBuffer, type PartSubscription, SUBSCRIBER_DEADLINE_MS } from "../../../src/stream/part-buffer";
+import { type EpisodeKey, episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/stream/part-buffer";
 import type { ChatStreamEvent, ChatStreamEventType } from "../../../src/stream/stream-events";
-import { STREAM_CLOSE, StreamLoop, type StreamSocket } from "../../../src/stream/stream-loop";
+import { type EpisodeSource, STREAM_CLOSE, StreamLoop, type StreamSocket } from "../../../src/stream/stream-loop";
+import { EpisodeRelays } from "../../../src/stream/episode-relays";
 import type { SyncChatRow, SyncReader, SyncSnapshot } from "../../../src/stream/sync-snapshot";
 import { NULL_CURSORS, type StreamCursors, type SyncHints } from "../../../src/stream/sync-state";
 
@@ -184,13 +185,14 @@ function harness(options: HarnessOptions = {}) {
   const saved: StreamCursors[] = [];
   const sleeps: number[] = [];
   const subscribed: [number, number][] = [];
+  const relays = new EpisodeRelays(buffer, () => CHAT);
   let ended = 0;
   const loop = new StreamLoop({
     chatId: CHAT,
     read: reader.read,
-    parts: (historyVersion, generationAttempt) => {
+    parts: (historyVersion, generationAttempt, listener) => {
       subscribed.push([historyVersion, generationAttempt]);
-      return buffer.subscribe(episodeKey(CHAT, historyVersion, generationAttempt));
+      return relays.follow(historyVersion, generationAttempt, listener);
     },
     socket,
     cursors: options.cursors,
@@ -713,10 +715,8 @@ describe("StreamLoop: relay and Part", () => {
     expect(h.buffer.tick().slowClosed).toBe(1);
     await flush();
 
-    expect(h.subscribed).toEqual([
-      [3, 1],
-      [3, 1],
-    ]);
+    // The shared relay re-subscribed by itself; the loop still follows once.
+    expect(h.subscribed).toEqual([[3, 1]]);
     expect(h.buffer.stats().subscriptions).toBe(1);
     expect(seqsOf(h.socket.events())).toEqual([1, 2, 3]);
 
@@ -744,7 +744,7 @@ describe("StreamLoop: relay and Part", () => {
     h.reader.release(snap(row({ snapshotVersion: 2, queueVersion: 2 }), { queue: [] }));
     await flush();
     expect(seqsOf(h.socket.events())).toEqual([1, 2, 3, 4]);
-    expect(h.subscribed).toHaveLength(2);
+    expect(h.subscribed).toHaveLength(1);
   });
 
   it("an ended episode stops the relay; its parts were all delivered", async () => {
@@ -894,7 +894,7 @@ describe("StreamLoop: failures and the end", () => {
     const loop = new StreamLoop({
       chatId: CHAT,
       read: h.reader.read,
-      parts: (hv, ga) => h.buffer.subscribe(episodeKey(CHAT, hv, ga)),
+      parts: (hv, ga, listener) => new EpisodeRelays(h.buffer, () => CHAT).follow(hv, ga, listener),
       socket: h.socket,
       sleep: () =>
         new Promise<void>((resolve) => {
@@ -915,32 +915,21 @@ describe("StreamLoop: failures and the end", () => {
 
 describe("StreamLoop: a relay that breaks contiguity", () => {
   it("a sequence gap sends the parts accepted before it, then closes 1011", async () => {
-    // The real buffer always delivers contiguously; a hand-made subscription skips seq 3.
+    // The real relay always delivers contiguously; a hand-made one skips seq 3.
     const entries = [1, 2, 4, 5].map((seq) => Object.freeze({ seq, part: text(`p${seq}`), addedAt: T0 }));
-    let delivered = false;
-    let closed = 0;
-    const fake = {
-      key: episodeKey(CHAT, 3, 1),
-      closedReason: null,
-      delivered: 0,
-      done: new Promise<never>(() => {}),
-      next: async () => {
-        if (delivered) return new Promise<never>(() => {});
-        delivered = true;
-        return { done: false as const, value: entries[0]! };
-      },
-      takeReady: () => entries.slice(1),
-      return: async () => ({ done: true as const, value: "unsubscribed" as const }),
-      close: () => {
-        closed++;
-      },
+    let unfollowed = 0;
+    const gappy: EpisodeSource = (_hv, _ga, listener) => {
+      queueMicrotask(() => listener(entries));
+      return () => {
+        unfollowed++;
+      };
     };
     const h = harness();
     let ended = 0;
     const loop = new StreamLoop({
       chatId: CHAT,
       read: h.reader.read,
-      parts: () => fake as unknown as PartSubscription<StreamPart>,
+      parts: gappy,
       socket: h.socket,
       sleep: async () => {},
       ended: () => {
@@ -954,6 +943,6 @@ describe("StreamLoop: a relay that breaks contiguity", () => {
     expect(h.socket.closes).toEqual([{ code: 1011, reason: expect.any(String) }]);
     expect(loop.ended).toBe(true);
     expect(ended).toBe(1);
-    expect(closed).toBe(1);
+    expect(unfollowed).toBe(1);
   });
 });

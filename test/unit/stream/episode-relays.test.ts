@@ -1,0 +1,130 @@
+import { describe, expect, it } from "vitest";
+import type { StreamPart } from "../../../src/llm/stream-part";
+import type { BufferedPart } from "../../../src/stream/episode";
+import { EpisodeRelays } from "../../../src/stream/episode-relays";
+import { episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/stream/part-buffer";
+
+const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
+const key = (hv = 3, ga = 1) => episodeKey(CHAT, hv, ga);
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+function setup() {
+  let t = 1_000;
+  const buffer = new PartBuffer<StreamPart>({ now: () => t });
+  const relays = new EpisodeRelays(buffer, () => CHAT);
+  const add = (...texts: string[]) => {
+    for (const text of texts) buffer.addPart(key(), { type: "text-delta", text });
+  };
+  return {
+    buffer,
+    relays,
+    add,
+    advance: (ms: number) => {
+      t += ms;
+    },
+  };
+}
+
+/** A listener that records the bursts it got and the seqs in them. */
+function recorder() {
+  const bursts: (readonly BufferedPart<StreamPart>[])[] = [];
+  return {
+    bursts,
+    listener: (burst: readonly BufferedPart<StreamPart>[]) => bursts.push(burst),
+    seqs: () => bursts.flat().map((p) => p.seq),
+  };
+}
+
+describe("EpisodeRelays", () => {
+  it("serves every follower of an episode from one buffer subscription, with the same burst objects", async () => {
+    const { buffer, relays, add } = setup();
+    buffer.createEpisode(key());
+    const a = recorder();
+    const b = recorder();
+    relays.follow(3, 1, a.listener);
+    relays.follow(3, 1, b.listener);
+    expect(buffer.stats().subscriptions).toBe(1);
+    add("x", "y");
+    await flush();
+    add("z");
+    await flush();
+    expect(a.seqs()).toEqual([1, 2, 3]);
+    expect(b.bursts).toEqual(a.bursts);
+    expect(b.bursts[0]).toBe(a.bursts[0]);
+  });
+
+  it("gives a follower that joins mid-episode the parts so far, then the live ones, without gap or duplicate", async () => {
+    const { buffer, relays, add } = setup();
+    buffer.createEpisode(key());
+    const early = recorder();
+    relays.follow(3, 1, early.listener);
+    add("a", "b", "c");
+    await flush();
+    const late = recorder();
+    relays.follow(3, 1, late.listener);
+    expect(late.seqs()).toEqual([1, 2, 3]);
+    add("d");
+    await flush();
+    expect(late.seqs()).toEqual([1, 2, 3, 4]);
+    expect(early.seqs()).toEqual([1, 2, 3, 4]);
+  });
+
+  it("waits for an episode that does not exist yet", async () => {
+    const { buffer, relays, add } = setup();
+    const r = recorder();
+    relays.follow(3, 1, r.listener);
+    await flush();
+    expect(r.bursts).toEqual([]);
+    buffer.createEpisode(key());
+    add("a");
+    await flush();
+    expect(r.seqs()).toEqual([1]);
+  });
+
+  it("closes the subscription and forgets the episode when its last follower leaves", async () => {
+    const { buffer, relays } = setup();
+    buffer.createEpisode(key());
+    const stopA = relays.follow(3, 1, recorder().listener);
+    const stopB = relays.follow(3, 1, recorder().listener);
+    relays.follow(3, 2, recorder().listener);
+    expect(relays.size).toBe(2);
+    stopA();
+    stopA(); // idempotent
+    expect(buffer.stats().subscriptions).toBe(2);
+    stopB();
+    expect(relays.size).toBe(1);
+    expect(buffer.stats().subscriptions).toBe(1);
+  });
+
+  it("starts over when the buffer closes its reader as slow, handing out only what is new", async () => {
+    const { buffer, relays, add, advance } = setup();
+    buffer.createEpisode(key());
+    const r = recorder();
+    relays.follow(3, 1, r.listener);
+    add("a", "b");
+    await flush();
+    // Adding wakes the parked relay with part 3 but it runs later (a microtask); part 4 then waits
+    // past the subscriber deadline before it does, as when the isolate is blocked.
+    add("c", "d");
+    advance(SUBSCRIBER_DEADLINE_MS);
+    expect(buffer.tick().slowClosed).toBe(1);
+    await flush();
+    add("e");
+    await flush();
+    expect(r.seqs()).toEqual([1, 2, 3, 4, 5]);
+    expect(buffer.stats().subscriptions).toBe(1);
+  });
+
+  it("keeps delivering to the others when one follower throws", async () => {
+    const { buffer, relays, add } = setup();
+    buffer.createEpisode(key());
+    relays.follow(3, 1, () => {
+      throw new Error("boom");
+    });
+    const r = recorder();
+    relays.follow(3, 1, r.listener);
+    add("a");
+    await flush();
+    expect(r.seqs()).toEqual([1]);
+  });
+});
