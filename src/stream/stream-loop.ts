@@ -188,6 +188,13 @@ export class StreamLoop {
 
   /** Part(history_version, generation_attempt, seq, content) for each part of a burst. */
   #parts(target: RelayTarget, burst: readonly BufferedPart<StreamPart>[]): void {
+    if (this.#acceptsWhole(target, burst)) {
+      // The usual case, decided once for the burst (each part would pass the same four checks):
+      // every loop on the episode accepts it, so its frames are built once and shared.
+      this.#cursors.lastPartSeq = burst[burst.length - 1]!.seq;
+      this.#sendFrames(partBurstFrames(this.options.chatId, target.historyVersion, target.generationAttempt, burst));
+      return;
+    }
     const accepted: EncodedEvent[] = [];
     for (const entry of burst) {
       const part = { historyVersion: target.historyVersion, generationAttempt: target.generationAttempt, seq: entry.seq };
@@ -206,12 +213,20 @@ export class StreamLoop {
       accepted.push(encodePartEvent(this.options.chatId, target.historyVersion, target.generationAttempt, entry));
       this.#cursors.lastPartSeq = entry.seq;
     }
-    if (accepted.length === burst.length) {
-      // The usual case: every loop on the episode accepts the whole burst, so its frames are shared.
-      this.#sendFrames(partBurstFrames(this.options.chatId, target.historyVersion, target.generationAttempt, burst));
-    } else {
-      this.#send(accepted);
-    }
+    this.#send(accepted);
+  }
+
+  /** The burst is contiguous and its first part is the next one of the loop's current, live episode. */
+  #acceptsWhole(target: RelayTarget, burst: readonly BufferedPart<StreamPart>[]): boolean {
+    const first = burst[0];
+    const last = burst[burst.length - 1];
+    if (first === undefined || last === undefined) return false;
+    const next = judgePart(this.#cursors, {
+      historyVersion: target.historyVersion,
+      generationAttempt: target.generationAttempt,
+      seq: first.seq,
+    });
+    return next === "accept" && last.seq - first.seq === burst.length - 1;
   }
 
   /**

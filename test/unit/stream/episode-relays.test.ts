@@ -11,7 +11,11 @@ const flush = () => new Promise((r) => setTimeout(r, 0));
 function setup() {
   let t = 1_000;
   const buffer = new PartBuffer<StreamPart>({ now: () => t });
-  const relays = new EpisodeRelays(buffer, () => CHAT);
+  const relays = new EpisodeRelays(
+    buffer,
+    () => CHAT,
+    async () => {},
+  );
   const add = (...texts: string[]) => {
     for (const text of texts) buffer.addPart(key(), { type: "text-delta", text });
   };
@@ -126,5 +130,22 @@ describe("EpisodeRelays", () => {
     add("a");
     await flush();
     expect(r.seqs()).toEqual([1]);
+  });
+});
+
+describe("EpisodeRelays with the default coalescing", () => {
+  it("waits for the current task to end, so parts added meanwhile go out in one burst", async () => {
+    const buffer = new PartBuffer<StreamPart>({ now: () => 1_000 });
+    const relays = new EpisodeRelays(buffer, () => CHAT);
+    buffer.createEpisode(key());
+    const r = recorder();
+    relays.follow(3, 1, r.listener);
+    buffer.addPart(key(), { type: "text-delta", text: "a" });
+    await Promise.resolve(); // the relay wakes with part 1 in a microtask...
+    await Promise.resolve();
+    buffer.addPart(key(), { type: "text-delta", text: "b" }); // ...and part 2 lands before the task ends
+    await flush();
+    await flush();
+    expect(r.bursts.map((b) => b.map((p) => p.seq))).toEqual([[1, 2]]);
   });
 });

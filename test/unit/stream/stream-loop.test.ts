@@ -185,7 +185,11 @@ function harness(options: HarnessOptions = {}) {
   const saved: StreamCursors[] = [];
   const sleeps: number[] = [];
   const subscribed: [number, number][] = [];
-  const relays = new EpisodeRelays(buffer, () => CHAT);
+  const relays = new EpisodeRelays(
+    buffer,
+    () => CHAT,
+    async () => {},
+  );
   let ended = 0;
   const loop = new StreamLoop({
     chatId: CHAT,
@@ -894,7 +898,12 @@ describe("StreamLoop: failures and the end", () => {
     const loop = new StreamLoop({
       chatId: CHAT,
       read: h.reader.read,
-      parts: (hv, ga, listener) => new EpisodeRelays(h.buffer, () => CHAT).follow(hv, ga, listener),
+      parts: (hv, ga, listener) =>
+        new EpisodeRelays(
+          h.buffer,
+          () => CHAT,
+          async () => {},
+        ).follow(hv, ga, listener),
       socket: h.socket,
       sleep: () =>
         new Promise<void>((resolve) => {
