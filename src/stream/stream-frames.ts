@@ -23,6 +23,45 @@ export function encodeEvent(event: ChatStreamEvent): EncodedEvent {
   return { json, bytes: utf8ByteLength(json) };
 }
 
+/**
+ * Encodings of the events one snapshot produces, per payload object: loops that share a read
+ * (stream-sockets.ts) get the same message and queue objects, and a 1 MB message must not be
+ * stringified once per socket.
+ */
+const payloadEvents = new WeakMap<object, EncodedEvent>();
+
+/** `encodeEvent`, once per message or queue payload object. */
+export function encodeSyncEvent(event: ChatStreamEvent): EncodedEvent {
+  const payload = event.type === "message" ? event.message : event.type === "queue_update" ? event.queued_messages : null;
+  if (payload === null) return encodeEvent(event);
+  let encoded = payloadEvents.get(payload);
+  if (encoded === undefined) {
+    encoded = encodeEvent(event);
+    payloadEvents.set(payload, encoded);
+  }
+  return encoded;
+}
+
+const snapshotFrames = new WeakMap<object, Map<string, string[]>>();
+
+/**
+ * The frames of one Sync, shared by every loop that applied the same snapshot from the same
+ * cursors (they emit the same events): one set of frame strings however many sockets send it.
+ */
+export function sharedSyncFrames(snapshot: object, cursorsKey: string, build: () => string[]): string[] {
+  let byCursors = snapshotFrames.get(snapshot);
+  if (byCursors === undefined) {
+    byCursors = new Map();
+    snapshotFrames.set(snapshot, byCursors);
+  }
+  let frames = byCursors.get(cursorsKey);
+  if (frames === undefined) {
+    frames = build();
+    byCursors.set(cursorsKey, frames);
+  }
+  return frames;
+}
+
 /** Joins encoded events into frames of at most `maxBytes` (brackets and commas included). */
 export function framesOf(events: readonly EncodedEvent[], maxBytes = MAX_FRAME_BYTES): string[] {
   const frames: string[] = [];

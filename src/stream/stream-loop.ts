@@ -13,7 +13,7 @@ import type { StreamPart } from "../llm/stream-part";
 import { logger } from "../log";
 import type { BufferedPart } from "./episode";
 import { judgePart } from "./part-op";
-import { type EncodedEvent, encodeEvent, encodePartEvent, framesOf, partBurstFrames } from "./stream-frames";
+import { type EncodedEvent, encodePartEvent, encodeSyncEvent, framesOf, partBurstFrames, sharedSyncFrames } from "./stream-frames";
 import { applySnapshot, hintsCallForFetch } from "./sync";
 import type { SyncReader } from "./sync-snapshot";
 import { NULL_CURSORS, type RelayTarget, type StreamCursors, type SyncHints } from "./sync-state";
@@ -149,11 +149,15 @@ export class StreamLoop {
       });
       return;
     }
+    const before = JSON.stringify(this.#cursors);
     const result = applySnapshot(this.options.chatId, this.#cursors, this.#known, snapshot);
     if (result === null) return;
     this.#cursors = result.cursors;
     this.#known = result.known;
-    this.#send(result.events.map(encodeEvent));
+    // Loops at the same cursors emit the same events from a shared snapshot: frame them once.
+    // (The known-message maps may differ after a hibernation, but only below history_version,
+    // which message sync never reads; see sync-state.ts.)
+    this.#sendFrames(sharedSyncFrames(snapshot, before, () => framesOf(result.events.map(encodeSyncEvent))));
     if (this.#ended) return; // the write failed: no relay (it would outlive the loop), nothing to save
     if (result.relay) this.#configureRelay(result.relay);
     this.options.saved?.({ ...this.#cursors });

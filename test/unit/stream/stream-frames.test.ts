@@ -2,7 +2,15 @@ import { describe, expect, it } from "vitest";
 import type { StreamPart } from "../../../src/llm/stream-part";
 import { type BufferedPart, episodeKey, PartBuffer, utf8ByteLength } from "../../../src/stream/part-buffer";
 import type { ChatStreamEvent } from "../../../src/stream/stream-events";
-import { type EncodedEvent, encodeEvent, encodePartEvent, framesOf, MAX_FRAME_BYTES } from "../../../src/stream/stream-frames";
+import {
+  type EncodedEvent,
+  encodeEvent,
+  encodePartEvent,
+  encodeSyncEvent,
+  framesOf,
+  MAX_FRAME_BYTES,
+  sharedSyncFrames,
+} from "../../../src/stream/stream-frames";
 
 const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
 
@@ -209,5 +217,47 @@ describe("encodePartEvent", () => {
     const eb = encodePartEvent(CHAT, 1, 1, b);
     expect(eb).not.toBe(ea);
     expect(eb).toEqual(ea);
+  });
+});
+
+describe("sharing a Sync's encodings between sockets", () => {
+  const message = {
+    id: "m1",
+    chat_id: "c",
+    role: "assistant" as const,
+    content: [{ type: "text" as const, text: "x".repeat(1_000) }],
+    revision: 3,
+    queued_message_id: null,
+    model_config_id: null,
+    reasoning_effort: null,
+    created_by: null,
+    created_at: "2026-11-30T00:00:00.000Z",
+  };
+
+  it("encodes a message or queue payload once per payload object", () => {
+    const a = encodeSyncEvent({ type: "message", chat_id: "c", message });
+    const b = encodeSyncEvent({ type: "message", chat_id: "c", message });
+    expect(b).toBe(a);
+    expect(JSON.parse(a.json).message.id).toBe("m1");
+    const copy = encodeSyncEvent({ type: "message", chat_id: "c", message: { ...message } });
+    expect(copy).not.toBe(a);
+    const queue: never[] = [];
+    expect(encodeSyncEvent({ type: "queue_update", chat_id: "c", queued_messages: queue })).toBe(
+      encodeSyncEvent({ type: "queue_update", chat_id: "c", queued_messages: queue }),
+    );
+  });
+
+  it("builds one set of frames per snapshot and starting cursors", () => {
+    const snapshot = {};
+    let built = 0;
+    const build = () => {
+      built++;
+      return ["[]"];
+    };
+    const first = sharedSyncFrames(snapshot, "k1", build);
+    expect(sharedSyncFrames(snapshot, "k1", build)).toBe(first);
+    sharedSyncFrames(snapshot, "k2", build);
+    sharedSyncFrames({}, "k1", build);
+    expect(built).toBe(3);
   });
 });
