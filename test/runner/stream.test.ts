@@ -116,7 +116,8 @@ describe("the stream WebSocket", () => {
     expect(parts.every((p) => p.generation_attempt === 1)).toBe(true);
     expect(partsText(ev)).toBe(text);
     const reply = ev.find((e) => e.type === "message" && e.message!.role === "assistant");
-    expect(reply?.message!.content[0]!.text).toBe(text);
+    expect(reply).toBeDefined();
+    expect(reply!.message!.content[0]!.text).toBe(text);
     c.ws.close();
   });
 
