@@ -56,7 +56,7 @@ export default defineConfig({
         // Test config only: short timers so retries and deadlines play out in seconds. The stale
         // threshold stays well above a heartbeat tick under a loaded CI machine (a tick may take
         // up to a third of it): these tests are not about takeover (the e2e lifecycle test is).
-        CHAT_HEARTBEAT_INTERVAL_MS: "500",
+        CHAT_HEARTBEAT_INTERVAL_MS: "2000",
         CHAT_STALE_THRESHOLD_MS: "10000",
         CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
         CHAT_MAX_GENERATION_RETRIES: "2",

@@ -67,6 +67,9 @@ export class ChatWorker {
         // "The runner manager cleans up every runner whose lease was not renewed."
         logger.warn("runner_lease_lost", { chat_id: this.chatId, runner_id: runner.runnerId });
         await this.#cleanup(runner);
+        // The lease is stale, so the chat is acquirable: take it over now (a new runner, as any
+        // worker would) rather than leave it to the next cron sweep.
+        this.hooks.keepAlive(this.wake());
         return;
       }
     } catch (err) {
