@@ -14,7 +14,7 @@ import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
 import { apiClient, type ChatWire, streamUrl } from "./common/api";
 import { settle } from "./common/proc";
-import { environment, machineLine, runBench, type Session, UsageError } from "./common/session";
+import { environment, machineLine, runBench, type Session, wholeNumberOption } from "./common/session";
 import { fixed, median, minMax, ratio, sleep } from "./common/stats";
 
 const USER_CHARS = 200;
@@ -63,12 +63,7 @@ function parseOptions(argv: string[]): Options {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
-    return n;
-  };
+  const int = wholeNumberOption;
   return {
     messages: int("messages", values.messages, 1, 1_000_000),
     reps: int("reps", values.reps, 1, 1000),

@@ -20,7 +20,7 @@ import { ROOT_DIR } from "../lib/paths";
 import { type Api, apiClient, type ChatWire, streamUrl } from "./common/api";
 import { openHeapReader } from "./common/heap";
 import { cpuSeconds, memory, resetPeak, settle } from "./common/proc";
-import { environment, machineLine, runBench, type Session, UsageError } from "./common/session";
+import { environment, machineLine, runBench, type Session, UsageError, wholeNumberOption } from "./common/session";
 import { fixed, median, ratio, sleep, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -83,12 +83,7 @@ function parseOptions(argv: string[]): Options {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
-    return n;
-  };
+  const int = wholeNumberOption;
   return {
     sockets: int("sockets", values.sockets, 1, 10_000),
     parts: int("parts", values.parts, 1, 1_000_000),

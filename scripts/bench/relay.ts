@@ -17,7 +17,7 @@ import { parseArgs } from "node:util";
 import { freePort } from "../lib/free-port";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
-import { environment, machineLine, runBench, type Session, UsageError } from "./common/session";
+import { environment, machineLine, runBench, type Session, UsageError, wholeNumberOption } from "./common/session";
 import { count, fixed, median, ratio, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -110,12 +110,7 @@ function parseOptions(argv: string[]): Options {
     process.stdout.write(`${USAGE}\n`);
     process.exit(0);
   }
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
-    return n;
-  };
+  const int = wholeNumberOption;
   const delayMs = int("delay-ms", values["delay-ms"], 1, 1000);
   const modes = values.modes.split(",").map((m) => {
     if (m === "unpaced") return { name: m, delayMs: 0 };

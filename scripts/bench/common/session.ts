@@ -24,6 +24,14 @@ export class UsageError extends Error {
   override name = "UsageError";
 }
 
+/** A whole-number option in [min, max]; a UsageError naming the option otherwise. */
+export function wholeNumberOption(name: string, raw: string, min: number, max: number): number {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
+  return n;
+}
+
 export interface Session {
   readonly dir: string;
   readonly interrupted: boolean;
