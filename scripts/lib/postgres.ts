@@ -6,7 +6,7 @@
  * `postgres` OS user (created when missing), which is what the server then runs as.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, chownSync } from "node:fs";
+import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname } from "node:path";
 import exitHook from "async-exit-hook";
@@ -139,6 +139,15 @@ function handToPostgresUser(dataDir: string): void {
   const gid = Number(execFileSync("id", ["-g", PG_USER]).toString().trim());
   chownSync(dataDir, uid, gid);
   const parent = dirname(dataDir);
+  // A checkout in a private folder (mktemp -d is 0700) cannot be entered by that user: as root,
+  // grant search (not read) permission on the folders above the data directory that lack it.
+  for (let dir = parent; dir !== dirname(dir); dir = dirname(dir)) {
+    const mode = statSync(dir).mode;
+    if ((mode & 0o001) === 0) {
+      chmodSync(dir, mode | 0o001);
+      log("info", "postgres_path_search_granted", { dir });
+    }
+  }
   try {
     execFileSync("su", ["-s", "/bin/sh", PG_USER, "-c", `test -x '${parent}'`], { stdio: "ignore" });
   } catch {
