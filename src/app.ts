@@ -5,6 +5,7 @@
 import { createRouter } from "./http/router";
 import { notFound, onError } from "./http/errors";
 import { chatActions } from "./routes/chat-actions";
+import { chatPreferences } from "./routes/chat-preferences";
 import { chatMessages } from "./routes/chat-messages";
 import { chatQueue } from "./routes/chat-queue";
 import { chatStream } from "./routes/chat-stream";
@@ -12,6 +13,7 @@ import { chats } from "./routes/chats";
 import { files } from "./routes/files";
 import { health } from "./routes/health";
 import { modelConfigs } from "./routes/model-configs";
+import { modelOverrides } from "./routes/model-overrides";
 import { models } from "./routes/models";
 import { providers } from "./routes/providers";
 import { users } from "./routes/users";
@@ -21,6 +23,7 @@ export const app = createRouter().basePath("/api/v2");
 
 app.route("/health", health);
 app.route("/users", users);
+app.route("/users", chatPreferences);
 // Before any `/chats/{chat}` router: the static segment must not be taken for a chat ID.
 app.route("/chats/providers", providers);
 app.route("/chats/files", files);
@@ -31,6 +34,7 @@ app.route("/chats", chatQueue);
 app.route("/chats", chatActions);
 app.route("/organizations", modelConfigs);
 app.route("/organizations", models);
+app.route("/organizations", modelOverrides);
 
 openapiDocs(app);
 app.notFound(notFound);

@@ -9,9 +9,10 @@ import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 
 import { anthropicMessages } from "./anthropic-messages";
+import { type ContextWire, contextExceededBody, contextLimitOf, promptTokens } from "./context-window";
 import { openAIChat } from "./openai-chat";
 import { openAIResponses } from "./openai-responses";
-import { countWords, parseScript } from "./script";
+import { parseScript } from "./script";
 import type { Script } from "./script";
 import { BadRequestError } from "./wire";
 import type { Frame, ModelRequest, Reply, ReplyContent, WireFormat } from "./wire";
@@ -27,6 +28,8 @@ export interface FakeModelOptions {
   retryAfterMs?: number | null;
   /** One JSON line per request on stdout; defaults to `FAKE_MODEL_LOG=1`. */
   log?: boolean;
+  /** The context window of models whose id names none (`-ctx<N>`); null (the default): unlimited. */
+  contextLimit?: number | null;
 }
 
 export type Endpoint = "chat_completions" | "responses" | "messages" | "models" | "health" | "not_found";
@@ -56,10 +59,10 @@ const MAX_BODY_BYTES = 16 * 1024 * 1024;
 const TOOL_ARG_FRAGMENTS = 3;
 const FAKE_MODEL_IDS = ["fake", "fake-large"] as const;
 
-const MODEL_ROUTES: Record<string, { endpoint: Endpoint; format: WireFormat }> = {
-  "/chat/completions": { endpoint: "chat_completions", format: openAIChat },
-  "/responses": { endpoint: "responses", format: openAIResponses },
-  "/messages": { endpoint: "messages", format: anthropicMessages },
+const MODEL_ROUTES: Record<string, { endpoint: Endpoint; format: WireFormat; wire: ContextWire }> = {
+  "/chat/completions": { endpoint: "chat_completions", format: openAIChat, wire: "openai_chat" },
+  "/responses": { endpoint: "responses", format: openAIResponses, wire: "openai_responses" },
+  "/messages": { endpoint: "messages", format: anthropicMessages, wire: "anthropic" },
 };
 
 const SSE_HEADERS = {
@@ -148,6 +151,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   const host = opts.host ?? DEFAULT_HOST;
   const retryAfterMs = opts.retryAfterMs === undefined ? DEFAULT_RETRY_AFTER_MS : opts.retryAfterMs;
   const logEnabled = opts.log ?? process.env["FAKE_MODEL_LOG"] === "1";
+  const contextLimit = opts.contextLimit ?? null;
 
   const requests: Record<Endpoint, number> = {
     chat_completions: 0,
@@ -179,7 +183,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   }
 
   /** Applies max-token truncation, assigns ids and computes usage. */
-  function buildReply(script: Extract<Script, { kind: "text" | "tool_call" }>, request: ModelRequest): Reply {
+  function buildReply(script: Extract<Script, { kind: "text" | "tool_call" }>, request: ModelRequest, inputTokens: number): Reply {
     responseCounter += 1;
     let content: ReplyContent;
     let finish: Reply["finish"];
@@ -205,7 +209,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       content,
       finish,
       tokenDelayMs: script.kind === "text" ? script.tokenDelayMs : 0,
-      usage: { inputTokens: countWords(request.turn.text), outputTokens },
+      usage: { inputTokens, outputTokens },
       includeUsage: request.includeUsage,
     };
   }
@@ -222,16 +226,25 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   async function handleModel(
     req: IncomingMessage,
     res: ServerResponse,
-    format: WireFormat,
+    { format, wire }: { format: WireFormat; wire: ContextWire },
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
     let request: ModelRequest;
+    let inputTokens: number;
     try {
-      request = format.readRequest(JSON.parse(await readBody(req)) as unknown);
+      const body = JSON.parse(await readBody(req)) as unknown;
+      request = format.readRequest(body);
+      inputTokens = promptTokens(body);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       sendJson(res, 400, format.encodeError(400, `fake-model: invalid request: ${message}`));
       return { status: 400, script: "invalid_request" };
+    }
+
+    const window = contextLimitOf(request.model, contextLimit);
+    if (window !== null && inputTokens > window) {
+      sendJson(res, 400, contextExceededBody(wire, window, inputTokens));
+      return { stream: request.stream, status: 400, script: "context_length_exceeded", input_tokens: inputTokens };
     }
 
     const script = resolveScript(parseScript(request.turn), request.turn.text);
@@ -254,7 +267,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       return { ...logFields, status: request.stream ? 200 : null };
     }
 
-    const reply = buildReply(script, request);
+    const reply = buildReply(script, request, inputTokens);
     const frames = format.encodeStream(reply);
     if (request.stream) {
       res.writeHead(200, SSE_HEADERS);
@@ -287,7 +300,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     const modelRoute = MODEL_ROUTES[path];
     if (req.method === "POST" && modelRoute !== undefined) {
       requests[modelRoute.endpoint] += 1;
-      fields = { endpoint: modelRoute.endpoint, ...(await handleModel(req, res, modelRoute.format, controller.signal)) };
+      fields = { endpoint: modelRoute.endpoint, ...(await handleModel(req, res, modelRoute, controller.signal)) };
     } else if (req.method === "GET" && path === "/health") {
       requests.health += 1;
       sendJson(res, 200, { ok: true });

@@ -12,7 +12,7 @@ import { pendingToolCalls, syntheticCancellationResults, type ToolCallPart } fro
 import type { ChatTx } from "./chat-tx";
 import { InvalidTransitionInputError } from "./errors";
 import { messageFromRaw } from "./rows";
-import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatRow } from "./schema/chats";
+import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatRow, MessageUsage } from "./schema/chats";
 
 /** A message a transition inserts. `revision` and `queued_message_id` are never the caller's. */
 export interface NewMessage {
@@ -25,6 +25,8 @@ export interface NewMessage {
   modelOnly?: boolean;
   /** Part of a compaction or clear boundary. */
   compressed?: boolean;
+  /** An assistant step's usage figures (the compaction trigger reads them). */
+  usage?: MessageUsage | null;
 }
 
 const ROLES: readonly ChatMessageRole[] = ["system", "user", "assistant", "tool"];
@@ -39,7 +41,17 @@ export const ACTIVE_TAIL_SQL = `
 /** The seq of the newest active boundary row (compaction or clear), 0 when there is none. */
 const LATEST_BOUNDARY_SQL = `coalesce((SELECT max(b.seq) FROM chat_messages b WHERE b.chat_id = $1 AND NOT b.deleted AND b.compressed), 0)`;
 
-const COLUMNS = ["chat_id", "role", "content", "model_config_id", "reasoning_effort", "created_by", "model_only", "compressed"] as const;
+const COLUMNS = [
+  "chat_id",
+  "role",
+  "content",
+  "model_config_id",
+  "reasoning_effort",
+  "created_by",
+  "model_only",
+  "compressed",
+  "usage",
+] as const;
 
 function assertInsertable(tx: ChatTx, message: NewMessage): void {
   if (!ROLES.includes(message.role) || !Array.isArray(message.content)) {
@@ -64,8 +76,9 @@ export async function insertMessages(tx: ChatTx, messages: readonly NewMessage[]
       m.createdBy ?? null,
       m.modelOnly ?? false,
       m.compressed ?? false,
+      m.usage ? JSON.stringify(m.usage) : null,
     );
-    return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}::uuid, $${base + 5}, $${base + 6}::uuid, $${base + 7}, $${base + 8})`;
+    return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}::uuid, $${base + 5}, $${base + 6}::uuid, $${base + 7}, $${base + 8}, $${base + 9}::jsonb)`;
   });
   const rows = await tx.query(`INSERT INTO chat_messages (${COLUMNS.join(", ")}) VALUES ${tuples.join(", ")} RETURNING *`, values);
   const inserted = rows.map(messageFromRaw).sort((a, b) => a.seq - b.seq);

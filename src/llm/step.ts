@@ -9,7 +9,7 @@
  */
 import { type CallWarning, type FinishReason, type LanguageModelUsage, stepCountIs, streamText } from "ai";
 import type { ToolResultPart } from "../chatstate/rules";
-import type { ChatMessagePart } from "../db/schema/chats";
+import type { ChatMessagePart, MessageUsage } from "../db/schema/chats";
 import { classifyModelError } from "./classify-error";
 import { IdleTimer } from "./idle-timer";
 import { ModelCallError } from "./model-call-error";
@@ -137,6 +137,17 @@ export async function runModelStep(input: RunModelStepInput): Promise<StepOutcom
     finishReason: collected.finish.finishReason,
     usage: stepUsage(collected.finish.usage),
     warnings: collected.warnings,
+  };
+}
+
+/** The stored form of a step's usage (chat_messages.usage): the compaction trigger reads input_tokens. */
+export function messageUsage(usage: StepUsage): MessageUsage {
+  return {
+    input_tokens: usage.inputTokens ?? null,
+    output_tokens: usage.outputTokens ?? null,
+    total_tokens: usage.totalTokens ?? null,
+    reasoning_tokens: usage.reasoningTokens ?? null,
+    cached_input_tokens: usage.cachedInputTokens ?? null,
   };
 }
 

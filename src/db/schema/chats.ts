@@ -58,6 +58,18 @@ export interface LastErrorDetail {
   detail: string | null;
 }
 
+/**
+ * What one assistant step cost, as the provider reported it. `input_tokens` is the prompt's size:
+ * the automatic compaction trigger reads it from the latest step (src/llm/compaction/).
+ */
+export interface MessageUsage {
+  input_tokens: number | null;
+  output_tokens: number | null;
+  total_tokens: number | null;
+  reasoning_tokens: number | null;
+  cached_input_tokens: number | null;
+}
+
 /** The retry payload sent to clients (spec: "retry_state ... a JSONB object"). Opaque to the store. */
 export type RetryState = Record<string, unknown>;
 
@@ -150,6 +162,8 @@ export const chatMessages = pgTable(
     modelOnly: boolean().notNull().default(false),
     /** Part of a compaction or clear boundary (the triplet); prompts start at the newest one. */
     compressed: boolean().notNull().default(false),
+    /** The provider's usage figures of an assistant step; null for every other row. */
+    usage: jsonb().$type<MessageUsage>(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [

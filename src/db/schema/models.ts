@@ -3,7 +3,7 @@
  * model discovery", "Model configuration write serialization").
  */
 import { sql } from "drizzle-orm";
-import { boolean, integer, jsonb, pgTable, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, integer, jsonb, pgTable, text, timestamp, unique, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 import { organizations } from "./auth";
 
 export const chatProviders = pgTable("chat_providers", {
@@ -44,5 +44,7 @@ export const chatModelConfigs = pgTable(
   (t) => [
     // At most one live default per organization; the locked write logic keeps exactly one.
     uniqueIndex("chat_model_configs_one_default_idx").on(t.organizationId).where(sql`${t.isDefault} AND ${t.deletedAt} IS NULL`),
+    // The target of composite foreign keys that bind a config to its organization (model overrides).
+    unique("chat_model_configs_organization_id_id_unique").on(t.organizationId, t.id),
   ],
 );

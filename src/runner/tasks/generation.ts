@@ -22,12 +22,13 @@ import { buildPrompt } from "../../llm/prompt";
 import { languageModelFor } from "../../llm/provider";
 import { providerOptionsFor } from "../../llm/provider-options";
 import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
-import { runModelStep } from "../../llm/step";
+import { messageUsage, runModelStep } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../stream/part-buffer";
 import { fencedRead, fencedUpdate } from "../fenced-db";
 import { modelForTurn } from "../model-choice";
 import type { TaskContext } from "../task-context";
+import { compactBeforeModelCall, compactOnRequest } from "./compaction";
 
 /** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
 export const MODEL_IDLE_TIMEOUT_MS = 60_000;
@@ -49,11 +50,11 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
       return;
     }
     case "compact":
-      // Summarizing compaction is not built yet: the request is consumed by finishing the turn
-      // (FinishTurn clears compaction_requested_at), so a /compact never loops.
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+      await compactOnRequest(ctx, { chat, history });
       return;
     case "call_model":
+      // The automatic compaction gate may compact (or end the turn) instead of calling the model.
+      if (await compactBeforeModelCall(ctx, { chat, history })) return;
       await callModel(ctx);
       return;
   }
@@ -85,7 +86,9 @@ async function callModel(ctx: TaskContext): Promise<void> {
         onPart: (part) => ctx.parts.addPart(key, part),
       });
       if (outcome.kind === "aborted") return;
-      const messages: NewMessage[] = [{ role: "assistant", content: outcome.assistant, modelConfigId: resolved.config.id }];
+      const messages: NewMessage[] = [
+        { role: "assistant", content: outcome.assistant, modelConfigId: resolved.config.id, usage: messageUsage(outcome.usage) },
+      ];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
       await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages }));
       return;

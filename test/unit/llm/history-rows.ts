@@ -25,6 +25,7 @@ export class History {
       deleted: flags.deleted ?? false,
       modelOnly: flags.modelOnly ?? false,
       compressed: flags.compressed ?? false,
+      usage: null,
       createdAt: new Date(0),
     };
     this.rows.push(row);

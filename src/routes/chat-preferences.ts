@@ -1,0 +1,53 @@
+/**
+ * The caller's chat preferences: `GET /users/me/chat-preferences`, `PUT /users/me/chat-preferences`.
+ * Today one field, the personal compaction threshold (percent of the chat model's window; null
+ * leaves it to the model config; 100 disables the chat trigger).
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { type ChatPreferences, getChatPreferences, setChatPreferences } from "../db/chat-preferences";
+import { requireCaller } from "../http/auth";
+import { jsonBodyLimit } from "../http/body-limit";
+import { requestDb } from "../http/request-db";
+import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
+
+const threshold = z
+  .number()
+  .int()
+  .min(0)
+  .max(100)
+  .nullable()
+  .openapi({ description: "Percent of the chat model's context window at which chats compact; null: the model's own", example: 70 });
+
+const ChatPreferencesSchema = z.object({ compaction_threshold_percent: threshold }).openapi("ChatPreferences");
+const UpdateBody = z.strictObject({ compaction_threshold_percent: threshold }).openapi("UpdateChatPreferencesRequest");
+
+const json = (prefs: ChatPreferences): z.infer<typeof ChatPreferencesSchema> => ({
+  compaction_threshold_percent: prefs.compactionThresholdPercent,
+});
+
+const getRoute = createRoute({
+  method: "get",
+  path: "/me/chat-preferences",
+  summary: "The caller's chat preferences",
+  middleware: [requestDb, requireCaller],
+  responses: { 200: jsonContent(ChatPreferencesSchema, "The preferences"), ...errorResponses(401) },
+});
+
+const putRoute = createRoute({
+  method: "put",
+  path: "/me/chat-preferences",
+  summary: "Replace the caller's chat preferences",
+  middleware: [requestDb, requireCaller, jsonBodyLimit],
+  request: { body: jsonBody(UpdateBody) },
+  responses: { 200: jsonContent(ChatPreferencesSchema, "The stored preferences"), ...errorResponses(400, 401, 413) },
+});
+
+export const chatPreferences = createRouter()
+  .openapi(getRoute, async (c) => c.json(json(await getChatPreferences(c.var.db, c.var.caller.userId)), 200))
+  .openapi(putRoute, async (c) => {
+    const input = c.req.valid("json");
+    const stored = await setChatPreferences(c.var.db, c.var.caller.userId, {
+      compactionThresholdPercent: input.compaction_threshold_percent,
+    });
+    return c.json(json(stored), 200);
+  });

@@ -1,0 +1,177 @@
+/**
+ * Compaction inside the generation task (spec "Manual compaction", "Compaction model selection"):
+ * - before a model call, the automatic gate (previous step's prompt usage against the binding
+ *   trigger) may compact instead, or end the turn with the "still over limit" error;
+ * - a manual request (compaction_requested_at) compacts whatever the usage.
+ * A compaction writes a non-streaming summary with its own retry budget, streams a "Summarizing…"
+ * progress part, and commits the boundary triplet plus the replayed pending user messages in ONE
+ * CommitStep (consuming a manual request). The next decision pass carries on from there.
+ */
+import type { LastErrorDetail } from "../../db/schema/chats";
+import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
+import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
+import type { ResolvedModelConfig } from "../../db/model-configs/resolve";
+import { commitStep } from "../../db/transitions/commit-step";
+import { finishError } from "../../db/transitions/finish-error";
+import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
+import { CHAT_SUMMARIZED_TOOL, type CompactionSource, compactionMessages, type SummaryRecord } from "../../llm/compaction/boundary";
+import { automaticCompactionGate } from "../../llm/compaction/gate";
+import { summarize, summaryMaxOutputTokens } from "../../llm/compaction/summarize";
+import { summaryInput } from "../../llm/compaction/summary-prompt";
+import { recordedTrigger } from "../../llm/compaction/trigger";
+import { isModelCallError, type ModelCallError } from "../../llm/model-call-error";
+import { languageModelFor } from "../../llm/provider";
+import { retryPayload } from "../../llm/retry";
+import { episodeKey } from "../../stream/part-buffer";
+import { logger } from "../../log";
+import { type CompactionSetup, compactionSetup } from "../compaction-setup";
+import { fencedUpdate } from "../fenced-db";
+import { modelForTurn } from "../model-choice";
+import type { TaskContext } from "../task-context";
+
+export const SUMMARIZING_TEXT = "Summarizing…";
+
+interface Snapshot {
+  chat: ChatRow;
+  history: ChatMessageRow[];
+}
+
+/** The chat model, or null after ending the turn because none is configured. */
+async function chatModelOrFinish(ctx: TaskContext, chat: ChatRow): Promise<ResolvedModelConfig | null> {
+  try {
+    return await modelForTurn(ctx.db, chat);
+  } catch (err) {
+    if (!(err instanceof NoDefaultModelConfigError)) throw err;
+    await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: "No model is configured for this organization." }));
+    return null;
+  }
+}
+
+/**
+ * Run before a model call. True when it handled the step (compacted, or ended the turn with the
+ * "still over limit" error); false: call the model.
+ */
+export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapshot): Promise<boolean> {
+  let chatModel: ResolvedModelConfig;
+  try {
+    chatModel = await modelForTurn(ctx.db, snapshot.chat);
+  } catch (err) {
+    // The model call reports a missing model itself.
+    if (err instanceof NoDefaultModelConfigError) return false;
+    throw err;
+  }
+  const setup = await compactionSetup(ctx.db, snapshot.chat, chatModel);
+  const gate = automaticCompactionGate(snapshot.history, setup.triggers);
+  switch (gate.kind) {
+    case "none":
+      return false;
+    case "still_over_limit": {
+      const summarizer = setup.override ?? setup.chatModel;
+      logger.warn("compaction_still_over_limit", {
+        chat_id: snapshot.chat.id,
+        prompt_tokens: gate.promptTokens,
+        trigger: gate.trigger.kind,
+        token_point: gate.trigger.tokenPoint,
+        provider: summarizer.provider.type,
+        model: summarizer.config.model,
+      });
+      const detail: LastErrorDetail = {
+        kind: "context_still_over_limit",
+        provider: summarizer.provider.type,
+        retryable: false,
+        status_code: null,
+        detail: `${gate.trigger.kind} trigger at ${gate.trigger.tokenPoint} tokens; prompt ${gate.promptTokens} tokens`,
+      };
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: gate.message, detail }));
+      return true;
+    }
+    case "compact":
+      await compact(ctx, snapshot, setup, "automatic");
+      return true;
+  }
+}
+
+/** The decision chose a manual compaction (compaction_requested_at set, something to compact). */
+export async function compactOnRequest(ctx: TaskContext, snapshot: Snapshot): Promise<void> {
+  const chatModel = await chatModelOrFinish(ctx, snapshot.chat);
+  if (chatModel === null) return;
+  await compact(ctx, snapshot, await compactionSetup(ctx.db, snapshot.chat, chatModel), "manual");
+}
+
+async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
+  const trigger = recordedTrigger(setup.triggers);
+  const record: SummaryRecord = {
+    source,
+    threshold_percent: trigger?.thresholdPercent ?? null,
+    trigger_context_limit_tokens: trigger?.contextLimitTokens ?? null,
+    context_limit_tokens: setup.chatModel.config.contextLimit,
+  };
+  const summarizer = setup.override ?? setup.chatModel;
+  const toolCallId = `chat_summarized_${crypto.randomUUID()}`;
+
+  const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
+  const key = episodeKey(chat.id, chat.historyVersion, attempt);
+  ctx.parts.createEpisode(key);
+  try {
+    try {
+      ctx.parts.startModelInvocation(key);
+      ctx.parts.addPart(key, {
+        type: "tool-call",
+        tool_call_id: toolCallId,
+        tool_name: CHAT_SUMMARIZED_TOOL,
+        args: { ...record, status: SUMMARIZING_TEXT },
+      });
+    } catch {
+      // Best-effort, like every part.
+    }
+    const { prompt, pendingUsers } = summaryInput(chat, history, {
+      reSanitize: summarizer.provider.type !== setup.chatModel.provider.type,
+    });
+    // Built here, not at preparation: a broken override fails only the turns that compact.
+    const model = languageModelFor(summarizer.provider, summarizer.config, ctx.fetch ? { fetch: ctx.fetch } : {});
+    const outcome = await summarize({
+      model,
+      prompt,
+      maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
+      abortSignal: ctx.signal,
+      maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
+      sleep: ctx.sleep,
+      onRetry: async (error, retry, delay) => {
+        const payload = retryPayload(error, retry, delay, ctx.now());
+        await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
+      },
+    });
+    if (outcome.kind === "aborted") return;
+    const messages = compactionMessages({
+      toolCallId,
+      summary: outcome.text,
+      record,
+      pendingUsers,
+      modelConfigId: setup.chatModel.config.id,
+      summarizer: { provider: summarizer.provider.type, model: summarizer.config.model },
+    });
+    await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages, consumeCompactionRequest: source === "manual" }));
+    logger.info("chat_compacted", {
+      chat_id: chat.id,
+      source,
+      provider: summarizer.provider.type,
+      model: summarizer.config.model,
+      summary_prompt_tokens: outcome.inputTokens,
+      replayed_user_messages: pendingUsers.length,
+    });
+  } catch (err) {
+    if (!isModelCallError(err)) throw err;
+    await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: compactionFailure(err), detail: errorDetail(err) }));
+  } finally {
+    ctx.parts.closeEpisode(key);
+  }
+}
+
+function compactionFailure(err: ModelCallError): string {
+  const why = err.statusCode === undefined ? err.message : `${err.provider} answered ${err.statusCode}: ${err.message}`;
+  return `Compaction failed: ${why}`;
+}
+
+function errorDetail(err: ModelCallError): LastErrorDetail {
+  return { kind: err.kind, provider: err.provider, retryable: err.retryable, status_code: err.statusCode ?? null, detail: "compaction" };
+}
