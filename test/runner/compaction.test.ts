@@ -1,0 +1,259 @@
+/**
+ * Compaction, automatic and manual, in chats that run by themselves against the fake model. The
+ * fake model reports the prompt's size as one token per 4 characters of its text and enforces
+ * `fake-ctx<N>` windows, so each test sizes its messages to land on one side of a trigger:
+ * `/long 3 <padding>` makes a big prompt with a three-token reply. Test config: 2 generation
+ * retries (vitest.config.ts, project "runner").
+ */
+import { afterAll, describe, expect, it } from "vitest";
+import { summaryAnchorText } from "../../src/llm/compaction/boundary";
+import { SUMMARY_INSTRUCTION } from "../../src/llm/compaction/summary-prompt";
+import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { type CompactionUser, compactionUser, type StoredRow, storedRows } from "./support/compaction-models";
+import { modelUsers, releaseChatsOf } from "./support/model-user";
+
+interface Chat {
+  id: string;
+  status: string;
+  last_error: string | null;
+}
+
+const nonce = () => crypto.randomUUID().slice(0, 8);
+/** A message of about `tokens` prompt tokens whose reply is three tokens. */
+const big = (tokens: number) => `/long 3 ${nonce()} ${"abcd ".repeat(Math.ceil((tokens * 4) / 5))}`;
+
+const chatOf = async (u: TestUser, id: string) => expectJson<Chat>(await api(`/chats/${id}`, { token: u.token }), 200);
+
+async function until(u: TestUser, id: string, status: string, timeoutMs = 30_000): Promise<Chat> {
+  await expect.poll(async () => (await chatOf(u, id)).status, { timeout: timeoutMs, interval: 100 }).toBe(status);
+  return chatOf(u, id);
+}
+
+async function start(u: TestUser, text: string): Promise<string> {
+  const res = await api("/chats", { token: u.token, body: { content: [{ type: "text", text }] } });
+  return (await expectJson<{ id: string }>(res, 201)).id;
+}
+
+async function send(u: TestUser, id: string, text: string): Promise<{ queued: boolean }> {
+  return expectJson(await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text }] } }), 200);
+}
+
+async function setThreshold(u: TestUser, percent: number | null): Promise<void> {
+  await expectJson(
+    await api("/users/me/chat-preferences", { method: "PUT", token: u.token, body: { compaction_threshold_percent: percent } }),
+    200,
+  );
+}
+
+async function setOverride(u: CompactionUser): Promise<void> {
+  await expectJson(
+    await api(`/organizations/${u.organizationId}/chats/model-overrides/compaction`, {
+      method: "PUT",
+      token: u.token,
+      body: { model_config_id: u.overrideId },
+    }),
+    200,
+  );
+}
+
+const textOf = (row: StoredRow) =>
+  row.content
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("");
+
+/** The chat_summarized tool results, oldest first. */
+const summaries = (rows: StoredRow[]) =>
+  rows.flatMap((r) => r.content.filter((p) => p.type === "tool-result" && p.tool_name === "chat_summarized").map((p) => p.result ?? {}));
+
+const compactionMarker = async (id: string) => {
+  const { withDb } = await import("../worker/support/accounts");
+  const { chats } = await import("../../src/db/schema/chats");
+  const { eq } = await import("drizzle-orm");
+  const [row] = await withDb((db) => db.select({ at: chats.compactionRequestedAt }).from(chats).where(eq(chats.id, id)));
+  return row?.at ?? null;
+};
+
+/** The prompt the fake model saw for the reply after a compaction: the summary anchor and the replayed messages. */
+const promptAfterSummary = (...replayed: string[]) =>
+  Math.ceil((summaryAnchorText(SUMMARY_INSTRUCTION).length + replayed.reduce((n, t) => n + t.length, 0)) / 4);
+
+afterAll(() => releaseChatsOf(modelUsers), 60_000);
+
+describe("automatic compaction", () => {
+  it("fires at the chat trigger (the owner's threshold) when it is the lower point", async () => {
+    // Chat trigger: owner 20% of 8000 = 1600 (the model's own 90% would be 7200); organization: 80% of 4000 = 3200.
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 }, { contextLimit: 4000 });
+    await setOverride(u);
+    await setThreshold(u, 20);
+    const id = await start(u, big(1700));
+    await until(u, id, "waiting");
+    const second = `second question ${nonce()}`;
+    await send(u, id, second);
+    await until(u, id, "waiting");
+
+    const rows = await storedRows(id);
+    expect(summaries(rows)).toMatchObject([
+      {
+        source: "automatic",
+        threshold_percent: 20,
+        trigger_context_limit_tokens: 8000,
+        context_limit_tokens: 8000,
+        model: "fake-ctx4000",
+      },
+    ]);
+    // The order: the trailing user message, the triplet, its verbatim model-only replay, the reply.
+    const roles = rows.map((r) => `${r.role}${r.compressed ? "/c" : ""}${r.model_only ? "/m" : ""}`);
+    expect(roles).toEqual(["user", "assistant", "user", "user/c/m", "assistant/c", "tool/c", "user/m", "assistant"]);
+    expect(rows[6]!.content).toEqual(rows[2]!.content);
+    expect(textOf(rows[7]!)).toBe(second);
+    // The prompt after compaction starts at the boundary: exactly the summary and the replayed message.
+    expect(rows[7]!.usage?.input_tokens).toBe(promptAfterSummary(second));
+  });
+
+  it("fires at the organization trigger (80% of the override's window) when it is the lower point", async () => {
+    // Chat trigger: 50% of 8000 = 4000; organization: 80% of 2000 = 1600.
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 50 }, { contextLimit: 2000 });
+    await setOverride(u);
+    const id = await start(u, big(1700));
+    await until(u, id, "waiting");
+    await send(u, id, `next ${nonce()}`);
+    await until(u, id, "waiting");
+    expect(summaries(await storedRows(id))).toMatchObject([
+      {
+        source: "automatic",
+        threshold_percent: 80,
+        trigger_context_limit_tokens: 2000,
+        context_limit_tokens: 8000,
+        model: "fake-ctx2000",
+      },
+    ]);
+  });
+
+  it("does not fire below the binding trigger", async () => {
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 50 });
+    const id = await start(u, big(1700));
+    await until(u, id, "waiting");
+    await send(u, id, `next ${nonce()}`);
+    await until(u, id, "waiting");
+    const rows = await storedRows(id);
+    expect(summaries(rows)).toEqual([]);
+    expect(rows.map((r) => r.role)).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+
+  it("falls back to the chat model (and its trigger alone) when the override's config is deleted", async () => {
+    // Live, the override would bind at 1600 and fail: its 2000-token window cannot hold a 2500-token summary prompt.
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 30 }, { contextLimit: 2000 });
+    await setOverride(u);
+    await expectJson(
+      await api(`/organizations/${u.organizationId}/chats/model-configs/${u.overrideId}`, { method: "DELETE", token: u.token }),
+      204,
+    );
+    const id = await start(u, big(2500));
+    await until(u, id, "waiting");
+    await send(u, id, `next ${nonce()}`);
+    await until(u, id, "waiting");
+    expect(summaries(await storedRows(id))).toMatchObject([
+      { threshold_percent: 30, trigger_context_limit_tokens: 8000, model: "fake-ctx8000" },
+    ]);
+  });
+
+  it("fails the turn visibly when a usable override fails at use", async () => {
+    // Organization trigger: 80% of 1000 = 800; the summary prompt (about 1000 tokens and more) exceeds the override's window.
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 }, { contextLimit: 1000 });
+    await setOverride(u);
+    const id = await start(u, big(990));
+    await until(u, id, "waiting");
+    await send(u, id, `next ${nonce()}`);
+    const chat = await until(u, id, "error");
+    expect(chat.last_error).toMatch(/^Compaction failed: .*400/);
+    expect(summaries(await storedRows(id))).toEqual([]);
+  });
+
+  it("ends with one 'still over limit' error instead of a compaction loop, and compacts again under a new threshold", async () => {
+    // Chat trigger: 10% of 8000 = 800. The replayed message alone is over it.
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 10 });
+    const id = await start(u, big(1000));
+    await until(u, id, "waiting");
+    await send(u, id, big(1000));
+    await until(u, id, "waiting");
+    expect(summaries(await storedRows(id))).toHaveLength(1);
+
+    await send(u, id, `hello ${nonce()}`);
+    const failed = await until(u, id, "error");
+    expect(failed.last_error).toMatch(/still over its compaction limit/);
+    expect(failed.last_error).toMatch(/raise your compaction threshold/);
+    expect(failed.last_error).not.toMatch(/organization admin/);
+    expect(summaries(await storedRows(id))).toHaveLength(1);
+
+    // A summary recorded under another threshold is not a failed compaction: 12% (960) compacts again.
+    await setThreshold(u, 12);
+    const last = `next ${nonce()}`;
+    await send(u, id, last);
+    await until(u, id, "waiting");
+    const rows = await storedRows(id);
+    expect(summaries(rows).map((s) => s["threshold_percent"])).toEqual([10, 12]);
+    // Both unanswered messages (the one that failed and the new one) were replayed verbatim.
+    const replayed = rows.filter((r) => r.role === "user" && r.model_only && !r.compressed).slice(-2);
+    expect(replayed.map(textOf)).toEqual([textOf(rows.filter((r) => r.role === "user" && !r.model_only).at(-2)!), last]);
+    expect(textOf(rows.at(-1)!)).toBe(last);
+  });
+});
+
+describe("manual compaction (/compact)", () => {
+  it("from W: summarizes, clears the request and finishes without a reply", async () => {
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
+    const id = await start(u, `hello ${nonce()}`);
+    await until(u, id, "waiting");
+    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
+    await expect.poll(async () => summaries(await storedRows(id)).length, { timeout: 30_000, interval: 100 }).toBe(1);
+    await until(u, id, "waiting");
+    const rows = await storedRows(id);
+    expect(summaries(rows)).toMatchObject([{ source: "manual", threshold_percent: 90, trigger_context_limit_tokens: 8000 }]);
+    expect(rows.at(-1)!.role).toBe("tool");
+    expect(await compactionMarker(id)).toBeNull();
+    // A second /compact finds nothing to compact.
+    expect((await api(`/chats/${id}/compact`, { method: "POST", token: u.token })).status).toBe(409);
+  });
+
+  it("from E0: clears the error, summarizes, then answers the unanswered message", async () => {
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
+    const id = await start(u, `hello ${nonce()}`);
+    await until(u, id, "waiting");
+    const failing = `/error 400 1 recovered-${nonce()}`;
+    await send(u, id, failing);
+    await until(u, id, "error");
+    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
+    await expect.poll(async () => summaries(await storedRows(id)).length, { timeout: 30_000, interval: 100 }).toBe(1);
+    const done = await until(u, id, "waiting");
+    expect(done.last_error).toBeNull();
+    const rows = await storedRows(id);
+    expect(summaries(rows)).toMatchObject([{ source: "manual" }]);
+    expect(rows.filter((r) => r.role === "user" && r.model_only && !r.compressed).map(textOf)).toEqual([failing]);
+    expect(textOf(rows.at(-1)!)).toBe(failing.split(" ").at(-1));
+  });
+
+  it("from E1: summarizes, then proceeds to the queued message", async () => {
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
+    const id = await start(u, `hello ${nonce()}`);
+    await until(u, id, "waiting");
+    // Three failures exhaust the two retries (about 3 s of backoff), leaving time to queue behind it.
+    const failing = `/error 503 3 back-${nonce()}`;
+    await send(u, id, failing);
+    const queuedText = `queued ${nonce()}`;
+    expect((await send(u, id, queuedText)).queued).toBe(true);
+    await until(u, id, "error");
+    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
+    await expect.poll(async () => textOf((await storedRows(id)).at(-1)!), { timeout: 30_000, interval: 100 }).toBe(queuedText);
+    await until(u, id, "waiting");
+    const rows = await storedRows(id);
+    expect(summaries(rows)).toMatchObject([{ source: "manual" }]);
+    const visible = rows.filter((r) => !r.model_only && !r.compressed).map((r) => `${r.role}:${textOf(r)}`);
+    expect(visible.slice(-4)).toEqual([
+      `user:${failing}`,
+      `assistant:${failing.split(" ").at(-1)}`,
+      `user:${queuedText}`,
+      `assistant:${queuedText}`,
+    ]);
+  });
+});
