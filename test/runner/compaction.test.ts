@@ -5,10 +5,11 @@
  * `/long 3 <padding>` makes a big prompt with a three-token reply. Test config: 2 generation
  * retries (vitest.config.ts, project "runner").
  */
+import { SELF } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import { summaryAnchorText } from "../../src/llm/compaction/boundary";
 import { SUMMARY_INSTRUCTION } from "../../src/llm/compaction/summary-prompt";
-import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
 import { type CompactionUser, compactionUser, type StoredRow, storedRows } from "./support/compaction-models";
 import { modelUsers, releaseChatsOf } from "./support/model-user";
 
@@ -214,6 +215,30 @@ describe("manual compaction (/compact)", () => {
     expect(await compactionMarker(id)).toBeNull();
     // A second /compact finds nothing to compact.
     expect((await api(`/chats/${id}/compact`, { method: "POST", token: u.token })).status).toBe(409);
+  });
+
+  it("streams a 'Summarizing…' progress part in the compaction's episode", async () => {
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
+    const id = await start(u, `hello ${nonce()}`);
+    await until(u, id, "waiting");
+    const res = await SELF.fetch(`${BASE}/chats/${id}/stream/parts?coder_session_token=${u.token}`, { headers: { Upgrade: "websocket" } });
+    const ws = res.webSocket!;
+    const parts: { part: { type: string; tool_name?: string; args?: Record<string, unknown> } }[] = [];
+    ws.addEventListener("message", (e) => parts.push(JSON.parse(e.data as string)));
+    ws.accept();
+    const accepted = await expectJson<{ history_version: number }>(
+      await api(`/chats/${id}/compact`, { method: "POST", token: u.token }),
+      202,
+    );
+    // The compaction turn's first attempt; the episode stays readable for a while after it closes.
+    ws.send(JSON.stringify({ history_version: accepted.history_version, generation_attempt: 1 }));
+    await expect.poll(() => parts.length, { timeout: 15_000 }).toBeGreaterThan(0);
+    expect(parts[0]!.part).toMatchObject({
+      type: "tool-call",
+      tool_name: "chat_summarized",
+      args: { source: "manual", status: "Summarizing…" },
+    });
+    ws.close();
   });
 
   it("from E0: clears the error, summarizes, then answers the unanswered message", async () => {
