@@ -89,6 +89,8 @@ interface Turn {
   compacted: boolean;
   /** The prompt of the step before the summary (what fired the trigger), when this turn compacted. */
   promptBeforeSummary?: number;
+  /** The summary call's own prompt, as the model reported it. */
+  summaryPrompt?: number;
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
@@ -132,7 +134,8 @@ async function main(session: Session, opts: Options): Promise<number> {
   const steps = async (chatId: string) =>
     (
       await client.query<{ input: number | null; summary: boolean }>(
-        `SELECT (usage->>'input_tokens')::int AS input, (compressed AND role = 'tool') AS summary
+        `SELECT coalesce((usage->>'input_tokens')::int, (content->0->'result'->>'summary_input_tokens')::int) AS input,
+                (compressed AND role = 'tool') AS summary
          FROM chat_messages WHERE chat_id = $1 AND NOT deleted AND ((role = 'assistant' AND NOT compressed) OR (role = 'tool' AND compressed))
          ORDER BY seq`,
         [chatId],
@@ -157,13 +160,16 @@ async function main(session: Session, opts: Options): Promise<number> {
     const summariesBefore = turns.filter((t) => t.compacted).length;
     const compacted = rows.filter((r) => r.summary).length > summariesBefore;
     const record: Turn = { turn, ms, promptTokens: last?.input ?? Number.NaN, compacted };
-    if (compacted) record.promptBeforeSummary = rows.slice(0, summaryAt).findLast((r) => !r.summary)?.input ?? Number.NaN;
+    if (compacted) {
+      record.promptBeforeSummary = rows.slice(0, summaryAt).findLast((r) => !r.summary)?.input ?? Number.NaN;
+      record.summaryPrompt = rows[summaryAt]?.input ?? Number.NaN;
+    }
     turns.push(record);
     log("info", "bench_turn", {
       turn,
       ms: Math.round(ms),
       prompt_tokens: record.promptTokens,
-      ...(compacted ? { compacted: true, prompt_before_summary: record.promptBeforeSummary } : {}),
+      ...(compacted ? { compacted: true, prompt_before_summary: record.promptBeforeSummary, summary_prompt: record.summaryPrompt } : {}),
     });
   }
   if (session.interrupted) return 130;
@@ -171,6 +177,7 @@ async function main(session: Session, opts: Options): Promise<number> {
   const compactions = turns.filter((t) => t.compacted);
   const plain = turns.filter((t) => !t.compacted && t.turn > 1);
   const maxPrompt = Math.max(...turns.map((t) => t.promptTokens));
+  const maxSummaryPrompt = Math.max(...compactions.map((t) => t.summaryPrompt ?? Number.NaN));
   const medCompacting = median(compactions.map((t) => t.ms));
   const medPlain = median(plain.map((t) => t.ms));
   // The turns just before each compaction have the largest prompts of the plain turns: a like-for-like pair.
@@ -182,7 +189,7 @@ async function main(session: Session, opts: Options): Promise<number> {
     "",
     `${machineLine(env, opts.worktree)}.`,
     "",
-    `Every prompt stayed under the window: the largest was ${maxPrompt.toLocaleString("en")} tokens (${fixed((maxPrompt / opts.window) * 100)}% of ${opts.window.toLocaleString("en")}); the fake model refuses a larger one, summary calls included, so a run that finishes proves it.`,
+    `Every prompt stayed under the window: the largest turn prompt was ${maxPrompt.toLocaleString("en")} tokens (${fixed((maxPrompt / opts.window) * 100)}% of ${opts.window.toLocaleString("en")}), the largest summary prompt ${maxSummaryPrompt.toLocaleString("en")} (${fixed((maxSummaryPrompt / opts.window) * 100)}%); the fake model refuses a larger one, so a run that finishes proves it.`,
     "",
     "| compaction | turn | prompt before the summary (tokens) | prompt after (tokens) | turn ms |",
     "|---|---|---|---|---|",

@@ -36,7 +36,8 @@ export interface CompactionRowsInput {
   /** The trailing unanswered user messages, replayed after the triplet. */
   pendingUsers: readonly Pick<HistoryRow, "content">[];
   modelConfigId: string | null;
-  summarizer: { provider: string; model: string };
+  /** Who wrote the summary and how large its prompt was (observability: the result keeps them). */
+  summarizer: { provider: string; model: string; inputTokens?: number | null };
 }
 
 export function compactionMessages(input: CompactionRowsInput): NewMessage[] {
@@ -57,7 +58,13 @@ export function compactionMessages(input: CompactionRowsInput): NewMessage[] {
           type: "tool-result",
           tool_call_id: input.toolCallId,
           tool_name: CHAT_SUMMARIZED_TOOL,
-          result: { ...input.record, summary: input.summary, provider: input.summarizer.provider, model: input.summarizer.model },
+          result: {
+            ...input.record,
+            summary: input.summary,
+            provider: input.summarizer.provider,
+            model: input.summarizer.model,
+            summary_input_tokens: input.summarizer.inputTokens ?? null,
+          },
           is_error: false,
         },
       ],

@@ -148,7 +148,7 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
       record,
       pendingUsers,
       modelConfigId: setup.chatModel.config.id,
-      summarizer: { provider: summarizer.provider.type, model: summarizer.config.model },
+      summarizer: { provider: summarizer.provider.type, model: summarizer.config.model, inputTokens: outcome.inputTokens },
     });
     await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages, consumeCompactionRequest: source === "manual" }));
     logger.info("chat_compacted", {
