@@ -191,11 +191,11 @@ async function main(session: Session, opts: Options): Promise<number> {
     "",
     `Every prompt stayed under the window: the largest turn prompt was ${maxPrompt.toLocaleString("en")} tokens (${fixed((maxPrompt / opts.window) * 100)}% of ${opts.window.toLocaleString("en")}), the largest summary prompt ${maxSummaryPrompt.toLocaleString("en")} (${fixed((maxSummaryPrompt / opts.window) * 100)}%); the fake model refuses a larger one, so a run that finishes proves it.`,
     "",
-    "| compaction | turn | prompt before the summary (tokens) | prompt after (tokens) | turn ms |",
-    "|---|---|---|---|---|",
+    "| compaction | turn | prompt before: the step that fired it (tokens) | the summary call's prompt | prompt after: the reply that follows | turn ms |",
+    "|---|---|---|---|---|---|",
     ...compactions.map(
       (c, i) =>
-        `| ${i + 1} | ${c.turn} | ${c.promptBeforeSummary?.toLocaleString("en")} | ${c.promptTokens.toLocaleString("en")} | ${fixed(c.ms)} |`,
+        `| ${i + 1} | ${c.turn} | ${c.promptBeforeSummary?.toLocaleString("en")} | ${c.summaryPrompt?.toLocaleString("en")} | ${c.promptTokens.toLocaleString("en")} | ${fixed(c.ms)} |`,
     ),
     "",
     "| turn latency (ms), medians | turns | median | min–max |",
