@@ -171,6 +171,47 @@ describe("automatic compaction", () => {
     expect(summaries(await storedRows(id))).toEqual([]);
   });
 
+  it.each([
+    { name: "the chat model", override: undefined, provider: "openai-compatible" },
+    {
+      name: "an override of another provider type (re-sanitized prompt)",
+      override: { contextLimit: 8000, providerType: "anthropic" as const },
+      provider: "anthropic",
+    },
+  ])("compacts mid-turn, after a tool result, with $name", async ({ override, provider }) => {
+    // Chat trigger: 5% of 8000 = 400; the tool call's step had a prompt of about 510 tokens.
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 5 }, override);
+    if (override) await setOverride(u);
+    const tools = [{ name: "ask_user", input_schema: { type: "object", properties: { q: { type: "string" } } } }];
+    const res = await api("/chats", {
+      token: u.token,
+      body: { content: [{ type: "text", text: `/tool ask_user {"q":"${nonce()} ${"abcd ".repeat(400)}"}` }], unsafe_dynamic_tools: tools },
+    });
+    const id = (await expectJson<{ id: string }>(res, 201)).id;
+    await until(u, id, "requires_action");
+    const call = (await storedRows(id)).flatMap((r) => r.content).find((p) => p.type === "tool-call") as unknown as {
+      tool_call_id: string;
+    };
+    await expectJson(
+      await api(`/chats/${id}/tool-results`, { token: u.token, body: { results: [{ tool_call_id: call.tool_call_id, output: "yes" }] } }),
+      200,
+    );
+    await until(u, id, "waiting");
+    const rows = await storedRows(id);
+    expect(summaries(rows)).toMatchObject([{ source: "automatic", threshold_percent: 5, provider }]);
+    // Mid-turn nothing is pending: the reply's prompt is the summary alone, which the fake model echoes.
+    expect(rows.filter((r) => r.role === "user" && r.model_only && !r.compressed)).toEqual([]);
+    const summary = String(summaries(rows)[0]!["summary"]);
+    expect(textOf(rows.at(-1)!)).toBe(summaryAnchorText(summary));
+    if (override) {
+      // Re-sanitized for Anthropic: the tool history reached it as text (the SDK merges it into the
+      // instruction's user turn, which the fake model echoes), not as tool_use/tool_result blocks.
+      expect(summary).toMatch(/^\[tool result ask_user \(call_\d+\): yes\]/);
+    } else {
+      expect(summary).toBe(SUMMARY_INSTRUCTION);
+    }
+  });
+
   it("ends with one 'still over limit' error instead of a compaction loop, and compacts again under a new threshold", async () => {
     // Chat trigger: 10% of 8000 = 800. The replayed message alone is over it.
     const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 10 });

@@ -4,7 +4,7 @@
  * of those calls has its own budget, which generation_attempt does not track"). Retryable failures
  * back off like a turn's (1 s doubling to 60 s); a final failure throws the ModelCallError.
  */
-import { generateText } from "ai";
+import { generateText, type ToolSet } from "ai";
 import { classifyModelError } from "../classify-error";
 import { ModelCallError } from "../model-call-error";
 import type { ModelPrompt } from "../prompt";
@@ -26,6 +26,12 @@ export interface SummarizeInput {
   model: ChatLanguageModel;
   prompt: ModelPrompt;
   maxOutputTokens: number;
+  /**
+   * The chat's tools, when the prompt keeps its tool history in the provider's shape (some
+   * providers refuse tool calls in history without their definitions). Never called: tool choice
+   * is "none".
+   */
+  tools?: ToolSet | undefined;
   abortSignal: AbortSignal;
   /** CHAT_MAX_GENERATION_RETRIES: attempts = retries + 1. */
   maxRetries: number;
@@ -46,6 +52,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
         ...(input.prompt.system !== undefined ? { system: input.prompt.system } : {}),
         messages: input.prompt.messages,
         maxOutputTokens: input.maxOutputTokens,
+        ...(input.tools && Object.keys(input.tools).length > 0 ? { tools: input.tools, toolChoice: "none" as const } : {}),
         abortSignal: input.abortSignal,
         maxRetries: 0,
       });

@@ -22,6 +22,7 @@ import { recordedTrigger } from "../../llm/compaction/trigger";
 import { isModelCallError, type ModelCallError } from "../../llm/model-call-error";
 import { languageModelFor } from "../../llm/provider";
 import { retryPayload } from "../../llm/retry";
+import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../stream/part-buffer";
 import { logger } from "../../log";
 import { type CompactionSetup, compactionSetup } from "../compaction-setup";
@@ -124,15 +125,16 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
     } catch {
       // Best-effort, like every part.
     }
-    const { prompt, pendingUsers } = summaryInput(chat, history, {
-      reSanitize: summarizer.provider.type !== setup.chatModel.provider.type,
-    });
+    const reSanitize = summarizer.provider.type !== setup.chatModel.provider.type;
+    const { prompt, pendingUsers } = summaryInput(chat, history, { reSanitize });
     // Built here, not at preparation: a broken override fails only the turns that compact.
     const model = languageModelFor(summarizer.provider, summarizer.config, ctx.fetch ? { fetch: ctx.fetch } : {});
     const outcome = await summarize({
       model,
       prompt,
       maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
+      // A flattened prompt has no tool history left to define.
+      tools: reSanitize ? undefined : modelTools(chat, ctx.localTools).set,
       abortSignal: ctx.signal,
       maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
       sleep: ctx.sleep,
