@@ -5,12 +5,16 @@
 /** What the client most recently said: a user text, or the result(s) of tool calls. */
 export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; text: string };
 
+export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number };
+
 /** A neutral description of the reply; encoders turn it into a wire format. */
 export type Script =
-  | { kind: "text"; tokens: string[]; tokenDelayMs: number }
+  | TextScript
   | { kind: "tool_call"; name: string; args: string }
-  | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: Script }
-  | { kind: "hang" };
+  | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: TextScript }
+  | { kind: "hang" }
+  /** Streaming requests get `streaming`; non-streaming ones (titles, summaries) answer HTTP `status`. */
+  | { kind: "nonstream_error"; status: number; message: string; streaming: TextScript };
 
 /** Reply text used when a directive leaves nothing to echo (an empty reply is not a useful test). */
 export const EMPTY_ECHO_TEXT = "ok";
@@ -47,7 +51,7 @@ export function longTokens(count: number): string[] {
   return Array.from({ length: count }, (_, i) => (i === 0 ? "tok1" : ` tok${i + 1}`));
 }
 
-function echo(text: string, tokenDelayMs = 0): Script {
+function echo(text: string, tokenDelayMs = 0): TextScript {
   return { kind: "text", tokens: tokenize(text.length > 0 ? text : EMPTY_ECHO_TEXT), tokenDelayMs };
 }
 
@@ -99,6 +103,12 @@ export function parseScript(turn: LastTurn): Script {
         failures: times ?? "always",
         afterwards: echo(times === undefined ? afterStatus : afterTimes),
       };
+    }
+    case "/nonstream-error": {
+      const { word: statusWord, rest } = nextWord(args);
+      const status = parseNonNegativeInt(statusWord);
+      if (status === undefined || status < MIN_ERROR_STATUS || status > MAX_ERROR_STATUS) return echo(text);
+      return { kind: "nonstream_error", status, message: `fake-model: scripted non-streaming error ${status}`, streaming: echo(rest) };
     }
     case "/long": {
       const count = parseNonNegativeInt(nextWord(args).word);

@@ -171,7 +171,11 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   };
 
   /** `/error … <times>`: fail the first <times> requests with this prompt, then run the fallback. */
-  function resolveScript(script: Script, prompt: string): Script {
+  function resolveScript(script: Script, prompt: string, stream: boolean): Exclude<Script, { kind: "nonstream_error" }> {
+    if (script.kind === "nonstream_error") {
+      if (stream) return script.streaming;
+      return { kind: "error", status: script.status, message: script.message, failures: "always", afterwards: script.streaming };
+    }
     if (script.kind !== "error") return script;
     const seen = (promptSeen.get(prompt) ?? 0) + 1;
     promptSeen.set(prompt, seen);
@@ -234,7 +238,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       return { status: 400, script: "invalid_request" };
     }
 
-    const script = resolveScript(parseScript(request.turn), request.turn.text);
+    const script = resolveScript(parseScript(request.turn), request.turn.text, request.stream);
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
     if (script.kind === "error") {

@@ -14,6 +14,8 @@ export interface CommandContext {
   config: Config;
   /** Deletes evicted files' bytes (after the transaction that evicted them committed). */
   evictFiles(storageKeys: readonly string[]): void;
+  /** A title was written: tell the chat's stream clients (titles are outside the Sync algorithm). */
+  titleChanged(chat: ChatRow): void;
 }
 
 /** Another user's chat answers exactly as a missing one (api.md: "never reveal that it exists"). */

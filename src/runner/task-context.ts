@@ -4,6 +4,7 @@
  */
 import type { Config } from "../config/env";
 import type { Database } from "../db/database";
+import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
 import type { LocalToolRegistry } from "../llm/tools";
@@ -19,6 +20,8 @@ export interface RunnerDeps {
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** A turn finished complete (FinishTurn committed): starts what follows it, such as the title. */
+  turnFinished(chat: ChatRow, history: readonly ChatMessageRow[]): void;
   /** Optional fetch for model providers (AI Gateway attribution headers and the like). */
   fetch?: typeof fetch;
 }

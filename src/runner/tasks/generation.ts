@@ -36,9 +36,11 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
   const { chat, history } = await fencedRead(ctx.store, ctx.fence);
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
   switch (next.kind) {
-    case "finish_turn":
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+    case "finish_turn": {
+      const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+      ctx.turnFinished(finished.chat, history);
       return;
+    }
     case "enter_requires_action":
       await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), true);
       return;
