@@ -1,5 +1,5 @@
 /**
- * The one mapping from errors to HTTP responses. Every error body has the shape of api.md:
+ * The one mapping from errors to HTTP responses. Every error body has the shape of docs/api.md "Errors":
  * `{message, detail?, code, validations?}`. Unexpected errors are logged and answered 500
  * without internals.
  */

@@ -1,6 +1,6 @@
 /**
  * GET /api/v2/openapi.json from the running service: a valid OpenAPI 3.1 document that lists every
- * route of api.md, each authenticated route documenting its 401.
+ * route of docs/api.md, each authenticated route documenting its 401.
  */
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, inject, it } from "vitest";
@@ -10,7 +10,7 @@ interface Doc {
   paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
 }
 
-/** Every route of api.md (stream WebSockets excepted: OpenAPI does not describe them). */
+/** Every route of docs/api.md (stream WebSockets excepted: OpenAPI does not describe them). */
 const ROUTES: [string, string][] = [
   ["post", "/users/first"],
   ["post", "/users"],

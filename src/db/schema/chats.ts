@@ -29,7 +29,7 @@ import type { ChatStatus } from "../../chatstate/states";
 import type { TitleSource } from "../../chatstate/rules";
 import { organizations, users } from "./auth";
 
-/** One part of a message's content (api.md `ChatMessagePart`). */
+/** One part of a message's content (docs/api.md `ChatMessagePart`). */
 export type ChatMessagePart =
   | { type: "text"; text: string }
   | { type: "reasoning"; text: string }
@@ -39,7 +39,7 @@ export type ChatMessagePart =
 
 export type ChatMessageRole = "system" | "user" | "assistant" | "tool";
 
-/** A client-executed tool the chat was created with (api.md `unsafe_dynamic_tools`). */
+/** A client-executed tool the chat was created with (docs/api.md `unsafe_dynamic_tools`). */
 export interface DynamicToolDefinition {
   name: string;
   description?: string;
