@@ -44,7 +44,10 @@ describe("runTask", () => {
     const before = new AbortController();
     before.abort();
     let ran = false;
-    expect(await runTask("t", before.signal, async () => void (ran = true), sleep)).toBe("cancelled");
+    const body = async () => {
+      ran = true;
+    };
+    expect(await runTask("t", before.signal, body, sleep)).toBe("cancelled");
     expect(ran).toBe(false);
   });
 
