@@ -6,8 +6,8 @@ import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
-import type { LocalToolRegistry } from "../llm/tools";
 import type { PartBuffer } from "../stream/part-buffer";
+import type { ChatTools, ToolChat } from "../tools/chat-tools";
 import type { Fence } from "./fence";
 
 export interface RunnerDeps {
@@ -15,7 +15,8 @@ export interface RunnerDeps {
   db: Database;
   config: Config;
   parts: PartBuffer<StreamPart>;
-  localTools: LocalToolRegistry;
+  /** The chat's local tools for this step: offered to the model and run from the same registry (src/tools). */
+  toolsFor(chat: ToolChat): Promise<ChatTools>;
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
