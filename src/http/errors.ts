@@ -17,7 +17,7 @@ import {
   ProviderInUseError,
   UnknownProviderError,
 } from "../db/model-configs/errors";
-import { ProjectUnavailableError } from "../db/projects/errors";
+import { isChatProjectGone, ProjectUnavailableError } from "../db/projects/errors";
 import { logger } from "../log";
 
 export interface ErrorBody {
@@ -88,6 +88,7 @@ function accountAndModelConfigError(err: unknown): ApiError | undefined {
   }
   if (err instanceof ProviderInUseError) return new ApiError(409, err.code, err.message);
   if (err instanceof ProjectUnavailableError) return invalid("project_id", err.message);
+  if (isChatProjectGone(err)) return invalid("project_id", "the project no longer exists");
   return undefined;
 }
 

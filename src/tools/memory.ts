@@ -8,7 +8,7 @@
 import { z } from "zod";
 import type { Database } from "../db/database";
 import { MemoryCapReachedError, ProjectUnavailableError } from "../db/projects/errors";
-import { deleteMemory, getMemory, listMemories, saveMemory } from "../db/projects/memories";
+import { deleteMemory, getMemory, listMemoryIndex, saveMemory } from "../db/projects/memories";
 import { MEMORY_GUIDANCE } from "../memory/guidance";
 import { renderMemoryIndex } from "../memory/memory-index";
 import {
@@ -39,7 +39,7 @@ export function memoryToolFamily(deps: MemoryToolDeps): ToolFamily {
     name: "memory",
     async forChat(chat) {
       if (!offersMemory(chat)) return null;
-      const memories = await listMemories(deps.db, chat.projectId);
+      const memories = await listMemoryIndex(deps.db, chat.projectId);
       return { tools: memoryTools(deps, chat.projectId, renderMemoryIndex(memories)), guidance: MEMORY_GUIDANCE };
     },
   };

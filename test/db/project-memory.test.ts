@@ -5,7 +5,7 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MemoryCapReachedError, ProjectUnavailableError } from "../../src/db/projects/errors";
+import { isChatProjectGone, MemoryCapReachedError, ProjectUnavailableError } from "../../src/db/projects/errors";
 import { countMemories, deleteMemory, getMemory, listMemories, saveMemory } from "../../src/db/projects/memories";
 import { createProject, deleteProject } from "../../src/db/projects/projects";
 import { organizations, users } from "../../src/db/schema/auth";
@@ -153,7 +153,10 @@ describe("deleting a project", () => {
   it("the database keeps a chat's project in the chat's organization", async () => {
     const { projectId } = await newProject();
     const stranger = await newOwner();
-    await expect(insertChat({ ...stranger, projectId })).rejects.toMatchObject({ code: "23503" });
+    const refused = await insertChat({ ...stranger, projectId }).catch((err: unknown) => err);
+    expect(refused).toMatchObject({ code: "23503" });
+    // What the HTTP layer answers 400 on project_id (a project deleted between check and insert).
+    expect(isChatProjectGone(refused)).toBe(true);
   });
 });
 
@@ -161,11 +164,18 @@ describe("the memory tool family", () => {
   it("offers read_memory, save_memory and delete_memory to a root chat in a project, with the live index in read_memory", async () => {
     const p = await newProject();
     await saveMemory(own.db, p.projectId, { name: "style", content: "Tabs, not spaces.\nAlways." }, now());
+    await saveMemory(own.db, p.projectId, { name: "lead", content: " \n\n  After blank lines.\nmore" }, now());
+    await saveMemory(own.db, p.projectId, { name: "long", content: "z".repeat(5000) }, now());
     const family = await memoryToolFamily({ db: own.db, now }).forChat(toolChat(p));
     expect(family?.tools.map((t) => t.name)).toEqual(["read_memory", "save_memory", "delete_memory"]);
     const read = family!.tools.find((t) => t.name === "read_memory")!;
     expect(read.description).toContain("- style: Tabs, not spaces.");
     expect(read.description).not.toContain("Always.");
+    expect(read.description).toContain("- lead: After blank lines.\n");
+    expect(read.description).toContain(`- long: ${"z".repeat(99)}…`);
+    // Name order.
+    expect(read.description.indexOf("- lead:")).toBeLessThan(read.description.indexOf("- long:"));
+    expect(read.description.indexOf("- long:")).toBeLessThan(read.description.indexOf("- style:"));
     expect(family?.guidance).toMatch(/Project memory/);
     // The guidance is static: it names no memory.
     expect(family?.guidance).not.toContain("style");

@@ -3,6 +3,8 @@
  * (src/http/errors.ts); the memory tools turn them into error tool results instead.
  */
 
+import { constraintOf, isForeignKeyViolation } from "../pg-errors";
+
 export type ProjectErrorCode = "project_unavailable" | "memory_cap_reached";
 
 export abstract class ProjectError extends Error {
@@ -19,6 +21,14 @@ export class ProjectUnavailableError extends ProjectError {
   constructor(readonly projectId: string) {
     super(`project ${projectId} does not exist in this organization or is not yours`);
   }
+}
+
+/** The chats -> projects foreign key (migrations/0005_projects_memory.sql). */
+const CHAT_PROJECT_FK = "chats_project_id_organization_id_projects_fk";
+
+/** A chat insert whose project was deleted after it was checked: the same answer as a missing project. */
+export function isChatProjectGone(err: unknown): boolean {
+  return isForeignKeyViolation(err) && constraintOf(err) === CHAT_PROJECT_FK;
 }
 
 /** A save of a new name when the project already holds the maximum (an error tool result). */

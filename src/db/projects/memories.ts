@@ -3,7 +3,7 @@
  * the project's advisory lock, so the count a save checks against the cap is the count it commits
  * against: two concurrent saves at 199 leave exactly 200.
  */
-import { and, asc, count, eq } from "drizzle-orm";
+import { and, asc, count, eq, sql } from "drizzle-orm";
 import { isAtCap, capReachedMessage } from "../../memory/rules";
 import { LOCK_NAMESPACE, advisoryXactLock } from "../advisory-lock";
 import { type Database, READ_COMMITTED } from "../database";
@@ -24,6 +24,27 @@ export function inProjectMemoryTx<T>(db: Database, projectId: string, fn: (tx: D
     await advisoryXactLock(tx, LOCK_NAMESPACE.projectMemory, projectId);
     return fn(tx);
   }, READ_COMMITTED);
+}
+
+/** A memory as the index shows it: its name and (the start of) its first line, not its whole content. */
+export interface MemoryIndexRow {
+  name: string;
+  content: string;
+}
+
+/** Enough of a first line for the index (src/memory/memory-index.ts cuts it shorter). */
+const INDEX_HEAD_CHARS = 200;
+
+/** Name order, like listMemories; reads a bounded head of each memory, not 200 whole contents. */
+export async function listMemoryIndex(db: Database, projectId: string): Promise<MemoryIndexRow[]> {
+  return db
+    .select({
+      name: projectMemories.name,
+      content: sql<string>`left(split_part(ltrim(${projectMemories.content}, E' \t\r\n'), E'\n', 1), ${INDEX_HEAD_CHARS})`,
+    })
+    .from(projectMemories)
+    .where(eq(projectMemories.projectId, projectId))
+    .orderBy(asc(projectMemories.name));
 }
 
 /** Name order: the index lists them so, and its text changes only where memories change. */
