@@ -43,6 +43,7 @@ import { findWaitingForSlot } from "../src/db/worker/sweep";
 import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
 import { EpisodeRelays } from "../src/stream/episode-relays";
 import { PartBuffer } from "../src/stream/part-buffer";
+import { productionToolsFor } from "../src/tools/production";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
 
 /** A few connections are plenty: one object serializes its chat's work. */
@@ -189,7 +190,7 @@ export class ChatObject extends DurableObject<Env> {
           db,
           config,
           parts: this.parts,
-          localTools: new Map(),
+          toolsFor: productionToolsFor({ db, now: () => new Date() }),
           now: () => new Date(),
           sleep,
           turnFinished: (chat, history) => titles.afterTurn(chat, history),

@@ -183,7 +183,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   }
 
   /** Applies max-token truncation, assigns ids and computes usage. */
-  function buildReply(script: Extract<Script, { kind: "text" | "tool_call" }>, request: ModelRequest): Reply {
+  function buildReply(script: Extract<Script, { kind: "text" | "tool_call" | "tool_calls" }>, request: ModelRequest): Reply {
     responseCounter += 1;
     let content: ReplyContent;
     let finish: Reply["finish"];
@@ -196,11 +196,13 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       finish = truncated ? "length" : "stop";
       outputTokens = tokens.length;
     } else {
-      toolCallCounter += 1;
-      const argChunks = splitArgs(script.args);
-      content = { type: "tool_call", callNumber: toolCallCounter, name: script.name, args: script.args, argChunks };
+      const calls = (script.kind === "tool_call" ? [script] : script.calls).map(({ name, args }) => {
+        toolCallCounter += 1;
+        return { callNumber: toolCallCounter, name, args, argChunks: splitArgs(args) };
+      });
+      content = { type: "tool_call", calls };
       finish = "tool_calls";
-      outputTokens = argChunks.length;
+      outputTokens = calls.reduce((sum, call) => sum + call.argChunks.length, 0);
     }
     return {
       responseNumber: responseCounter,
@@ -238,7 +240,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       return { status: 400, script: "invalid_request" };
     }
 
-    const script = resolveScript(parseScript(request.turn), request.turn.text, request.stream);
+    const script = resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
     if (script.kind === "error") {

@@ -43,6 +43,14 @@ const ROUTES: [string, string][] = [
   ["get", "/organizations/{organization}/chats/model-configs/{id}"],
   ["patch", "/organizations/{organization}/chats/model-configs/{id}"],
   ["delete", "/organizations/{organization}/chats/model-configs/{id}"],
+  ["post", "/organizations/{organization}/projects"],
+  ["get", "/organizations/{organization}/projects"],
+  ["get", "/organizations/{organization}/projects/{project}"],
+  ["patch", "/organizations/{organization}/projects/{project}"],
+  ["delete", "/organizations/{organization}/projects/{project}"],
+  ["get", "/organizations/{organization}/projects/{project}/memories"],
+  ["get", "/organizations/{organization}/projects/{project}/memories/{name}"],
+  ["delete", "/organizations/{organization}/projects/{project}/memories/{name}"],
   ["get", "/health"],
 ];
 const UNAUTHENTICATED = new Set(["/users/first", "/health"]);
