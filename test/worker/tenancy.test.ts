@@ -14,6 +14,8 @@ import { ensureAttributionKey } from "../../src/auth/synthetic-key";
 import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
 import { createModelConfig } from "../../src/db/model-configs/configs";
 import { createProvider } from "../../src/db/model-configs/providers";
+import { saveMemory } from "../../src/db/projects/memories";
+import { createProject } from "../../src/db/projects/projects";
 import { apiKeys, users } from "../../src/db/schema/auth";
 import { api, BASE, createTestUser, expectJson, type TestUser, unique, withDb } from "./support/accounts";
 import { SELF } from "cloudflare:test";
@@ -26,6 +28,8 @@ interface Victim {
   fileId: string;
   providerId: string;
   modelConfigId: string;
+  projectId: string;
+  memoryName: string;
 }
 
 interface Sweep {
@@ -74,6 +78,14 @@ const SWEEP: Record<string, Sweep> = {
   "GET /organizations/{organization}/chats/model-configs/{id}": {},
   "PATCH /organizations/{organization}/chats/model-configs/{id}": { body: () => ({ enabled: false }) },
   "DELETE /organizations/{organization}/chats/model-configs/{id}": {},
+  "POST /organizations/{organization}/projects": { body: () => ({ name: "intruder" }) },
+  "GET /organizations/{organization}/projects": {},
+  "GET /organizations/{organization}/projects/{project}": {},
+  "PATCH /organizations/{organization}/projects/{project}": { body: () => ({ name: "pwned" }) },
+  "DELETE /organizations/{organization}/projects/{project}": {},
+  "GET /organizations/{organization}/projects/{project}/memories": {},
+  "GET /organizations/{organization}/projects/{project}/memories/{name}": {},
+  "DELETE /organizations/{organization}/projects/{project}/memories/{name}": {},
 };
 
 /** Operations that need no credentials at all. */
@@ -94,6 +106,11 @@ function fillPath(template: string, v: Victim): string {
         return v.user.organizationId;
       case "user":
         return v.user.id;
+      case "project":
+        return v.projectId;
+      case "name":
+        if (template.includes("/memories/")) return v.memoryName;
+        throw new Error(`the sweep cannot fill {name} in ${template}: add it to fillPath`);
       case "id":
         if (template.includes("/model-configs/")) return v.modelConfigId;
         if (template.includes("/providers/")) return v.providerId;
@@ -131,7 +148,9 @@ async function victimRows(v: Victim): Promise<string> {
          'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.id), '[]') FROM chat_queued_messages q JOIN chats c ON c.id = q.chat_id WHERE c.organization_id = $2),
          'files', (SELECT coalesce(jsonb_agg(to_jsonb(f) ORDER BY f.id), '[]') FROM chat_files f WHERE f.organization_id = $2),
          'configs', (SELECT coalesce(jsonb_agg(to_jsonb(mc) ORDER BY mc.id), '[]') FROM chat_model_configs mc WHERE mc.organization_id = $2),
-         'provider', (SELECT to_jsonb(p) FROM chat_providers p WHERE p.id = $3))::text AS s`,
+         'provider', (SELECT to_jsonb(p) FROM chat_providers p WHERE p.id = $3),
+         'projects', (SELECT coalesce(jsonb_agg(to_jsonb(p) ORDER BY p.id), '[]') FROM projects p WHERE p.organization_id = $2),
+         'memories', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM project_memories m JOIN projects p ON p.id = m.project_id WHERE p.organization_id = $2))::text AS s`,
       [v.user.id, v.user.organizationId, v.providerId],
     );
     return rows[0].s as string;
@@ -140,7 +159,7 @@ async function victimRows(v: Victim): Promise<string> {
 
 async function makeVictim(): Promise<Victim> {
   const user = await createTestUser({ role: "admin" });
-  const { providerId, modelConfigId } = await withDb(async (db) => {
+  const { providerId, modelConfigId, projectId } = await withDb(async (db) => {
     const provider = await createProvider(db, {
       type: "openai-compatible",
       name: unique("victim-"),
@@ -149,7 +168,9 @@ async function makeVictim(): Promise<Victim> {
       enabled: true,
     });
     const config = await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "m", isDefault: true }, new Date());
-    return { providerId: provider.id, modelConfigId: config.id };
+    const project = await createProject(db, { organizationId: user.organizationId, ownerId: user.id, name: "victim" }, new Date());
+    await saveMemory(db, project.id, { name: "secret-plan", content: "the victim's memory" }, new Date());
+    return { providerId: provider.id, modelConfigId: config.id, projectId: project.id };
   });
   const file = await expectJson<{ id: string }>(
     await SELF.fetch(`${BASE}/chats/files?organization=${user.organizationId}&name=secret.txt`, {
@@ -180,6 +201,8 @@ async function makeVictim(): Promise<Victim> {
     fileId: file.id,
     providerId,
     modelConfigId,
+    projectId,
+    memoryName: "secret-plan",
   };
 }
 
@@ -247,7 +270,7 @@ describe("tenancy sweep", () => {
 
   it("no intruder reads or writes the victim's data through any operation", { timeout: 120_000 }, async () => {
     const before = await victimRows(victim);
-    const victimIds = [victim.chatId, victim.messageId, victim.queuedId, victim.fileId, victim.modelConfigId];
+    const victimIds = [victim.chatId, victim.messageId, victim.queuedId, victim.fileId, victim.modelConfigId, victim.projectId, "secret-plan"];
     const leaks: string[] = [];
     for (const intruder of intruders) {
       for (const [op, sweep] of Object.entries(SWEEP)) {
