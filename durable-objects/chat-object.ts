@@ -36,10 +36,14 @@ import type { ToolResultInput } from "../src/db/transitions/requires-action";
 import { logger, setLogLevel } from "../src/log";
 import type { StreamPart } from "../src/llm/stream-part";
 import { ChatWorker } from "../src/runner/chat-worker";
+import { TitleGenerator } from "../src/runner/title-generation";
+import type { ChatRow } from "../src/db/schema/chats";
+import { titleChangeEvent } from "../src/stream/stream-events";
 import { findWaitingForSlot } from "../src/db/worker/sweep";
 import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
 import { EpisodeRelays } from "../src/stream/episode-relays";
 import { PartBuffer } from "../src/stream/part-buffer";
+import { productionToolsFor } from "../src/tools/production";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
 
 /** A few connections are plenty: one object serializes its chat's work. */
@@ -110,7 +114,7 @@ export class ChatObject extends DurableObject<Env> {
           this.env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: String(err) })),
         );
       };
-      this.#context = { store, db: createDb(pool), config, evictFiles };
+      this.#context = { store, db: createDb(pool), config, evictFiles, titleChanged: (chat) => this.#titleChanged(chat) };
     }
     return this.#context;
   }
@@ -170,6 +174,15 @@ export class ChatObject extends DurableObject<Env> {
     if (!this.#worker) {
       const { store, db, config } = this.context(chatId);
       if (!config.CHAT_WORKER_ENABLED) return undefined;
+      const sleep = (ms: number, signal: AbortSignal) => this.#clock.sleep(ms, signal);
+      const titles = new TitleGenerator({
+        store,
+        db,
+        config,
+        sleep,
+        background: (work) => this.ctx.waitUntil(work.catch(() => {})),
+        titleChanged: (chat) => this.#titleChanged(chat),
+      });
       this.#worker = new ChatWorker(
         chatId,
         {
@@ -177,9 +190,10 @@ export class ChatObject extends DurableObject<Env> {
           db,
           config,
           parts: this.parts,
-          localTools: new Map(),
+          toolsFor: productionToolsFor({ db, now: () => new Date() }),
           now: () => new Date(),
-          sleep: (ms, signal) => this.#clock.sleep(ms, signal),
+          sleep,
+          turnFinished: (chat, history) => titles.afterTurn(chat, history),
         },
         {
           keepAlive: (work) => this.ctx.waitUntil(work.catch(() => {})),
@@ -192,6 +206,11 @@ export class ChatObject extends DurableObject<Env> {
       );
     }
     return this.#worker;
+  }
+
+  /** Titles are metadata outside the Sync algorithm: open streams hear of a write at once. */
+  #titleChanged(chat: ChatRow): void {
+    this.#streams.broadcast(titleChangeEvent(chat));
   }
 
   /** A slot was released: "wakes the oldest waiting chats at once". */

@@ -5,8 +5,9 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { ConfigError } from "../src/config/env";
+import { acquireDevLock, type DevLock, DevAlreadyRunningError } from "./lib/dev-lock";
 import { log } from "./lib/log";
-import { DATA_DIR, DEV_CREDENTIALS_FILE, DEV_DATA_DIR, DEV_DATABASE } from "./lib/paths";
+import { DATA_DIR, DEV_CREDENTIALS_FILE, DEV_DATA_DIR, DEV_DATABASE, DEV_LOCK_FILE } from "./lib/paths";
 import { type SeedResult, seedDev } from "./lib/seed";
 import { type Stack, startStack } from "./lib/stack";
 import { startWranglerDev, type WranglerDev } from "./lib/wrangler-dev";
@@ -27,6 +28,14 @@ async function main(): Promise<void> {
   mkdirSync(DATA_DIR, { recursive: true });
   const port = portFromEnv("PORT", DEFAULT_PORT);
   const fakeModelPort = portFromEnv("FAKE_MODEL_PORT", DEFAULT_FAKE_MODEL_PORT);
+  let lock: DevLock;
+  try {
+    lock = acquireDevLock(DEV_LOCK_FILE);
+  } catch (err) {
+    if (!(err instanceof DevAlreadyRunningError)) throw err;
+    log("error", "dev_already_running", { error: err.message, pid: err.pid, url: err.url ?? null });
+    process.exit(1);
+  }
 
   let stack: Stack | undefined;
   let worker: WranglerDev | undefined;
@@ -38,6 +47,7 @@ async function main(): Promise<void> {
     log("info", "dev_stopping", { signal });
     await worker?.stop();
     await stack?.stop();
+    lock.release();
     process.exit(0);
   };
   for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) process.on(signal, () => void shutdown(signal));
@@ -52,9 +62,11 @@ async function main(): Promise<void> {
     log("error", "dev_failed", { error: message });
     await worker?.stop();
     await stack?.stop();
+    lock.release();
     process.exit(1);
   }
   const baseUrl = `${worker.url}/api/v2`;
+  lock.setUrl(baseUrl);
   // The seeded owner's credentials, for curl sessions, the bench and other local clients.
   writeFileSync(DEV_CREDENTIALS_FILE, `${JSON.stringify({ base_url: baseUrl, ...seeded }, null, 2)}\n`, { mode: 0o600 });
   log("info", "dev_ready", { base_url: baseUrl, fake_model_url: stack.fakeModelUrl, credentials: DEV_CREDENTIALS_FILE });

@@ -15,6 +15,7 @@ import { health } from "./routes/health";
 import { modelConfigs } from "./routes/model-configs";
 import { modelOverrides } from "./routes/model-overrides";
 import { models } from "./routes/models";
+import { projects } from "./routes/projects";
 import { providers } from "./routes/providers";
 import { users } from "./routes/users";
 import { openapiDocs } from "./routes/openapi";
@@ -35,6 +36,7 @@ app.route("/chats", chatActions);
 app.route("/organizations", modelConfigs);
 app.route("/organizations", models);
 app.route("/organizations", modelOverrides);
+app.route("/organizations", projects);
 
 openapiDocs(app);
 app.notFound(notFound);

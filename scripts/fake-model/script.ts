@@ -5,12 +5,23 @@
 /** What the client most recently said: a user text, or the result(s) of tool calls. */
 export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; text: string };
 
+export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number };
+
+/** A tool the request offered the model (name and description, as the client sent them). */
+export interface OfferedTool {
+  name: string;
+  description: string;
+}
+
 /** A neutral description of the reply; encoders turn it into a wire format. */
 export type Script =
-  | { kind: "text"; tokens: string[]; tokenDelayMs: number }
+  | TextScript
   | { kind: "tool_call"; name: string; args: string }
-  | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: Script }
-  | { kind: "hang" };
+  | { kind: "tool_calls"; calls: { name: string; args: string }[] }
+  | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: TextScript }
+  | { kind: "hang" }
+  /** Streaming requests get `streaming`; non-streaming ones (titles, summaries) answer HTTP `status`. */
+  | { kind: "nonstream_error"; status: number; message: string; streaming: TextScript };
 
 /** Reply text used when a directive leaves nothing to echo (an empty reply is not a useful test). */
 export const EMPTY_ECHO_TEXT = "ok";
@@ -47,7 +58,7 @@ export function longTokens(count: number): string[] {
   return Array.from({ length: count }, (_, i) => (i === 0 ? "tok1" : ` tok${i + 1}`));
 }
 
-function echo(text: string, tokenDelayMs = 0): Script {
+function echo(text: string, tokenDelayMs = 0): TextScript {
   return { kind: "text", tokens: tokenize(text.length > 0 ? text : EMPTY_ECHO_TEXT), tokenDelayMs };
 }
 
@@ -61,8 +72,30 @@ function parseNonNegativeInt(word: string): number | undefined {
   return /^\d+$/.test(word) ? Number(word) : undefined;
 }
 
-/** Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole text. */
-export function parseScript(turn: LastTurn): Script {
+/** `/parallel` arguments: a JSON array of `{name, args}` with at least one call, or undefined. */
+function parseParallelCalls(text: string): { name: string; args: string }[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return undefined;
+  const calls: { name: string; args: string }[] = [];
+  for (const item of parsed) {
+    if (typeof item !== "object" || item === null || typeof (item as { name?: unknown }).name !== "string") return undefined;
+    const { name, args } = item as { name: string; args?: unknown };
+    if (name.length === 0) return undefined;
+    calls.push({ name, args: JSON.stringify(args ?? {}) });
+  }
+  return calls;
+}
+
+/**
+ * Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole
+ * text. `offered` is what the request's `tools` declared (read by `/offered-tools`).
+ */
+export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []): Script {
   if (turn.kind === "tool_result") {
     // Deterministic answer so a client running a tool loop terminates.
     return echo(`${TOOL_RESULT_PREFIX}${turn.text}`);
@@ -100,11 +133,24 @@ export function parseScript(turn: LastTurn): Script {
         afterwards: echo(times === undefined ? afterStatus : afterTimes),
       };
     }
+    case "/nonstream-error": {
+      const { word: statusWord, rest } = nextWord(args);
+      const status = parseNonNegativeInt(statusWord);
+      if (status === undefined || status < MIN_ERROR_STATUS || status > MAX_ERROR_STATUS) return echo(text);
+      return { kind: "nonstream_error", status, message: `fake-model: scripted non-streaming error ${status}`, streaming: echo(rest) };
+    }
     case "/long": {
       const count = parseNonNegativeInt(nextWord(args).word);
       if (count === undefined || count < 1 || count > MAX_LONG_TOKENS) return echo(text);
       return { kind: "text", tokens: longTokens(count), tokenDelayMs: 0 };
     }
+    case "/parallel": {
+      const calls = parseParallelCalls(args.trim());
+      return calls === undefined ? echo(text) : { kind: "tool_calls", calls };
+    }
+    case "/offered-tools":
+      // JSON, so a test can parse the reply back; tokens keep their whitespace, so it survives streaming.
+      return echo(JSON.stringify(offered));
     case "/hang":
       return { kind: "hang" };
     default:

@@ -175,7 +175,11 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   };
 
   /** `/error … <times>`: fail the first <times> requests with this prompt, then run the fallback. */
-  function resolveScript(script: Script, prompt: string): Script {
+  function resolveScript(script: Script, prompt: string, stream: boolean): Exclude<Script, { kind: "nonstream_error" }> {
+    if (script.kind === "nonstream_error") {
+      if (stream) return script.streaming;
+      return { kind: "error", status: script.status, message: script.message, failures: "always", afterwards: script.streaming };
+    }
     if (script.kind !== "error") return script;
     const seen = (promptSeen.get(prompt) ?? 0) + 1;
     promptSeen.set(prompt, seen);
@@ -183,7 +187,11 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   }
 
   /** Applies max-token truncation, assigns ids and computes usage. */
-  function buildReply(script: Extract<Script, { kind: "text" | "tool_call" }>, request: ModelRequest, inputTokens: number): Reply {
+  function buildReply(
+    script: Extract<Script, { kind: "text" | "tool_call" | "tool_calls" }>,
+    request: ModelRequest,
+    inputTokens: number,
+  ): Reply {
     responseCounter += 1;
     let content: ReplyContent;
     let finish: Reply["finish"];
@@ -196,11 +204,13 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       finish = truncated ? "length" : "stop";
       outputTokens = tokens.length;
     } else {
-      toolCallCounter += 1;
-      const argChunks = splitArgs(script.args);
-      content = { type: "tool_call", callNumber: toolCallCounter, name: script.name, args: script.args, argChunks };
+      const calls = (script.kind === "tool_call" ? [script] : script.calls).map(({ name, args }) => {
+        toolCallCounter += 1;
+        return { callNumber: toolCallCounter, name, args, argChunks: splitArgs(args) };
+      });
+      content = { type: "tool_call", calls };
       finish = "tool_calls";
-      outputTokens = argChunks.length;
+      outputTokens = calls.reduce((sum, call) => sum + call.argChunks.length, 0);
     }
     return {
       responseNumber: responseCounter,
@@ -247,7 +257,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       return { stream: request.stream, status: 400, script: "context_length_exceeded", input_tokens: inputTokens };
     }
 
-    const script = resolveScript(parseScript(request.turn), request.turn.text);
+    const script = resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
     if (script.kind === "error") {

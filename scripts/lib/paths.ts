@@ -12,3 +12,5 @@ export const DEV_DATABASE = "chatd";
 export const TEST_RUNS_DIR = `${DATA_DIR}/test-runs`;
 export const TEST_DATABASE = "chatd_test";
 export const DEV_CREDENTIALS_FILE = `${DATA_DIR}/dev-credentials.json`;
+/** Held by a running `npm run dev` (scripts/lib/dev-lock.ts): one dev stack per data folder. */
+export const DEV_LOCK_FILE = `${DATA_DIR}/dev.lock`;

@@ -14,9 +14,11 @@ export interface CommandContext {
   config: Config;
   /** Deletes evicted files' bytes (after the transaction that evicted them committed). */
   evictFiles(storageKeys: readonly string[]): void;
+  /** A title was written: tell the chat's stream clients (titles are outside the Sync algorithm). */
+  titleChanged(chat: ChatRow): void;
 }
 
-/** Another user's chat answers exactly as a missing one (api.md: "never reveal that it exists"). */
+/** Another user's chat answers exactly as a missing one (docs/api.md "Auth": the caller never learns that it exists). */
 export function assertOwner(chat: Pick<ChatRow, "id" | "ownerId">, callerId: string): void {
   if (chat.ownerId !== callerId) throw new ChatNotFoundError(chat.id);
 }

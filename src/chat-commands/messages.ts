@@ -1,8 +1,11 @@
 /**
  * POST /chats/{chat}/messages (SendMessage) and PATCH /chats/{chat}/messages/{message}
- * (EditMessage), with the response fields of api.md.
+ * (EditMessage), with the response fields of docs/api.md "Chats".
  */
+import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
+import { DEFAULT_CHAT_TITLE, fallbackTitle, writeTitle } from "../db/title";
 import { editMessage } from "../db/transitions/edit-message";
+import { logger } from "../log";
 import { sendMessage } from "../db/transitions/send-message";
 import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../db/wire";
 import { assertOwner, type CommandContext } from "./context";
@@ -39,12 +42,14 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     cmd.chatId,
     async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
+      const untitled = isUntitled(tx.chat);
       const sent = await sendMessage(tx, input);
       await linkContentFiles(ctx, tx, content);
-      return sent;
+      return { ...sent, untitled };
     },
     { prefetchTail: sendMessage.prefetchTail(input) },
   );
+  if (value.untitled) await titleFirstMessage(ctx, cmd.chatId, content.parts);
   return {
     ...(value.message ? { message: messageToWire(value.message) } : {}),
     messages: value.messages.map((m) => messageToWire(m)),
@@ -52,6 +57,26 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     queued: value.queued,
     warnings: [],
   };
+}
+
+/**
+ * A chat created with empty content is titled "New Chat"; its first message gives it the fallback
+ * title instead (the title generation that follows the first turn then replaces it).
+ */
+function isUntitled(chat: Pick<ChatRow, "title" | "titleSource">): boolean {
+  return chat.titleSource === "fallback" && chat.title === DEFAULT_CHAT_TITLE;
+}
+
+async function titleFirstMessage(ctx: CommandContext, chatId: string, parts: readonly ChatMessagePart[]): Promise<void> {
+  const title = fallbackTitle(parts);
+  if (title === DEFAULT_CHAT_TITLE) return;
+  // Metadata after the commit: a failure here costs the title, never the message.
+  try {
+    const written = await writeTitle(ctx.store.pool, chatId, title, "fallback");
+    if (written.applied) ctx.titleChanged(written.chat);
+  } catch (err) {
+    logger.warn("fallback_title_failed", { chat_id: chatId, error: err instanceof Error ? err.message : String(err) });
+  }
 }
 
 export interface EditMessageCommand {

@@ -34,7 +34,10 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
     const result = await ctx.store.setArchived(cmd.chatId, cmd.archived);
     familyChanged = result.chats.map((c) => c.id).filter((id) => id !== cmd.chatId);
   }
-  if (cmd.title !== undefined) await writeTitle(ctx.store.pool, cmd.chatId, cmd.title, "user");
+  if (cmd.title !== undefined) {
+    const written = await writeTitle(ctx.store.pool, cmd.chatId, cmd.title, "user");
+    if (written.applied) ctx.titleChanged(written.chat);
+  }
   if (cmd.labels !== undefined || cmd.pinOrder !== undefined) {
     await updateChatMetadata(ctx.store.pool, cmd.chatId, {
       ...(cmd.labels === undefined ? {} : { labels: cmd.labels }),

@@ -9,6 +9,7 @@
  */
 import type { ChatUpdatePayload } from "../db/notifier";
 import { logger } from "../log";
+import type { ChatStreamEvent } from "../stream/stream-events";
 import type { SyncReader, SyncSnapshot } from "../stream/sync-snapshot";
 import type { StreamCursors, SyncHints } from "../stream/sync-state";
 import { type EpisodeSource, StreamLoop } from "../stream/stream-loop";
@@ -68,6 +69,18 @@ export class StreamSockets {
   hint(hints: SyncHints): void {
     this.#epoch++;
     for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.sync(hints);
+  }
+
+  /** An event outside the Sync/Part algorithm (a title change): one frame to every open socket. */
+  broadcast(event: ChatStreamEvent): void {
+    const frame = JSON.stringify([event]);
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) {
+      try {
+        socket.send(frame);
+      } catch {
+        // closing: its close handler stops the loop
+      }
+    }
   }
 
   /** The socket closed or failed: its loop stops. */

@@ -11,6 +11,7 @@
  * reorder them (a message write, a conflicting flag), so a bundle behaves as if each transition
  * had written immediately.
  */
+import { pgJson, pgText } from "./pg-safe";
 import {
   ChatNotFoundError,
   classify,
@@ -346,12 +347,12 @@ export class ChatTx {
       c.archived,
       c.workerId,
       c.runnerId,
-      c.lastError,
+      pgText(c.lastError),
       c.requiresActionDeadlineAt,
       c.compactionRequestedAt,
       c.lastModelConfigId,
       c.lastReasoningEffort,
-      c.lastErrorDetail === null ? null : JSON.stringify(c.lastErrorDetail),
+      c.lastErrorDetail === null ? null : pgJson(c.lastErrorDetail),
     ];
     const sets = [
       "status = $2",
@@ -371,7 +372,7 @@ export class ChatTx {
     // UpdateChatExecutionState "clears retry_state whenever it writes a status other than running".
     if (c.status !== "running") sets.push("retry_state = NULL");
     else if (this.#retryState !== undefined) {
-      values.push(this.#retryState.value === null ? null : JSON.stringify(this.#retryState.value));
+      values.push(this.#retryState.value === null ? null : pgJson(this.#retryState.value));
       sets.push(`retry_state = $${values.length}::jsonb`);
     }
     let sql = `UPDATE chats SET ${sets.join(", ")} WHERE id = $1 RETURNING *`;

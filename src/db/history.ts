@@ -11,6 +11,7 @@
 import { pendingToolCalls, syntheticCancellationResults, type ToolCallPart } from "../chatstate/index";
 import type { ChatTx } from "./chat-tx";
 import { InvalidTransitionInputError } from "./errors";
+import { pgJson } from "./pg-safe";
 import { messageFromRaw } from "./rows";
 import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatRow, MessageUsage } from "./schema/chats";
 
@@ -70,7 +71,7 @@ export async function insertMessages(tx: ChatTx, messages: readonly NewMessage[]
     values.push(
       tx.chatId,
       m.role,
-      JSON.stringify(m.content),
+      pgJson(m.content),
       m.modelConfigId ?? null,
       m.reasoningEffort ?? null,
       m.createdBy ?? null,

@@ -20,7 +20,11 @@ export function fallbackTitle(content: readonly ChatMessagePart[]): string {
     .join(" ")
     .replace(/\s+/g, " ")
     .trim();
-  if (text === "") return DEFAULT_CHAT_TITLE;
+  return text === "" ? DEFAULT_CHAT_TITLE : clipTitle(text);
+}
+
+/** One-line text cut at a word near FALLBACK_TITLE_MAX_LENGTH, with an ellipsis when cut. */
+export function clipTitle(text: string): string {
   if (text.length <= FALLBACK_TITLE_MAX_LENGTH) return text;
   const cut = text.slice(0, FALLBACK_TITLE_MAX_LENGTH - 1);
   const space = cut.lastIndexOf(" ");

@@ -10,7 +10,7 @@ export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
 
-/** The error body of api.md, for OpenAPI responses. */
+/** The error body (docs/api.md "Errors"), for OpenAPI responses. */
 export const ErrorSchema = z
   .object({
     message: z.string(),

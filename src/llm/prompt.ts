@@ -12,6 +12,8 @@ export interface PromptInput {
   history: readonly HistoryRow[];
   /** Files that no longer exist (evicted by the attachment cap). */
   evictedFileIds?: ReadonlySet<string>;
+  /** Static blocks of the tool families offered this step (src/tools), after the chat's own system prompt. */
+  toolGuidance?: readonly string[];
 }
 
 export interface ModelPrompt {
@@ -61,8 +63,9 @@ export function buildPrompt(input: PromptInput): ModelPrompt {
     }
   }
 
-  const system = systemTexts.length > 0 ? systemTexts.join("\n\n") : input.chat.systemPrompt || undefined;
-  return system === undefined ? { messages } : { system, messages };
+  const own = systemTexts.length > 0 ? systemTexts.join("\n\n") : input.chat.systemPrompt || undefined;
+  const blocks = [own, ...(input.toolGuidance ?? [])].filter((text): text is string => !!text);
+  return blocks.length === 0 ? { messages } : { system: blocks.join("\n\n"), messages };
 }
 
 function textOf(content: readonly ChatMessagePart[]): string {

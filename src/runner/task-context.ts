@@ -4,10 +4,11 @@
  */
 import type { Config } from "../config/env";
 import type { Database } from "../db/database";
+import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
-import type { LocalToolRegistry } from "../llm/tools";
 import type { PartBuffer } from "../stream/part-buffer";
+import type { ChatTools, ToolChat } from "../tools/chat-tools";
 import type { Fence } from "./fence";
 
 export interface RunnerDeps {
@@ -15,10 +16,13 @@ export interface RunnerDeps {
   db: Database;
   config: Config;
   parts: PartBuffer<StreamPart>;
-  localTools: LocalToolRegistry;
+  /** The chat's local tools for this step: offered to the model and run from the same registry (src/tools). */
+  toolsFor(chat: ToolChat): Promise<ChatTools>;
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
+  /** A turn finished complete (FinishTurn committed): starts what follows it, such as the title. */
+  turnFinished(chat: ChatRow, history: readonly ChatMessageRow[]): void;
   /** Optional fetch for model providers (AI Gateway attribution headers and the like). */
   fetch?: typeof fetch;
 }

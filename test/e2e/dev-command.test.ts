@@ -77,6 +77,13 @@ describe("npm run dev", () => {
     expect(creds.base_url).toBe(`${first.url}/api/v2`);
     await readmeSession(creds.base_url, creds.token);
 
+    // A second `npm run dev` in the same checkout refuses to start and leaves the first one alone.
+    const intruder = await startDev();
+    const code = await new Promise<number | null>((resolve) => intruder.child.once("exit", resolve));
+    expect(code).toBe(1);
+    expect(intruder.logs.some((line) => line.includes('"dev_already_running"') && line.includes(first.url))).toBe(true);
+    expect(await (await fetch(`${first.url}/api/v2/health`)).json()).toEqual({ ok: true, db: "ok" });
+
     const leftovers = await stopWithCtrlC(first);
     expect(leftovers.map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
     expect(first.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(true);

@@ -199,6 +199,33 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     ]);
   });
 
+  it("reports the calls of a /parallel reply as one response's calls, in order", async () => {
+    const calls = [
+      { name: "search_docs", args: { query: `first ${c.name}` } },
+      { name: "get_weather", args: { city: "Bergen", unit: "C" } },
+      { name: "search_docs", args: { query: "third" } },
+    ];
+    const { outcome } = await run(c, userPrompt(`/parallel ${JSON.stringify(calls)}`));
+    const result = response(outcome);
+    expect(result.finishReason).toBe("tool-calls");
+    expect(result.toolCalls.map((t) => [t.tool_name, t.args, t.dynamic])).toEqual([
+      ["search_docs", calls[0]!.args, false],
+      ["get_weather", calls[1]!.args, true],
+      ["search_docs", calls[2]!.args, false],
+    ]);
+    expect(new Set(result.toolCalls.map((t) => t.tool_call_id)).size).toBe(3);
+    expect(result.assistant.filter((p) => p.type === "tool-call")).toHaveLength(3);
+  });
+
+  it("echoes the offered tools, names and descriptions, as the provider sent them (/offered-tools)", async () => {
+    const { outcome } = await run(c, userPrompt("/offered-tools"));
+    const text = response(outcome).assistant.find((p) => p.type === "text");
+    const offered = JSON.parse((text as { text: string }).text) as { name: string; description: string }[];
+    expect(offered.map((t) => t.name).sort()).toEqual(["get_weather", "search_docs"]);
+    expect(offered.find((t) => t.name === "search_docs")?.description).toBe("Search the documentation");
+    expect(offered.find((t) => t.name === "get_weather")?.description).toBe("Current weather for a city");
+  });
+
   it("answers a call to an unknown tool with an error result instead of a call to run", async () => {
     const { outcome } = await run(c, userPrompt(`/tool rm_rf {"path": "/"}`));
     const result = response(outcome);

@@ -9,65 +9,10 @@ import { createPool } from "../../src/db/client";
 import { ChatStore } from "../../src/db/store";
 import { sendMessage } from "../../src/db/transitions/send-message";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
+import { openStream, type StreamEvent } from "./support/stream-client";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 
-interface StreamEvent {
-  type: string;
-  chat_id: string;
-  message?: { id: string; role: string; content: { type: string; text?: string }[]; revision: number };
-  message_part?: { part: { type: string; text?: string }; history_version: number; generation_attempt: number; seq: number };
-  status?: { status: string };
-  error?: { message: string };
-  retry?: { attempt: number };
-  queued_messages?: { id: string }[];
-  action_required?: { tool_calls: { tool_call_id: string; tool_name: string }[] };
-}
-
-interface StreamClient {
-  ws: WebSocket;
-  events: StreamEvent[];
-  closed: { code: number } | null;
-  /** Waits until some event (from index `from`) satisfies `match`; returns its index. */
-  until(match: (e: StreamEvent) => boolean, timeoutMs?: number, from?: number): Promise<number>;
-}
-
 const POLL_MS = 2_000;
-
-async function openStream(user: TestUser, chatId: string, query = ""): Promise<StreamClient> {
-  const res = await SELF.fetch(`${BASE}/chats/${chatId}/stream?coder_session_token=${user.token}${query}`, {
-    headers: { Upgrade: "websocket" },
-  });
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  const client: StreamClient = {
-    ws,
-    events: [],
-    closed: null,
-    async until(match, timeoutMs = 20_000, from = 0) {
-      let found = -1;
-      await expect
-        .poll(
-          () => {
-            found = client.events.findIndex((e, i) => i >= from && match(e));
-            return found;
-          },
-          { timeout: timeoutMs, interval: 20 },
-        )
-        .toBeGreaterThanOrEqual(0);
-      return found;
-    },
-  };
-  ws.addEventListener("message", (e) => {
-    const frame = JSON.parse(e.data as string) as StreamEvent[];
-    expect(Array.isArray(frame)).toBe(true);
-    client.events.push(...frame);
-  });
-  ws.addEventListener("close", (e) => {
-    client.closed = { code: e.code };
-  });
-  ws.accept();
-  return client;
-}
 
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
 const partsText = (events: StreamEvent[]) =>

@@ -3,3 +3,4 @@ export * from "./models";
 export * from "./chats";
 export * from "./files";
 export * from "./compaction";
+export * from "./projects";

@@ -134,7 +134,7 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
       prompt,
       maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
       // A flattened prompt has no tool history left to define.
-      tools: reSanitize ? undefined : modelTools(chat, ctx.localTools).set,
+      tools: reSanitize ? undefined : modelTools(chat, (await ctx.toolsFor(chat)).registry).set,
       abortSignal: ctx.signal,
       maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
       sleep: ctx.sleep,

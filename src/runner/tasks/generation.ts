@@ -37,14 +37,17 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
   const { chat, history } = await fencedRead(ctx.store, ctx.fence);
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
   switch (next.kind) {
-    case "finish_turn":
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+    case "finish_turn": {
+      const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+      ctx.turnFinished(finished.chat, history);
       return;
+    }
     case "enter_requires_action":
       await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), true);
       return;
     case "run_local_tools": {
-      const results = await executeLocalTools(next.calls, ctx.localTools, { abortSignal: ctx.signal });
+      const { registry } = await ctx.toolsFor(chat);
+      const results = await executeLocalTools(next.calls, registry, { abortSignal: ctx.signal });
       // Parallel results in one CommitStep: history_version moves once.
       await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: [{ role: "tool", content: results }] }));
       return;
@@ -71,6 +74,7 @@ async function callModel(ctx: TaskContext): Promise<void> {
       await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: "No model is configured for this organization." }));
       return;
     }
+    const tools = await ctx.toolsFor(chat);
     const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
     const key = episodeKey(chat.id, chat.historyVersion, attempt);
     ctx.parts.createEpisode(key);
@@ -78,8 +82,8 @@ async function callModel(ctx: TaskContext): Promise<void> {
       ctx.parts.startModelInvocation(key);
       const outcome = await runModelStep({
         model: languageModelFor(resolved.provider, resolved.config, ctx.fetch ? { fetch: ctx.fetch } : {}),
-        prompt: buildPrompt({ chat, history }),
-        tools: modelTools(chat, ctx.localTools),
+        prompt: buildPrompt({ chat, history, toolGuidance: tools.guidance }),
+        tools: modelTools(chat, tools.registry),
         abortSignal: ctx.signal,
         idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
         providerOptions: providerOptionsFor(resolved.provider, resolved.config, chat.lastReasoningEffort),

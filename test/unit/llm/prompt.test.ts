@@ -34,6 +34,16 @@ describe("buildPrompt", () => {
     expect(buildPrompt({ chat: { systemPrompt: "From the chat." }, history: h.rows }).system).toBe("From history.");
   });
 
+  it("appends the offered tools' guidance blocks after the chat's own system prompt", () => {
+    const h = new History();
+    h.user("hi");
+    expect(buildPrompt({ chat: { systemPrompt: "Own." }, history: h.rows, toolGuidance: ["Memory.", "Agents."] }).system).toBe(
+      "Own.\n\nMemory.\n\nAgents.",
+    );
+    expect(buildPrompt({ chat, history: h.rows, toolGuidance: ["Memory."] }).system).toBe("Memory.");
+    expect(buildPrompt({ chat, history: h.rows, toolGuidance: [] })).not.toHaveProperty("system");
+  });
+
   it("leaves deleted rows out", () => {
     const h = new History();
     h.user("first");

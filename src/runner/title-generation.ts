@@ -1,0 +1,75 @@
+/**
+ * Automatic title generation: after a root chat's turn finishes, a chat still carrying its
+ * fallback title gets one from the chat's model, in the background (the turn never waits for it).
+ * The write is source `generated` under the ranking of db/title.ts, so it never replaces a user
+ * title, even one set while the call ran. Out of retries, the title is left as it was.
+ *
+ * At most one attempt per chat and object instance: a failed title is tried again after the
+ * object restarts and another turn finishes, never in a loop.
+ */
+import { activeRows } from "../llm/active-history";
+import { backgroundModelCall } from "../llm/background-call";
+import { languageModelFor } from "../llm/provider";
+import { TITLE_MAX_OUTPUT_TOKENS, titleFromModelText, titlePrompt } from "../llm/title";
+import { writeTitle } from "../db/title";
+import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
+import { logger } from "../log";
+import { modelForTurn } from "./model-choice";
+import type { RunnerDeps } from "./task-context";
+
+export interface TitleGeneratorDeps extends Pick<RunnerDeps, "store" | "db" | "config" | "sleep" | "fetch"> {
+  /** Keeps work beside the turn alive in the runtime (DurableObjectState.waitUntil). */
+  background(work: Promise<unknown>): void;
+  /** A title was written: tell the chat's stream clients. */
+  titleChanged(chat: ChatRow): void;
+}
+
+/** Whether a finished turn should start a title call for this chat. */
+export function wantsGeneratedTitle(chat: Pick<ChatRow, "titleSource" | "parentChatId">): boolean {
+  // Child chats are named by whoever spawned them; their fallback title is the spawn prompt.
+  return chat.titleSource === "fallback" && chat.parentChatId === null;
+}
+
+export class TitleGenerator {
+  readonly #attempted = new Set<string>();
+
+  constructor(private readonly deps: TitleGeneratorDeps) {}
+
+  /** Called when a turn finished: starts the title call when the chat wants one. Never throws. */
+  afterTurn(chat: ChatRow, history: readonly ChatMessageRow[]): void {
+    if (!wantsGeneratedTitle(chat) || this.#attempted.has(chat.id)) return;
+    const first = activeRows(history).find((row) => row.role === "user" && !row.modelOnly);
+    const prompt = first ? titlePrompt(first.content) : null;
+    if (!prompt) return;
+    this.#attempted.add(chat.id);
+    this.deps.background(
+      this.#generate(chat, prompt).catch((err: unknown) =>
+        logger.warn("title_generation_failed", { chat_id: chat.id, error: err instanceof Error ? err.message : String(err) }),
+      ),
+    );
+  }
+
+  async #generate(chat: ChatRow, prompt: NonNullable<ReturnType<typeof titlePrompt>>): Promise<void> {
+    const { db, config, store } = this.deps;
+    const resolved = await modelForTurn(db, chat);
+    const started = Date.now();
+    const result = await backgroundModelCall({
+      model: languageModelFor(resolved.provider, resolved.config, this.deps.fetch ? { fetch: this.deps.fetch } : {}),
+      system: prompt.system,
+      messages: prompt.messages,
+      maxOutputTokens: TITLE_MAX_OUTPUT_TOKENS,
+      maxRetries: config.CHAT_MAX_GENERATION_RETRIES,
+      // Background work is not the turn's: an interrupt or a new message does not cancel it.
+      abortSignal: new AbortController().signal,
+      sleep: this.deps.sleep,
+    });
+    const title = titleFromModelText(result.text);
+    if (title === null) {
+      logger.info("title_generation_empty", { chat_id: chat.id });
+      return;
+    }
+    const written = await writeTitle(store.pool, chat.id, title, "generated");
+    logger.info("title_generated", { chat_id: chat.id, applied: written.applied, attempts: result.attempts, ms: Date.now() - started });
+    if (written.applied) this.deps.titleChanged(written.chat);
+  }
+}
