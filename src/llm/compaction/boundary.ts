@@ -82,15 +82,13 @@ export function compactionMessages(input: CompactionRowsInput): NewMessage[] {
 
 /**
  * Splits the rows after the newest boundary into what the summarizer reads and the trailing
- * unanswered user messages (every user row after the last assistant row), which it does not.
+ * unanswered user messages: the run of user rows at the very end (system rows in it are skipped,
+ * they reach every prompt anyway), whatever precedes it (an answer, or tool results).
  */
 export function splitPendingUsers<R extends HistoryRow>(rowsAfterBoundary: readonly R[]): { summarized: R[]; pendingUsers: R[] } {
-  const lastAssistant = rowsAfterBoundary.findLastIndex((row) => row.role === "assistant");
-  const tail = rowsAfterBoundary.slice(lastAssistant + 1);
-  if (tail.length === 0 || tail.some((row) => row.role !== "user" && row.role !== "system")) {
-    return { summarized: [...rowsAfterBoundary], pendingUsers: [] };
-  }
-  const pendingUsers = tail.filter((row) => row.role === "user");
+  let start = rowsAfterBoundary.length;
+  while (start > 0 && (rowsAfterBoundary[start - 1]?.role === "user" || rowsAfterBoundary[start - 1]?.role === "system")) start--;
+  const pendingUsers = rowsAfterBoundary.slice(start).filter((row) => row.role === "user");
   const pending = new Set(pendingUsers);
   return { summarized: rowsAfterBoundary.filter((row) => !pending.has(row)), pendingUsers };
 }

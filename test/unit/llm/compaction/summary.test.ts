@@ -18,6 +18,15 @@ describe("pending user messages", () => {
     expect(splitPendingUsers(h.rows)).toEqual({ summarized: [u1, a1], pendingUsers: [u2, hook] });
   });
 
+  it("follow tool results too (a message sent after a client tool was answered or cancelled)", () => {
+    const h = new History();
+    h.user("q");
+    h.calls({ id: "c1", name: "t" });
+    h.result("c1", "t");
+    const late = h.user("late");
+    expect(splitPendingUsers(h.rows).pendingUsers).toEqual([late]);
+  });
+
   it("are none mid-turn (the history ends with a tool result) or after an answer", () => {
     const h = new History();
     h.user("q");
