@@ -15,7 +15,7 @@ import { commitStep } from "../../db/transitions/commit-step";
 import { finishError } from "../../db/transitions/finish-error";
 import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
 import { CHAT_SUMMARIZED_TOOL, type CompactionSource, compactionMessages, type SummaryRecord } from "../../llm/compaction/boundary";
-import { automaticCompactionGate } from "../../llm/compaction/gate";
+import { automaticCompactionGate, latestPromptTokens } from "../../llm/compaction/gate";
 import { summarize, summaryMaxOutputTokens } from "../../llm/compaction/summarize";
 import { summaryInput } from "../../llm/compaction/summary-prompt";
 import { recordedTrigger } from "../../llm/compaction/trigger";
@@ -53,6 +53,8 @@ async function chatModelOrFinish(ctx: TaskContext, chat: ChatRow): Promise<Resol
  * "still over limit" error); false: call the model.
  */
 export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapshot): Promise<boolean> {
+  // No step since the newest boundary reported a prompt size: nothing can fire, skip the reads.
+  if (latestPromptTokens(snapshot.history) === null) return false;
   let chatModel: ResolvedModelConfig;
   try {
     chatModel = await modelForTurn(ctx.db, snapshot.chat);
