@@ -7,8 +7,7 @@
  * progress part, and commits the boundary triplet plus the replayed pending user messages in ONE
  * CommitStep (consuming a manual request). The next decision pass carries on from there.
  */
-import type { LastErrorDetail } from "../../db/schema/chats";
-import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
+import type { ChatMessageRow, ChatRow, LastErrorDetail } from "../../db/schema/chats";
 import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
 import type { ResolvedModelConfig } from "../../db/model-configs/resolve";
 import { commitStep } from "../../db/transitions/commit-step";
