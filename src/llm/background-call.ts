@@ -7,7 +7,7 @@
  * Same failure rules as a turn's step: retryable kinds (408, 429, 5xx, network, timeout) wait the
  * turn's backoff (1 s doubling to 60 s) and try again; anything else fails at once.
  */
-import { generateText, type ModelMessage } from "ai";
+import { generateText, type ModelMessage, type ToolSet } from "ai";
 import { classifyModelError } from "./classify-error";
 import { ModelCallError } from "./model-call-error";
 import { type ChatLanguageModel, providerFamily } from "./provider";
@@ -22,6 +22,13 @@ export interface BackgroundCallInput {
   providerOptions?: ProviderOptions | undefined;
   /** Extra headers for this call (attribution). */
   headers?: Record<string, string> | undefined;
+  /**
+   * Tool definitions the messages' tool history refers to (some providers refuse tool calls in
+   * history without them). Never called: the tool choice is "none".
+   */
+  tools?: ToolSet | undefined;
+  /** Told before each backoff, e.g. to show the retry to clients. */
+  onRetry?(error: ModelCallError, attempt: number, delayMs: number): Promise<void> | void;
   /** Retries after the first attempt (CHAT_MAX_GENERATION_RETRIES). */
   maxRetries: number;
   abortSignal: AbortSignal;
@@ -52,13 +59,16 @@ export async function backgroundModelCall(input: BackgroundCallInput): Promise<B
         ...(input.maxOutputTokens !== undefined ? { maxOutputTokens: input.maxOutputTokens } : {}),
         ...(input.providerOptions ? { providerOptions: input.providerOptions } : {}),
         ...(input.headers ? { headers: input.headers } : {}),
+        ...(input.tools && Object.keys(input.tools).length > 0 ? { tools: input.tools, toolChoice: "none" as const } : {}),
       });
       return { text: result.text, attempts: attempt, inputTokens: result.usage.inputTokens, outputTokens: result.usage.outputTokens };
     } catch (error) {
       input.abortSignal.throwIfAborted();
       const failure = error instanceof ModelCallError ? error : classifyModelError(error, provider);
       if (!failure.retryable || shouldFinishError(attempt, input.maxRetries)) throw failure;
-      await input.sleep(retryDelayMs(attempt), input.abortSignal);
+      const delay = retryDelayMs(attempt);
+      await input.onRetry?.(failure, attempt, delay);
+      await input.sleep(delay, input.abortSignal);
     }
   }
 }

@@ -1,15 +1,13 @@
 /**
- * The summary call: one non-streaming model call (AI SDK generateText) with its own retry budget
- * (spec "Generation goroutine": auxiliary calls "retry through chatretry with the same limit. Each
- * of those calls has its own budget, which generation_attempt does not track"). Retryable failures
- * back off like a turn's (1 s doubling to 60 s); a final failure throws the ModelCallError.
+ * The summary call: one non-streaming model call with its own retry budget (the shared
+ * backgroundModelCall: retryable failures back off like a turn's, a final failure throws the
+ * ModelCallError), and the summary's output cap.
  */
-import { generateText, type ToolSet } from "ai";
-import { classifyModelError } from "../classify-error";
+import type { ToolSet } from "ai";
+import { backgroundModelCall } from "../background-call";
 import { ModelCallError } from "../model-call-error";
 import type { ModelPrompt } from "../prompt";
 import { type ChatLanguageModel, providerFamily } from "../provider";
-import { retryDelayMs } from "../retry";
 
 /** The summary's cap when the summarizer's window is unknown, and its ceiling otherwise. */
 export const SUMMARY_MAX_OUTPUT_TOKENS = 8_192;
@@ -26,11 +24,7 @@ export interface SummarizeInput {
   model: ChatLanguageModel;
   prompt: ModelPrompt;
   maxOutputTokens: number;
-  /**
-   * The chat's tools, when the prompt keeps its tool history in the provider's shape (some
-   * providers refuse tool calls in history without their definitions). Never called: tool choice
-   * is "none".
-   */
+  /** The chat's tools, when the prompt keeps its tool history in the provider's shape. */
   tools?: ToolSet | undefined;
   abortSignal: AbortSignal;
   /** CHAT_MAX_GENERATION_RETRIES: attempts = retries + 1. */
@@ -43,31 +37,32 @@ export interface SummarizeInput {
 export type SummarizeOutcome = { kind: "summary"; text: string; inputTokens: number | null } | { kind: "aborted" };
 
 export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome> {
-  const provider = providerFamily(input.model);
-  for (let attempt = 1; ; attempt++) {
+  let text: string;
+  let inputTokens: number | undefined;
+  try {
+    ({ text, inputTokens } = await backgroundModelCall({
+      model: input.model,
+      ...(input.prompt.system !== undefined ? { system: input.prompt.system } : {}),
+      messages: input.prompt.messages,
+      maxOutputTokens: input.maxOutputTokens,
+      tools: input.tools,
+      maxRetries: input.maxRetries,
+      abortSignal: input.abortSignal,
+      sleep: input.sleep,
+      onRetry: input.onRetry,
+    }));
+  } catch (err) {
     if (input.abortSignal.aborted) return { kind: "aborted" };
-    try {
-      const result = await generateText({
-        model: input.model,
-        ...(input.prompt.system !== undefined ? { system: input.prompt.system } : {}),
-        messages: input.prompt.messages,
-        maxOutputTokens: input.maxOutputTokens,
-        ...(input.tools && Object.keys(input.tools).length > 0 ? { tools: input.tools, toolChoice: "none" as const } : {}),
-        abortSignal: input.abortSignal,
-        maxRetries: 0,
-      });
-      const text = result.text.trim();
-      if (text.length === 0) {
-        throw new ModelCallError({ kind: "unknown", retryable: true, provider, message: "the summarizer returned an empty summary" });
-      }
-      return { kind: "summary", text, inputTokens: result.usage.inputTokens ?? null };
-    } catch (err) {
-      if (input.abortSignal.aborted) return { kind: "aborted" };
-      const error = err instanceof ModelCallError ? err : classifyModelError(err, provider);
-      if (!error.retryable || attempt > input.maxRetries) throw error;
-      const delay = retryDelayMs(attempt);
-      await input.onRetry?.(error, attempt, delay);
-      await input.sleep(delay, input.abortSignal);
-    }
+    throw err;
   }
+  const summary = text.trim();
+  if (summary.length === 0) {
+    throw new ModelCallError({
+      kind: "unknown",
+      retryable: false,
+      provider: providerFamily(input.model),
+      message: "the summarizer returned an empty summary",
+    });
+  }
+  return { kind: "summary", text: summary, inputTokens: inputTokens ?? null };
 }
