@@ -8,7 +8,9 @@ import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
 import type { LocalToolRegistry } from "../llm/tools";
 import type { PartBuffer } from "../stream/part-buffer";
+import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
+import type { FileReader } from "./prompt-files";
 
 export interface RunnerDeps {
   store: ChatStore;
@@ -19,8 +21,12 @@ export interface RunnerDeps {
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
-  /** Optional fetch for model providers (AI Gateway attribution headers and the like). */
+  /** Optional fetch for model providers (a test's recorder and the like). */
   fetch?: typeof fetch;
+  /** Attachment bytes (the object's R2 bucket); without it files reach the model as text placeholders. */
+  files?: FileReader;
+  /** The owner's attribution key id, kept across turns (src/runner/attribution.ts). */
+  attributionKeys?: AttributionKeyCache;
 }
 
 export interface TaskContext extends RunnerDeps {

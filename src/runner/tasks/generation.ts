@@ -8,7 +8,6 @@
  * retryable failures recorded with RecordRetryState then retried after a backoff (1 s doubling to
  * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
  */
-import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
 import type { NewMessage } from "../../db/history";
 import { commitStep } from "../../db/transitions/commit-step";
 import { finishError } from "../../db/transitions/finish-error";
@@ -18,15 +17,12 @@ import { enterRequiresAction } from "../../db/transitions/requires-action";
 import { decideNextStep } from "../../llm/decide";
 import { executeLocalTools } from "../../llm/local-tools";
 import { type ModelCallError, isModelCallError } from "../../llm/model-call-error";
-import { buildPrompt } from "../../llm/prompt";
-import { languageModelFor } from "../../llm/provider";
-import { providerOptionsFor } from "../../llm/provider-options";
 import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { runModelStep } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../stream/part-buffer";
 import { fencedRead, fencedUpdate } from "../fenced-db";
-import { modelForTurn } from "../model-choice";
+import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import type { TaskContext } from "../task-context";
 
 /** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
@@ -62,12 +58,13 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
 async function callModel(ctx: TaskContext): Promise<void> {
   for (;;) {
     const { chat, history } = await fencedRead(ctx.store, ctx.fence);
-    let resolved: Awaited<ReturnType<typeof modelForTurn>>;
+    let prepared: PreparedGeneration;
     try {
-      resolved = await modelForTurn(ctx.db, chat);
+      prepared = await prepareGeneration(ctx, chat, history);
     } catch (err) {
-      if (!(err instanceof NoDefaultModelConfigError)) throw err;
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: "No model is configured for this organization." }));
+      const error = preparationFailureMessage(err);
+      if (error === undefined) throw err;
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error }));
       return;
     }
     const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
@@ -76,16 +73,16 @@ async function callModel(ctx: TaskContext): Promise<void> {
     try {
       ctx.parts.startModelInvocation(key);
       const outcome = await runModelStep({
-        model: languageModelFor(resolved.provider, resolved.config, ctx.fetch ? { fetch: ctx.fetch } : {}),
-        prompt: buildPrompt({ chat, history }),
+        model: prepared.client.model,
+        prompt: prepared.prompt,
         tools: modelTools(chat, ctx.localTools),
         abortSignal: ctx.signal,
         idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
-        providerOptions: providerOptionsFor(resolved.provider, resolved.config, chat.lastReasoningEffort),
+        providerOptions: prepared.providerOptions,
         onPart: (part) => ctx.parts.addPart(key, part),
       });
       if (outcome.kind === "aborted") return;
-      const messages: NewMessage[] = [{ role: "assistant", content: outcome.assistant, modelConfigId: resolved.config.id }];
+      const messages: NewMessage[] = [{ role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id }];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
       await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages }));
       return;

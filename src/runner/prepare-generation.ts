@@ -1,0 +1,56 @@
+/**
+ * Generation preparation: everything a model call needs, resolved from the chat as it is now. The
+ * model (revalidated, src/runner/model-choice.ts), its client and transport (resolved once, here),
+ * the owner's attribution, the prompt with its file bytes, and the provider options converted for
+ * that transport with the turn's effort.
+ */
+import { AttributionOwnerNotFoundError, AttributionOwnerSuspendedError } from "../auth/synthetic-key";
+import type { ModelConfigRow } from "../db/model-configs/configs";
+import { NoDefaultModelConfigError } from "../db/model-configs/errors";
+import type { ChatRow } from "../db/schema/chats";
+import type { HistoryRow } from "../llm/active-history";
+import { type ModelPrompt, buildPrompt } from "../llm/prompt";
+import { type ModelClient, modelClientFor } from "../llm/provider";
+import { type ProviderOptions, providerOptionsFor } from "../llm/provider-options";
+import { attributionFor } from "./attribution";
+import { modelForTurn } from "./model-choice";
+import { loadPromptFiles } from "./prompt-files";
+import type { TaskContext } from "./task-context";
+
+export interface PreparedGeneration {
+  client: ModelClient;
+  config: ModelConfigRow;
+  prompt: ModelPrompt;
+  providerOptions: ProviderOptions | undefined;
+}
+
+/**
+ * Throws NoDefaultModelConfigError (no usable model), AttributionOwnerSuspendedError or
+ * AttributionOwnerNotFoundError (the owner may not generate); the caller turns those into FinishError.
+ */
+export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history: readonly HistoryRow[]): Promise<PreparedGeneration> {
+  const resolved = await modelForTurn(ctx.db, chat);
+  const attribution = await attributionFor(ctx, chat);
+  const client = modelClientFor(resolved.provider, resolved.config, {
+    ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
+    headers: attribution.headers,
+  });
+  const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, client.transport);
+  return {
+    client,
+    config: resolved.config,
+    prompt: buildPrompt({ chat, history, ...files }),
+    providerOptions: providerOptionsFor(client.transport, resolved.config, chat.lastReasoningEffort, { user: attribution.user }),
+  };
+}
+
+/**
+ * The FinishError message for a preparation failure no retry can fix (no model, an owner who may
+ * not generate); undefined for any other error.
+ */
+export function preparationFailureMessage(err: unknown): string | undefined {
+  if (err instanceof NoDefaultModelConfigError) return "No model is configured for this organization.";
+  if (err instanceof AttributionOwnerSuspendedError) return "The chat's owner is suspended: generation is blocked.";
+  if (err instanceof AttributionOwnerNotFoundError) return "The chat's owner no longer exists: generation is blocked.";
+  return undefined;
+}
