@@ -28,6 +28,8 @@ export interface RequestRecord {
   params: Record<string, unknown>;
   /** Text of the last user message (every text part). */
   lastUserText: string;
+  /** Text of every user message, in order. */
+  userTexts: string[];
   /** Every file part in the request, in order. */
   files: ReceivedFile[];
 }
@@ -100,7 +102,8 @@ function textOf(message: Record<string, unknown>): string {
 export function inspectRequest(seq: number, endpoint: string, body: unknown, headers: IncomingHttpHeaders): RequestRecord {
   const record = isRecord(body) ? body : {};
   const messages = conversation(record);
-  const lastUser = messages.findLast((m) => m.role === "user");
+  const users = messages.filter((m) => m.role === "user");
+  const lastUser = users.at(-1);
   const kept: Record<string, string> = {};
   for (const name of KEPT_HEADERS) {
     const value = headers[name];
@@ -113,6 +116,7 @@ export function inspectRequest(seq: number, endpoint: string, body: unknown, hea
     headers: kept,
     params: Object.fromEntries(Object.entries(record).filter(([key]) => !CONVERSATION_FIELDS.has(key))),
     lastUserText: lastUser ? textOf(lastUser) : "",
+    userTexts: users.map(textOf),
     files: messages.flatMap((m) => partsOf(m).flatMap((p) => fileOf(p) ?? [])),
   };
 }
