@@ -62,6 +62,8 @@ async function callModel(ctx: TaskContext): Promise<void> {
     try {
       prepared = await prepareGeneration(ctx, chat, history);
     } catch (err) {
+      // A provider row that cannot make a call (no key, no base URL) fails here, before any attempt.
+      if (isModelCallError(err)) return finishWithModelError(ctx, err);
       const error = preparationFailureMessage(err);
       if (error === undefined) throw err;
       await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error }));
@@ -88,17 +90,7 @@ async function callModel(ctx: TaskContext): Promise<void> {
       return;
     } catch (err) {
       if (!isModelCallError(err)) throw err;
-      if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) {
-        const detail = {
-          kind: err.kind,
-          provider: err.provider,
-          retryable: err.retryable,
-          status_code: err.statusCode ?? null,
-          detail: null,
-        };
-        await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err), detail }));
-        return;
-      }
+      if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) return finishWithModelError(ctx, err);
       const delay = retryDelayMs(attempt);
       const payload = retryPayload(err, attempt, delay, ctx.now());
       await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
@@ -107,6 +99,11 @@ async function callModel(ctx: TaskContext): Promise<void> {
       ctx.parts.closeEpisode(key);
     }
   }
+}
+
+async function finishWithModelError(ctx: TaskContext, err: ModelCallError): Promise<void> {
+  const detail = { kind: err.kind, provider: err.provider, retryable: err.retryable, status_code: err.statusCode ?? null, detail: null };
+  await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err), detail }));
 }
 
 function describe(err: ModelCallError): string {
