@@ -61,6 +61,26 @@ export async function ensureAttributionKey(db: Database, ownerId: string, now: D
 
 /** ensureAttributionKey with the key's expiry after the call, for callers that cache the ID. */
 export async function resolveAttributionKey(db: Database, ownerId: string, now: Date): Promise<AttributionKey> {
+  // The common case, a live key far from its extension window, needs no lock: one read.
+  const [peek] = await db
+    .select({ suspended: users.suspended, id: apiKeys.id, expiresAt: apiKeys.expiresAt })
+    .from(users)
+    .leftJoin(
+      apiKeys,
+      and(eq(apiKeys.userId, users.id), eq(apiKeys.tokenName, attributionTokenName(ownerId)), ne(apiKeys.loginType, TOKEN_LOGIN_TYPE)),
+    )
+    .where(eq(users.id, ownerId))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+    .limit(1);
+  if (!peek) throw new AttributionOwnerNotFoundError(ownerId);
+  if (peek.suspended) throw new AttributionOwnerSuspendedError(ownerId);
+  if (peek.id !== null && peek.expiresAt !== null && peek.expiresAt.getTime() - now.getTime() >= ATTRIBUTION_KEY_EXTEND_BELOW_MS) {
+    return { id: peek.id, expiresAt: peek.expiresAt };
+  }
+  return mintOrExtend(db, ownerId, now);
+}
+
+async function mintOrExtend(db: Database, ownerId: string, now: Date): Promise<AttributionKey> {
   return db.transaction(async (tx) => {
     // The partial unique index on token names covers only login_type = 'token' rows, so this lock
     // is what keeps two mints for one user from both inserting.

@@ -29,8 +29,8 @@ export interface PreparedGeneration {
  * AttributionOwnerNotFoundError (the owner may not generate); the caller turns those into FinishError.
  */
 export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history: readonly HistoryRow[]): Promise<PreparedGeneration> {
-  const resolved = await modelForTurn(ctx.db, chat);
-  const attribution = await attributionFor(ctx, chat);
+  // Independent reads: side by side, so preparation costs one round trip where it can.
+  const [resolved, attribution] = await Promise.all([modelForTurn(ctx.db, chat), attributionFor(ctx, chat)]);
   const client = modelClientFor(resolved.provider, resolved.config, {
     ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
     headers: attribution.headers,
