@@ -10,8 +10,9 @@ import { NoDefaultModelConfigError } from "../db/model-configs/errors";
 import type { ChatRow } from "../db/schema/chats";
 import type { HistoryRow } from "../llm/active-history";
 import { type ModelPrompt, buildPrompt } from "../llm/prompt";
-import { type ModelClient, modelClientFor } from "../llm/provider";
-import { type ProviderOptions, providerOptionsFor } from "../llm/provider-options";
+import type { ModelClient } from "../llm/provider";
+import type { ProviderOptions } from "../llm/provider-options";
+import { attributedModel } from "./attributed-model";
 import { attributionFor } from "./attribution";
 import { modelForTurn } from "./model-choice";
 import { loadPromptFiles } from "./prompt-files";
@@ -31,16 +32,13 @@ export interface PreparedGeneration {
 export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history: readonly HistoryRow[]): Promise<PreparedGeneration> {
   // Independent reads: side by side, so preparation costs one round trip where it can.
   const [resolved, attribution] = await Promise.all([modelForTurn(ctx.db, chat), attributionFor(ctx, chat)]);
-  const client = modelClientFor(resolved.provider, resolved.config, {
-    ...(ctx.fetch ? { fetch: ctx.fetch } : {}),
-    headers: attribution.headers,
-  });
-  const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, client.transport);
+  const model = attributedModel(resolved, attribution, { fetch: ctx.fetch });
+  const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, model.client.transport);
   return {
-    client,
+    client: model.client,
     config: resolved.config,
     prompt: buildPrompt({ chat, history, ...files }),
-    providerOptions: providerOptionsFor(client.transport, resolved.config, chat.lastReasoningEffort, { user: attribution.user }),
+    providerOptions: model.providerOptions(chat.lastReasoningEffort),
   };
 }
 
