@@ -117,6 +117,28 @@ describe("attachments reach the model", () => {
     );
   });
 
+  it("names in text what the transport does not take and what exceeds the prompt's byte budget", async () => {
+    const u = await userWith("openai", "gpt-5");
+    // Two 9 MiB images: the first fits MAX_PROMPT_FILE_BYTES (16 MiB), the second no longer does.
+    const big = (fill: number) => new Uint8Array(9 * 1024 * 1024).fill(fill);
+    const first = await upload(u, big(1), "image/png", "first.png");
+    const second = await upload(u, big(2), "image/png", "second.png");
+    const notes = await upload(u, new TextEncoder().encode("some notes"), "text/plain", "notes.txt");
+    const probe = `/files ${nonce()}`;
+    const id = await start(u, [
+      { type: "text", text: probe },
+      { type: "file", file_id: first },
+      { type: "file", file_id: second },
+      { type: "file", file_id: notes },
+    ]);
+    const messages = await settled(u, id);
+    expect(textOf(messages.at(-1))).toBe(`files: input_image image/png ${9 * 1024 * 1024} bytes sha256:${await sha16(big(1))}`);
+    const [request] = await requestsWith(probe);
+    expect(request?.userTexts[0]).toContain("[file: second.png (image/png)]");
+    expect(request?.userTexts[0]).toContain("[file: notes.txt (text/plain)]");
+    expect(request?.userTexts[0]).not.toContain("expired");
+  });
+
   it("sends an evicted upload, and one missing from storage, as the expired placeholder", async () => {
     const u = await userWith("openai", "gpt-5");
     const evicted = await upload(u, PNG, "image/png", "evicted.png");
