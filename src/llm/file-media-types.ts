@@ -11,6 +11,9 @@
  * | OpenAI Chat Completions  | yes    | yes | no (the SDK refuses non-image/PDF files) |
  * | Anthropic Messages       | yes    | yes | text/plain only (a text document)        |
  * | OpenAI-compatible chat   | yes    | yes | yes (the SDK inlines it as a text part)  |
+ *
+ * A file the provider would refuse for its size is not sent either (fileSizeLimit): a 400 for it
+ * would come back on every turn of the chat, since the message stays in history.
  */
 import type { ModelTransport } from "./transport";
 
@@ -28,4 +31,17 @@ export function acceptsFileMediaType(transport: ModelTransport, mediaType: strin
     case "openai-chat":
       return false;
   }
+}
+
+/**
+ * Anthropic refuses an image over 5 MiB of base64 ("image exceeds 5 MB maximum"): 3/4 of that in
+ * bytes. Other limits (OpenAI's 50 MB per request, Anthropic's 32 MB per request) are above what
+ * the prompt budget (src/runner/prompt-files.ts) lets through.
+ */
+export const ANTHROPIC_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
+
+/** The largest file of this type the transport takes as content, in bytes (Infinity: no own limit). */
+export function fileSizeLimit(transport: ModelTransport, mediaType: string): number {
+  if (transport === "anthropic-messages" && MODEL_IMAGE_TYPES.has(mediaType.toLowerCase())) return ANTHROPIC_MAX_IMAGE_BYTES;
+  return Number.POSITIVE_INFINITY;
 }

@@ -2,13 +2,13 @@
  * The file bytes a prompt carries, read during generation preparation. Only files linked to this
  * chat are read: a message part naming any other file (evicted, or another chat's or user's)
  * becomes the expired placeholder, so the prompt never carries bytes the chat does not hold. Only
- * user uploads the transport accepts are read (src/llm/file-media-types.ts), newest message first,
- * within MAX_PROMPT_FILE_BYTES; the rest are named in text.
+ * user uploads the transport accepts, at a size it accepts, are read (src/llm/file-media-types.ts),
+ * newest message first, within MAX_PROMPT_FILE_BYTES; the rest are named in text.
  */
 import { chatFilesByIds } from "../db/files";
 import type { Queryable } from "../db/rows-files";
 import { type HistoryRow, promptRows } from "../llm/active-history";
-import { acceptsFileMediaType } from "../llm/file-media-types";
+import { acceptsFileMediaType, fileSizeLimit } from "../llm/file-media-types";
 import type { FileContent } from "../llm/prompt";
 import type { ModelTransport } from "../llm/transport";
 import { logger } from "../log";
@@ -62,7 +62,8 @@ export async function loadPromptFiles(
   let budget = MAX_PROMPT_FILE_BYTES;
   for (const id of new Set(userFiles)) {
     const file = linked.get(id);
-    if (!file || !acceptsFileMediaType(transport, file.mediaType) || file.sizeBytes > budget) continue;
+    if (!file || !acceptsFileMediaType(transport, file.mediaType)) continue;
+    if (file.sizeBytes > fileSizeLimit(transport, file.mediaType) || file.sizeBytes > budget) continue;
     let data: Uint8Array | null;
     try {
       data = await reader.read(file.storageKey);

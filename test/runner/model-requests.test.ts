@@ -139,6 +139,21 @@ describe("attachments reach the model", () => {
     expect(request?.userTexts[0]).not.toContain("expired");
   });
 
+  it("names in text an image over Anthropic's size limit", async () => {
+    const u = await userWith("anthropic", "claude-sonnet-4-6");
+    const large = await upload(u, new Uint8Array(4 * 1024 * 1024).fill(7), "image/png", "large.png");
+    const probe = `/files ${nonce()}`;
+    const messages = await settled(
+      u,
+      await start(u, [
+        { type: "text", text: probe },
+        { type: "file", file_id: large },
+      ]),
+    );
+    expect(textOf(messages.at(-1))).toBe("files: none");
+    expect((await requestsWith(probe))[0]?.userTexts[0]).toContain("[file: large.png (image/png)]");
+  });
+
   it("sends an evicted upload, and one missing from storage, as the expired placeholder", async () => {
     const u = await userWith("openai", "gpt-5");
     const evicted = await upload(u, PNG, "image/png", "evicted.png");

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { claudeVersion, usesBudgetThinking } from "../../../src/llm/anthropic-effort";
-import { acceptsFileMediaType } from "../../../src/llm/file-media-types";
+import { ANTHROPIC_MAX_IMAGE_BYTES, acceptsFileMediaType, fileSizeLimit } from "../../../src/llm/file-media-types";
 import { isGpt6Astra, transportFor, usesResponsesApi } from "../../../src/llm/transport";
 
 const openai = { type: "openai" };
@@ -83,5 +83,14 @@ describe("file media types per transport", () => {
     expect(acceptsFileMediaType("anthropic-messages", "text/plain")).toBe(true);
     expect(acceptsFileMediaType("anthropic-messages", "text/csv")).toBe(false);
     expect(acceptsFileMediaType("openai-compatible-chat", "text/csv")).toBe(true);
+  });
+});
+
+describe("file size limits per transport", () => {
+  it("keeps Anthropic images under its 5 MiB base64 limit, and sets no other", () => {
+    expect(Math.ceil((ANTHROPIC_MAX_IMAGE_BYTES * 4) / 3)).toBe(5 * 1024 * 1024);
+    expect(fileSizeLimit("anthropic-messages", "image/png")).toBe(ANTHROPIC_MAX_IMAGE_BYTES);
+    expect(fileSizeLimit("anthropic-messages", "application/pdf")).toBe(Number.POSITIVE_INFINITY);
+    expect(fileSizeLimit("openai-responses", "image/png")).toBe(Number.POSITIVE_INFINITY);
   });
 });
