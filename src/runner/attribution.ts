@@ -1,8 +1,8 @@
 /**
  * Attribution for every model call a chat makes (turns here; compaction and titles call
- * attributionFor too): the owner's synthetic key, resolved through ensureAttributionKey's
- * transaction (mint, or extend in place under the per-user advisory lock) and then kept in the
- * object's memory, so a turn does not pay that transaction.
+ * attributionFor too): the owner's synthetic key, resolved by resolveAttributionKey (one read for a
+ * live key; a mint or an in-place extension under the per-user advisory lock otherwise) and then
+ * kept in the object's memory, so a turn does not pay for it.
  *
  * A cached id is reused until the key nears its extension window (less than 24 h + margin left:
  * then the next call re-resolves, which extends it in place) and at most OWNER_RECHECK_MS after it
@@ -43,7 +43,7 @@ export class AttributionKeyCache {
 export interface AttributionDeps {
   db: Database;
   now(): Date;
-  /** The object's cache; without one every call resolves (a transaction). */
+  /** The object's cache; without one every call resolves again. */
   attributionKeys?: AttributionKeyCache | undefined;
 }
 
