@@ -67,6 +67,7 @@ export function modelClientFor(provider: ProviderRow, config: ModelConfigRow, op
   }
 }
 
+/** The model alone, for callers that need no transport. */
 export function languageModelFor(provider: ProviderRow, config: ModelConfigRow, opts: LanguageModelOptions = {}): ChatLanguageModel {
   return modelClientFor(provider, config, opts).model;
 }
