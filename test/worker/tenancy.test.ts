@@ -270,7 +270,15 @@ describe("tenancy sweep", () => {
 
   it("no intruder reads or writes the victim's data through any operation", { timeout: 120_000 }, async () => {
     const before = await victimRows(victim);
-    const victimIds = [victim.chatId, victim.messageId, victim.queuedId, victim.fileId, victim.modelConfigId, victim.projectId, "secret-plan"];
+    const victimIds = [
+      victim.chatId,
+      victim.messageId,
+      victim.queuedId,
+      victim.fileId,
+      victim.modelConfigId,
+      victim.projectId,
+      "secret-plan",
+    ];
     const leaks: string[] = [];
     for (const intruder of intruders) {
       for (const [op, sweep] of Object.entries(SWEEP)) {
