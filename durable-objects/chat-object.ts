@@ -184,6 +184,8 @@ export class ChatObject extends DurableObject<Env> {
         db,
         config,
         sleep,
+        now: () => new Date(),
+        attributionKeys: this.#attributionKeys,
         background: (work) => this.ctx.waitUntil(work.catch(() => {})),
         titleChanged: (chat) => this.#titleChanged(chat),
       });
