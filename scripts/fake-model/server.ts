@@ -12,7 +12,8 @@ import { anthropicMessages } from "./anthropic-messages";
 import { type ContextWire, contextExceededBody, contextLimitOf, promptTokens } from "./context-window";
 import { openAIChat } from "./openai-chat";
 import { openAIResponses } from "./openai-responses";
-import { parseScript } from "./script";
+import { filesReplyText, RequestLog } from "./request-log";
+import { parseScript, tokenize } from "./script";
 import type { Script } from "./script";
 import { BadRequestError } from "./wire";
 import type { Frame, ModelRequest, Reply, ReplyContent, WireFormat } from "./wire";
@@ -169,6 +170,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   const promptSeen = new Map<string, number>();
   // Aborting these on close() ends hanging or slow responses so close() cannot stall.
   const inFlight = new Set<AbortController>();
+  // What each request carried (docs/fake-model.md "Request log").
+  const requestLog = new RequestLog();
 
   const log = (entry: Record<string, unknown>): void => {
     if (logEnabled) process.stdout.write(`${JSON.stringify({ event: "fake_model_request", ...entry })}\n`);
@@ -236,14 +239,17 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   async function handleModel(
     req: IncomingMessage,
     res: ServerResponse,
-    { format, wire }: { format: WireFormat; wire: ContextWire },
+    route: { endpoint: Endpoint; format: WireFormat; wire: ContextWire },
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
+    const format = route.format;
     let request: ModelRequest;
+    let files: string;
     let inputTokens: number;
     try {
       const body = JSON.parse(await readBody(req)) as unknown;
       request = format.readRequest(body);
+      files = filesReplyText(requestLog.add(route.endpoint, body, req.headers).files);
       inputTokens = promptTokens(body);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
@@ -253,11 +259,15 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
 
     const window = contextLimitOf(request.model, contextLimit);
     if (window !== null && inputTokens > window) {
-      sendJson(res, 400, contextExceededBody(wire, window, inputTokens));
+      sendJson(res, 400, contextExceededBody(route.wire, window, inputTokens));
       return { stream: request.stream, status: 400, script: "context_length_exceeded", input_tokens: inputTokens };
     }
 
-    const script = resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
+    // `/files`: answer with the file parts received (request-log.ts).
+    const filesDirective = request.turn.kind === "user" && /^\/files(\s|$)/.test(request.turn.text.trimStart());
+    const script = filesDirective
+      ? ({ kind: "text", tokens: tokenize(files), tokenDelayMs: 0 } as const)
+      : resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
     if (script.kind === "error") {
@@ -311,6 +321,10 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     if (req.method === "POST" && modelRoute !== undefined) {
       requests[modelRoute.endpoint] += 1;
       fields = { endpoint: modelRoute.endpoint, ...(await handleModel(req, res, modelRoute, controller.signal)) };
+    } else if (req.method === "GET" && path === "/_requests") {
+      const contains = new URL(req.url ?? "/", "http://fake").searchParams.get("contains") ?? "";
+      sendJson(res, 200, { requests: requestLog.find(contains) });
+      fields = { endpoint: "requests", status: 200 };
     } else if (req.method === "GET" && path === "/health") {
       requests.health += 1;
       sendJson(res, 200, { ok: true });

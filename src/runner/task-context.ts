@@ -9,7 +9,9 @@ import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
 import type { PartBuffer } from "../stream/part-buffer";
 import type { ChatTools, ToolChat } from "../tools/chat-tools";
+import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
+import type { FileReader } from "./prompt-files";
 
 export interface RunnerDeps {
   store: ChatStore;
@@ -23,8 +25,12 @@ export interface RunnerDeps {
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** A turn finished complete (FinishTurn committed): starts what follows it, such as the title. */
   turnFinished(chat: ChatRow, history: readonly ChatMessageRow[]): void;
-  /** Optional fetch for model providers (AI Gateway attribution headers and the like). */
+  /** Optional fetch for model providers (a test's recorder and the like). */
   fetch?: typeof fetch;
+  /** Attachment bytes (the object's R2 bucket); without it files reach the model as text placeholders. */
+  files?: FileReader;
+  /** The owner's attribution key id, kept across turns (src/runner/attribution.ts). */
+  attributionKeys?: AttributionKeyCache;
 }
 
 export interface TaskContext extends RunnerDeps {

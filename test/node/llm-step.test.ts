@@ -6,7 +6,7 @@ import type { ProviderRow, ProviderType } from "../../src/db/model-configs/provi
 import type { ChatMessageRow } from "../../src/db/schema/chats";
 import { isModelCallError, type ModelCallError } from "../../src/llm/model-call-error";
 import { buildPrompt, type ModelPrompt } from "../../src/llm/prompt";
-import { languageModelFor } from "../../src/llm/provider";
+import { languageModelFor, modelClientFor } from "../../src/llm/provider";
 import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep, type RunModelStepInput, type StepOutcome } from "../../src/llm/step";
 import type { StreamPart } from "../../src/llm/stream-part";
@@ -49,7 +49,8 @@ function configRow(c: Case, options: ModelConfigRow["options"] = {}): ModelConfi
     isDefault: true,
     contextLimit: null,
     compressionThreshold: null,
-    options: c.responses ? { ...options, openai_config: { use_responses_api: true } } : options,
+    // Explicit for OpenAI: a reasoning model id alone would pick Responses from the known list.
+    options: c.type === "openai" ? { ...options, openai_config: { use_responses_api: c.responses === true } } : options,
     deletedAt: null,
     createdAt: now,
     updatedAt: now,
@@ -333,11 +334,12 @@ describe.each(CASES)("runModelStep through $name", (c) => {
       headers.push(new Headers(init?.headers));
       return fetch(url, init);
     };
+    const client = modelClientFor(providerRow(c), config, { fetch: recording, headers: { "x-chat-id": "c1" } });
     const outcome = await runModelStep({
-      model: languageModelFor(providerRow(c), config, { fetch: recording, headers: { "x-chat-id": "c1" } }),
+      model: client.model,
       prompt: userPrompt(text),
       abortSignal: new AbortController().signal,
-      providerOptions: providerOptionsFor(providerRow(c), config, "xhigh"),
+      providerOptions: providerOptionsFor(client.transport, config, "xhigh"),
       onPart: () => {},
     });
     expect(response(outcome).assistant).toEqual([{ type: "text", text }]);

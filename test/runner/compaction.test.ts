@@ -6,7 +6,7 @@
  * retries (vitest.config.ts, project "runner").
  */
 import { SELF } from "cloudflare:test";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { summaryAnchorText } from "../../src/llm/compaction/boundary";
 import { SUMMARY_INSTRUCTION } from "../../src/llm/compaction/summary-prompt";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
@@ -245,7 +245,8 @@ describe("automatic compaction", () => {
 describe("manual compaction (/compact)", () => {
   it("from W: summarizes, clears the request and finishes without a reply", async () => {
     const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
-    const id = await start(u, `hello ${nonce()}`);
+    const hello = `hello ${nonce()}`;
+    const id = await start(u, hello);
     await until(u, id, "waiting");
     await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
     await expect.poll(async () => summaries(await storedRows(id)).length, { timeout: 30_000, interval: 100 }).toBe(1);
@@ -254,6 +255,12 @@ describe("manual compaction (/compact)", () => {
     expect(summaries(rows)).toMatchObject([{ source: "manual", threshold_percent: 90, trigger_context_limit_tokens: 8000 }]);
     expect(rows.at(-1)!.role).toBe("tool");
     expect(await compactionMarker(id)).toBeNull();
+    // The summary call went out with the owner's attribution, like a turn's.
+    const logged = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(SUMMARY_INSTRUCTION)}`);
+    const summaryCall = ((await logged.json()) as { requests: { headers: Record<string, string>; userTexts: string[] }[] }).requests.find(
+      (r) => r.userTexts.includes(hello),
+    );
+    expect(JSON.parse(summaryCall?.headers["cf-aig-metadata"] ?? "{}")).toMatchObject({ chat_id: id });
     // A second /compact finds nothing to compact.
     expect((await api(`/chats/${id}/compact`, { method: "POST", token: u.token })).status).toBe(409);
   });

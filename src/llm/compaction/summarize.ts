@@ -7,6 +7,7 @@ import type { ToolSet } from "ai";
 import { backgroundModelCall } from "../background-call";
 import { ModelCallError } from "../model-call-error";
 import type { ModelPrompt } from "../prompt";
+import type { ProviderOptions } from "../provider-options";
 import { type ChatLanguageModel, providerFamily } from "../provider";
 
 /** The summary's cap when the summarizer's window is unknown, and its ceiling otherwise. */
@@ -24,6 +25,7 @@ export interface SummarizeInput {
   model: ChatLanguageModel;
   prompt: ModelPrompt;
   maxOutputTokens: number;
+  providerOptions?: ProviderOptions | undefined;
   /** The chat's tools, when the prompt keeps its tool history in the provider's shape. */
   tools?: ToolSet | undefined;
   abortSignal: AbortSignal;
@@ -45,6 +47,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
       ...(input.prompt.system !== undefined ? { system: input.prompt.system } : {}),
       messages: input.prompt.messages,
       maxOutputTokens: input.maxOutputTokens,
+      providerOptions: input.providerOptions,
       tools: input.tools,
       maxRetries: input.maxRetries,
       abortSignal: input.abortSignal,

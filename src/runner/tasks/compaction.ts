@@ -19,14 +19,17 @@ import { summarize, summaryMaxOutputTokens } from "../../llm/compaction/summariz
 import { summaryInput } from "../../llm/compaction/summary-prompt";
 import { recordedTrigger } from "../../llm/compaction/trigger";
 import { isModelCallError, type ModelCallError } from "../../llm/model-call-error";
-import { languageModelFor } from "../../llm/provider";
+import type { Attribution } from "../../llm/attribution";
 import { retryPayload } from "../../llm/retry";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../stream/part-buffer";
 import { logger } from "../../log";
+import { attributedModel } from "../attributed-model";
+import { attributionFor } from "../attribution";
 import { type CompactionSetup, compactionSetup } from "../compaction-setup";
 import { fencedUpdate } from "../fenced-db";
 import { modelForTurn } from "../model-choice";
+import { preparationFailureMessage } from "../prepare-generation";
 import type { TaskContext } from "../task-context";
 
 export const SUMMARIZING_TEXT = "Summarizing…";
@@ -128,11 +131,23 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
     }
     const reSanitize = summarizer.provider.type !== setup.chatModel.provider.type;
     const { prompt, pendingUsers } = summaryInput(chat, history, { reSanitize });
+    // The owner's attribution, like every call the chat makes; an owner who may not generate ends the turn.
+    let attribution: Attribution;
+    try {
+      attribution = await attributionFor(ctx, chat);
+    } catch (err) {
+      const error = preparationFailureMessage(err);
+      if (error === undefined) throw err;
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error }));
+      return;
+    }
     // Built here, not at preparation: a broken override fails only the turns that compact.
-    const model = languageModelFor(summarizer.provider, summarizer.config, ctx.fetch ? { fetch: ctx.fetch } : {});
+    const model = attributedModel(summarizer, attribution, { fetch: ctx.fetch });
     const outcome = await summarize({
-      model,
+      model: model.client.model,
       prompt,
+      // The summarizer config's default effort, converted for its transport, with the attribution id.
+      providerOptions: model.providerOptions(),
       maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
       // A flattened prompt has no tool history left to define.
       tools: reSanitize ? undefined : modelTools(chat, (await ctx.toolsFor(chat)).registry).set,

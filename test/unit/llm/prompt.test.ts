@@ -193,6 +193,30 @@ describe("buildPrompt", () => {
     ]);
   });
 
+  it("sends the bytes it is given as file parts, an evicted id as expired even with bytes, the rest as text", () => {
+    const h = new History();
+    h.add("user", [
+      { type: "file", file_id: "img", media_type: "image/png", name: "a.png" },
+      { type: "file", file_id: "doc", media_type: "application/pdf", name: "b.pdf" },
+      { type: "file", file_id: "zip", media_type: "application/zip", name: "c.zip" },
+      { type: "file", file_id: "gone", media_type: "image/png", name: "d.png" },
+    ]);
+    const png = new Uint8Array([1, 2, 3]);
+    const pdf = new Uint8Array([4, 5]);
+    const fileContents = new Map([
+      ["img", { data: png, mediaType: "image/png" }],
+      ["doc", { data: pdf, mediaType: "application/pdf" }],
+      ["gone", { data: png, mediaType: "image/png" }],
+    ]);
+    const { messages } = buildPrompt({ chat, history: h.rows, fileContents, evictedFileIds: new Set(["gone"]) });
+    expect(messages[0]?.content).toEqual([
+      { type: "file", data: png, mediaType: "image/png", filename: "a.png" },
+      { type: "file", data: pdf, mediaType: "application/pdf", filename: "b.pdf" },
+      { type: "text", text: "[file: c.zip (application/zip)]" },
+      { type: "text", text: "[file: d.png (image/png): the content has expired]" },
+    ]);
+  });
+
   it("skips empty text and reasoning, and messages left with no content", () => {
     const h = new History();
     h.user("q");
