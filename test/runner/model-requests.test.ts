@@ -76,9 +76,10 @@ async function settled(user: TestUser, id: string): Promise<Message[]> {
 
 const textOf = (m: Message | undefined) => (m?.content ?? []).map((p) => p.text ?? "").join("");
 
+/** The turns' requests (streaming) whose last user text holds `text`; a chat's title call is not one. */
 async function requestsWith(text: string): Promise<Recorded[]> {
   const res = await fetch(`${fakeUrl}/_requests?contains=${encodeURIComponent(text)}`);
-  return ((await res.json()) as { requests: Recorded[] }).requests;
+  return ((await res.json()) as { requests: Recorded[] }).requests.filter((r) => r.params.stream === true);
 }
 
 async function sha16(bytes: Uint8Array): Promise<string> {
