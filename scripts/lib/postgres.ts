@@ -77,7 +77,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     // later flags win. UTF8 must be explicit: the C locale would otherwise pick SQL_ASCII.
     initdbFlags: ["--locale=C", "--lc-messages=C", "--encoding=UTF8"],
     // Enough connections for the test suite's concurrency tests plus a dev server.
-    postgresFlags: ["-c", "max_connections=500", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
+    postgresFlags: ["-c", "max_connections=1000", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
     onLog: (message) => recentLog.push(message),
     onError: (err) => log("error", "postgres_error", { error: String(err) }),
   });
