@@ -3,7 +3,7 @@
  * request types are the zod schemas' inputs, so a wrong call does not compile.
  */
 import type { z } from "zod";
-import { ChatdClient, type OperationInput, type Operations } from "../../client/src/index";
+import type { ChatdClient, OperationInput, Operations } from "../../client/src/index";
 import type { SendMessageBody } from "../../src/routes/chat-schemas";
 
 declare const client: ChatdClient;
