@@ -27,6 +27,11 @@ export interface ChatStreamOptions {
    * In Node: `(url, headers) => new WebSocket(url, { headers })` with the `ws` package.
    */
   webSocket?: WebSocketFactory;
+  /**
+   * Put the token in the URL's query (default when there is one and no `webSocket` factory). A
+   * browser page holding the `coder_session_token` cookie passes false: the cookie goes along.
+   */
+  tokenInQuery?: boolean;
   /** First reconnect delay (ms, default 250) and the cap (default 10,000): doubled per failure, full jitter. */
   backoff?: { initialMs?: number; maxMs?: number };
 }
@@ -51,6 +56,7 @@ export class ChatStream {
   #attempt = 0;
   #timer: ReturnType<typeof setTimeout> | null = null;
   #closed = false;
+  #open = false;
   #error: ChatdError | null = null;
   #serverError: { code: string; message: string } | null = null;
   readonly #listeners: { [K in keyof ChatStreamListener]: Set<ChatStreamListener[K]> } = {
@@ -62,6 +68,7 @@ export class ChatStream {
   };
   readonly #factory: WebSocketFactory;
   readonly #headerAuth: boolean;
+  readonly #tokenInQuery: boolean;
   readonly #initialMs: number;
   readonly #maxMs: number;
   /** Sockets opened, for tests and diagnostics. */
@@ -74,6 +81,7 @@ export class ChatStream {
   ) {
     this.#state = initialChatState(chatId);
     this.#headerAuth = options.webSocket !== undefined;
+    this.#tokenInQuery = options.tokenInQuery ?? !this.#headerAuth;
     this.#factory = options.webSocket ?? ((url) => new (globalThis.WebSocket as unknown as new (u: string) => WebSocketLike)(url));
     this.#initialMs = options.backoff?.initialMs ?? 250;
     this.#maxMs = options.backoff?.maxMs ?? 10_000;
@@ -89,8 +97,9 @@ export class ChatStream {
     return this.#error;
   }
 
+  /** The socket is open (false while reconnecting). */
   get connected(): boolean {
-    return this.#socket !== null && this.#attempt === 0;
+    return this.#open;
   }
 
   on<K extends keyof ChatStreamListener>(type: K, listener: ChatStreamListener[K]): () => void {
@@ -119,6 +128,7 @@ export class ChatStream {
 
   close(): void {
     this.#closed = true;
+    this.#open = false;
     if (this.#timer) clearTimeout(this.#timer);
     const socket = this.#socket;
     this.#socket = null;
@@ -129,7 +139,7 @@ export class ChatStream {
     if (this.#closed) return;
     const cursors = resumeCursors(this.#state);
     const query = this.connections === 0 ? {} : { ...cursors };
-    const url = this.client.streamUrl(this.chatId, "stream", query, !this.#headerAuth);
+    const url = this.client.streamUrl(this.chatId, "stream", query, this.#tokenInQuery);
     const headers: Record<string, string> = this.#headerAuth && this.client.token ? { authorization: `Bearer ${this.client.token}` } : {};
     this.connections += 1;
     this.#serverError = null;
@@ -138,6 +148,7 @@ export class ChatStream {
     this.#socket = socket;
     socket.onopen = () => {
       opened = true;
+      this.#open = true;
       this.#emit("open");
     };
     socket.onmessage = (ev) => {
@@ -151,6 +162,7 @@ export class ChatStream {
     socket.onclose = (ev) => {
       if (socket !== this.#socket || this.#closed) return;
       this.#socket = null;
+      this.#open = false;
       void this.#afterClose(ev.code, opened);
     };
   }

@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import pg from "pg";
 import type { TestProject } from "vitest/node";
+import { ensureChromium } from "../../scripts/lib/chromium";
 import { buildWebApp } from "../../scripts/lib/web-build";
 import { runMigrations } from "../../scripts/lib/migrate";
 import { seedDev } from "../../scripts/lib/seed";
@@ -26,6 +27,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
   try {
     // The Worker serves the app's build: a fresh clone has none until this runs.
     await buildWebApp();
+    // Before anything else starts: a missing browser is a clear error, not a timeout.
+    project.provide("chromiumPath", ensureChromium());
     const name = `client_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
     await adminQuery(stack.databaseUrl, `CREATE DATABASE ${pg.escapeIdentifier(name)}`);
     cleanups.push(() => adminQuery(stack.databaseUrl, `DROP DATABASE IF EXISTS ${pg.escapeIdentifier(name)} WITH (FORCE)`));

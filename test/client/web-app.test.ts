@@ -1,0 +1,155 @@
+/**
+ * The web app in a real Chromium (playwright-core driving Debian's chromium) against the client
+ * project's `wrangler dev` (chat worker on, fake model): sign in, create a chat and watch a reply
+ * stream in, queue two messages and promote one, interrupt, edit, answer a dynamic tool call,
+ * reload mid-stream, two tabs on one chat. With CHATD_SCREENSHOTS=1 it also writes the main views
+ * to docs/screenshots/.
+ */
+import { mkdirSync } from "node:fs";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { text } from "../../client/src/index";
+import { sdk } from "./support";
+
+const SHOTS = process.env.CHATD_SCREENSHOTS === "1" ? "docs/screenshots" : null;
+const WAIT = { timeout: 30_000 };
+const base = () => inject("clientBaseUrl");
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: inject("chromiumPath"),
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+  context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  page = await context.newPage();
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const shot = async (p: Page, name: string) => {
+  if (SHOTS) await p.screenshot({ path: `${SHOTS}/${name}.png` });
+};
+const composer = (p: Page) => p.getByRole("textbox", { name: "Message" });
+const assistantTexts = (p: Page) => p.locator(".message.assistant:not(.streaming) .text");
+const lastAssistant = (p: Page) => assistantTexts(p).last();
+
+async function openChat(p: Page, chatId: string): Promise<void> {
+  await p.goto(`${base()}/chats/${chatId}`);
+  await composer(p).waitFor(WAIT);
+}
+
+describe("the web app in Chromium", () => {
+  it("signs in with a token (the cookie the API accepts), creates a chat and streams a reply in", async () => {
+    await page.goto(base());
+    await shot(page, "sign-in");
+    await page.getByLabel("API token").fill("wrong-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor(WAIT);
+    await page.getByLabel("API token").fill(inject("clientToken"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "New chat" }).click();
+    await page.waitForURL(/\/chats\/[0-9a-f-]{36}$/, WAIT);
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === "coder_session_token")?.value).toBe(inject("clientToken"));
+
+    await composer(page).fill("/slow 120 streaming words arrive one by one in the browser");
+    await composer(page).press("Enter");
+    // Seen while streaming, then committed.
+    await page.locator(".message.streaming .text").waitFor(WAIT);
+    await shot(page, "chat-streaming");
+    await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("streaming words arrive one by one in the browser");
+    await expect.poll(() => page.locator(".chat-list a[aria-current=page] .badge").textContent(), WAIT).toBe("waiting");
+  });
+
+  it("queues two messages while busy, promotes the second, then interrupts", async () => {
+    await composer(page).fill(`/slow 150 ${"busy ".repeat(60).trim()}`);
+    await composer(page).press("Enter");
+    await page.locator(".message.streaming").waitFor(WAIT);
+    for (const t of ["first queued", "second queued"]) {
+      await composer(page).fill(t);
+      await page.getByRole("button", { name: "Queue", exact: true }).click();
+    }
+    const queued = page.getByRole("region", { name: "Queued messages" }).locator("li .queued-text");
+    await expect.poll(() => queued.allTextContents(), WAIT).toEqual(["first queued", "second queued"]);
+    await shot(page, "chat-queue");
+    // Promoting makes the second the next to run (it interrupts the reply); the first waits its turn.
+    await page.getByRole("region", { name: "Queued messages" }).locator("li").nth(1).getByRole("button", { name: "Promote" }).click();
+    const userTexts = () => page.locator(".message.user .text").allTextContents();
+    await expect.poll(async () => (await userTexts()).slice(-2), { timeout: 60_000 }).toEqual(["second queued", "first queued"]);
+    await expect.poll(() => queued.count(), { timeout: 60_000 }).toBe(0);
+
+    await composer(page).fill(`/slow 150 ${"long ".repeat(60).trim()}`);
+    await composer(page).press("Enter");
+    await page.locator(".message.streaming").waitFor(WAIT);
+    await composer(page).fill("interrupting now");
+    await page.getByRole("button", { name: "Interrupt and send" }).click();
+    // The long reply is cut short; the interrupting message is answered.
+    await expect.poll(async () => (await userTexts()).at(-1), { timeout: 60_000 }).toBe("interrupting now");
+    await expect.poll(async () => (await assistantTexts(page).allTextContents()).at(-1), { timeout: 60_000 }).toBe("interrupting now");
+    const cut = (await assistantTexts(page).allTextContents()).find((t) => t.startsWith("long"));
+    expect(cut === undefined || cut.split(" ").length < 60).toBe(true);
+  });
+
+  it("edits a past user message: the turn reruns from it", async () => {
+    const first = page.locator(".message.user").first();
+    await first.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Edit message").fill("edited words");
+    await page.getByRole("button", { name: "Save and rerun" }).click();
+    await expect.poll(() => page.locator(".message.user .text").allTextContents(), WAIT).toEqual(["edited words"]);
+    await expect.poll(() => assistantTexts(page).allTextContents(), WAIT).toEqual(["edited words"]);
+  });
+
+  it("answers a pending dynamic tool call", async () => {
+    const chat = await sdk().createChat({
+      body: {
+        content: [text('/tool ask_user {"question":"proceed?"}')],
+        unsafe_dynamic_tools: [{ name: "ask_user", description: "asks the user", input_schema: { type: "object" } }],
+      },
+    });
+    await openChat(page, chat.id);
+    const form = page.getByRole("form", { name: "Pending tool calls" });
+    await form.waitFor(WAIT);
+    await shot(page, "chat-tool-call");
+    await form.getByRole("textbox").fill("yes");
+    await form.getByRole("button", { name: "Send results" }).click();
+    await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("tool result received: yes");
+  });
+
+  it("shows the same state after a reload mid-stream, and in a second tab", async () => {
+    const words = Array.from({ length: 40 }, (_, i) => `r${i}`).join(" ");
+    const chat = await sdk().createChat({ body: { content: [] } });
+    await openChat(page, chat.id);
+    const second = await context.newPage();
+    await openChat(second, chat.id);
+    await composer(page).fill(`/slow 150 ${words}`);
+    await composer(page).press("Enter");
+    const streaming = (p: Page) => p.locator(".message.streaming .text").textContent({ timeout: 30_000 });
+    await expect.poll(async () => (await streaming(page))?.length ?? 0, WAIT).toBeGreaterThan(10);
+    await page.reload();
+    await expect.poll(async () => (await streaming(page))?.split(" ").length ?? 0, WAIT).toBeGreaterThan(3);
+    for (const p of [page, second]) await expect.poll(() => lastAssistant(p).textContent(), { timeout: 60_000 }).toBe(words);
+    // The two tabs hold the same history.
+    const history = (p: Page) => p.locator(".messages .text").allTextContents();
+    expect(await history(second)).toEqual(await history(page));
+    await second.close();
+  });
+
+  it("fits a phone's width, and has a dark scheme", async () => {
+    if (!SHOTS) return;
+    await page.emulateMedia({ colorScheme: "dark" });
+    await shot(page, "chat-dark");
+    const phone = await browser.newContext({ viewport: { width: 390, height: 760 }, colorScheme: "light" });
+    await phone.addCookies(await context.cookies());
+    const p = await phone.newPage();
+    await p.goto(page.url());
+    await p.locator(".message.assistant").first().waitFor(WAIT);
+    await shot(p, "chat-phone");
+    await phone.close();
+  });
+});
