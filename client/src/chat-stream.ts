@@ -7,6 +7,7 @@
  */
 import { type ChatState, type ChatStreamEvent, applyEvent, initialChatState, resumeCursors } from "./chat-state";
 import type { ChatdClient } from "./client";
+import { backoffDelay } from "./backoff";
 import { ChatdError } from "./errors";
 
 /** The part of the WebSocket API the stream uses: the browser's and `ws`'s both have it. */
@@ -205,8 +206,7 @@ export class ChatStream {
     }
     if (this.#closed) return;
     const attempt = ++this.#attempt;
-    const cap = Math.min(this.#maxMs, this.#initialMs * 2 ** (attempt - 1));
-    const delayMs = Math.round(Math.random() * cap);
+    const delayMs = backoffDelay(attempt, { initialMs: this.#initialMs, maxMs: this.#maxMs });
     this.#emit("reconnecting", { attempt, delayMs, code });
     this.#timer = setTimeout(() => this.#connect(), delayMs);
   }

@@ -6,6 +6,7 @@
 import type { z } from "zod";
 import { ChatStream, type ChatStreamOptions } from "./chat-stream";
 import { ChatdError } from "./errors";
+import { PartsStream, type PartsStreamOptions } from "./parts-stream";
 import { type Operation, type OperationName, type Operations, operations } from "./operations";
 import type { ComponentName, Input, Output, Queries } from "./schemas";
 
@@ -93,6 +94,11 @@ export class ChatdClient {
   /** A live view of one chat over its stream WebSocket (./chat-stream.ts). Call `close()` when done. */
   stream(chatId: string, options: ChatStreamOptions = {}): ChatStream {
     return new ChatStream(this, chatId, options);
+  }
+
+  /** The raw parts of one episode at a time over `/stream/parts` (./parts-stream.ts). */
+  partsStream(chatId: string, options: PartsStreamOptions = {}): PartsStream {
+    return new PartsStream(this, chatId, options);
   }
 
   /** The WebSocket URL of a chat's stream, with the token in the query (browsers cannot set headers). */

@@ -89,6 +89,37 @@ describe("ChatdClient", () => {
     }
   });
 
+  it("follows one episode's raw parts over /stream/parts, across a dropped connection, each seq once and in order", async () => {
+    const proxy = await startTcpProxy(inject("clientBaseUrl"));
+    proxies.push(proxy);
+    const client = sdk();
+    const words = Array.from({ length: 30 }, (_, i) => `p${i}`).join(" ");
+    const chat = await client.createChat({ body: { content: [] } });
+    const stream = client.stream(chat.id, { webSocket: nodeSockets });
+    const parts = sdk(proxy.url).partsStream(chat.id, { webSocket: nodeSockets, backoff: { initialMs: 50, maxMs: 500 } });
+    const seqs: number[] = [];
+    let received = "";
+    parts.onPart((p) => {
+      seqs.push(p.seq);
+      if (p.part.type === "text-delta") received += p.part.text;
+    });
+    try {
+      await stream.until((s) => s.status === "waiting");
+      await client.sendMessage({ chat: chat.id, body: { content: [text(`/slow 150 ${words}`)] } });
+      const episode = (await stream.until((s) => s.preview !== null)).preview!;
+      parts.select(episode.historyVersion, episode.generationAttempt);
+      await expect.poll(() => seqs.length, { timeout: 30_000 }).toBeGreaterThanOrEqual(3);
+      proxy.dropAll();
+      const done = await stream.until((s) => s.status === "waiting" && s.messages.some((m) => m.role === "assistant"));
+      expect(parts.connections).toBeGreaterThanOrEqual(2);
+      await expect.poll(() => received, { timeout: 10_000 }).toBe(textOf(done.messages.findLast((m) => m.role === "assistant")));
+      expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    } finally {
+      parts.close();
+      stream.close();
+    }
+  });
+
   it("stops with an error instead of looping when the chat is not there or the token is refused", async () => {
     const missing = sdk().stream(crypto.randomUUID(), { webSocket: nodeSockets, backoff: { initialMs: 10, maxMs: 20 } });
     await expect(missing.until(() => false)).rejects.toMatchObject({ status: 404, code: "not_found" });
