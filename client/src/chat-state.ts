@@ -87,12 +87,14 @@ export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState 
         ...state,
         messages,
         preview: committed ? null : state.preview,
+        retry: message.role === "user" ? state.retry : null,
         historyVersion: Math.max(state.historyVersion, message.revision),
       };
     }
     case "message_part": {
       const mp = event.message_part;
       let preview = state.preview;
+      let retry = state.retry;
       if (preview === null || preview.historyVersion !== mp.history_version || preview.generationAttempt !== mp.generation_attempt) {
         preview = {
           historyVersion: mp.history_version,
@@ -102,10 +104,13 @@ export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState 
           text: "",
           reasoning: "",
         };
+        // A new attempt is streaming: the retry it waited for is over.
+        retry = null;
       }
       if (mp.seq <= preview.lastSeq) return state;
       return {
         ...state,
+        retry,
         preview: applyPart({ ...preview, lastSeq: mp.seq }, mp.part),
         historyVersion: Math.max(state.historyVersion, mp.history_version),
       };

@@ -121,6 +121,21 @@ describe("the web app in Chromium", () => {
     await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("tool result received: yes");
   });
 
+  it("shows the retry countdown while the model fails, then the error banner with the error's detail", async () => {
+    const flaky = await sdk().createChat({ body: { content: [text("/error 503 1")] } });
+    await openChat(page, flaky.id);
+    await expect.poll(() => page.locator(".retry.banner").textContent({ timeout: 30_000 }), WAIT).toMatch(/retrying in \d+ s/);
+    await expect.poll(() => page.locator(".message.assistant .text").count(), WAIT).toBe(1);
+    await expect.poll(() => page.locator(".retry.banner").count(), WAIT).toBe(0);
+
+    const broken = await sdk().createChat({ body: { content: [text("/error 400")] } });
+    await openChat(page, broken.id);
+    const banner = page.locator(".error.banner");
+    await banner.waitFor(WAIT);
+    await shot(page, "chat-error");
+    expect(await banner.textContent()).toMatch(/400/);
+  });
+
   it("shows the same state after a reload mid-stream, and in a second tab", async () => {
     const words = Array.from({ length: 40 }, (_, i) => `r${i}`).join(" ");
     const chat = await sdk().createChat({ body: { content: [] } });

@@ -86,6 +86,12 @@ describe("applyEvent", () => {
     ]);
     expect(s.retry).toBeNull();
     expect(s.actionRequired).toHaveLength(1);
+    const retrying = fold([
+      { type: "status", chat_id: CHAT, status: { status: "running" } },
+      { type: "retry", chat_id: CHAT, retry: { attempt: 1, delay_ms: 1000, retrying_at: "2026-01-01T00:00:05.000Z" } },
+    ]);
+    expect(retrying.retry).not.toBeNull();
+    expect(fold([part(1, { type: "text-delta", text: "ok" }, 2, 2)], retrying).retry).toBeNull();
     s = fold([{ type: "status", chat_id: CHAT, status: { status: "waiting" } }], s);
     expect(s.actionRequired).toBeNull();
     const title = (t: string, at: string): ChatStreamEvent => ({
