@@ -137,12 +137,13 @@ describe("the web app in Chromium", () => {
   });
 
   it("shows the same state after a reload mid-stream, and in a second tab", async () => {
-    const words = Array.from({ length: 40 }, (_, i) => `r${i}`).join(" ");
+    // Long enough (about 16 s) that a reload on a loaded machine still lands mid-answer.
+    const words = Array.from({ length: 80 }, (_, i) => `r${i}`).join(" ");
     const chat = await sdk().createChat({ body: { content: [] } });
     await openChat(page, chat.id);
     const second = await context.newPage();
     await openChat(second, chat.id);
-    await composer(page).fill(`/slow 150 ${words}`);
+    await composer(page).fill(`/slow 200 ${words}`);
     await composer(page).press("Enter");
     const streaming = (p: Page) => p.locator(".message.streaming .text").textContent({ timeout: 30_000 });
     await expect.poll(async () => (await streaming(page))?.length ?? 0, WAIT).toBeGreaterThan(10);
