@@ -136,6 +136,26 @@ describe("the web app in Chromium", () => {
     expect(await banner.textContent()).toMatch(/400/);
   });
 
+  it("stops a turn, then archives the chat and brings it back", async () => {
+    const chat = await sdk().createChat({ body: { content: [text("/hang")] } });
+    await openChat(page, chat.id);
+    const badge = page.locator(".chat-head .badge").first();
+    await expect.poll(() => badge.textContent(), WAIT).toBe("running");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await expect.poll(() => badge.textContent(), WAIT).toBe("waiting");
+
+    const inList = () => page.locator(`.chat-list a[href="/chats/${chat.id}"]`).count();
+    await expect.poll(inList, WAIT).toBe(1);
+    await page.getByRole("button", { name: "Archive", exact: true }).click();
+    await expect.poll(inList, WAIT).toBe(0);
+    await page.getByLabel("Archived").check();
+    await expect.poll(inList, WAIT).toBe(1);
+    await page.getByRole("button", { name: "Unarchive" }).click();
+    await expect.poll(inList, WAIT).toBe(0);
+    await page.getByLabel("Archived").uncheck();
+    await expect.poll(inList, WAIT).toBe(1);
+  });
+
   it("shows the same state after a reload mid-stream, and in a second tab", async () => {
     // Long enough (about 16 s) that a reload on a loaded machine still lands mid-answer.
     const words = Array.from({ length: 80 }, (_, i) => `r${i}`).join(" ");
