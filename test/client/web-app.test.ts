@@ -156,6 +156,38 @@ describe("the web app in Chromium", () => {
     await expect.poll(inList, WAIT).toBe(1);
   });
 
+  it("sends with a picked model and reasoning effort, and with an attached file", async () => {
+    const client = sdk();
+    const organization = inject("clientOrganizationId");
+    const { configs } = await client.listModels({ organization });
+    const name = `Thinker ${crypto.randomUUID().slice(0, 8)}`;
+    const config = await client.createModelConfig({
+      organization,
+      body: {
+        provider_id: configs[0]!.provider_id,
+        model: "fake-thinker",
+        display_name: name,
+        options: { reasoning_effort: { default: "low", max: "high" } },
+      },
+    });
+    const chat = await client.createChat({ body: { content: [] } });
+    await page.reload(); // the app reads the organization's models when it starts
+    await openChat(page, chat.id);
+    await page.getByLabel("Model").selectOption({ label: name });
+    const efforts = await page.getByLabel("Reasoning").locator("option").allTextContents();
+    expect(efforts.slice(1)).toEqual(["none", "minimal", "low", "medium", "high"]);
+    await page.getByLabel("Reasoning").selectOption("high");
+    await page.getByLabel("Attach").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("some notes") });
+    await page.getByRole("list", { name: "Attachments" }).getByText("notes.txt").waitFor(WAIT);
+    await composer(page).fill("with a file");
+    await composer(page).press("Enter");
+    await page.locator(".message.user").getByText("notes.txt").waitFor(WAIT);
+    const { messages } = await client.listMessages({ chat: chat.id });
+    const sent = messages.find((m) => m.role === "user")!;
+    expect([sent.model_config_id, sent.reasoning_effort]).toEqual([config.id, "high"]);
+    expect(sent.content.map((p) => p.type)).toEqual(["text", "file"]);
+  });
+
   it("shows the same state after a reload mid-stream, and in a second tab", async () => {
     // Long enough (about 16 s) that a reload on a loaded machine still lands mid-answer.
     const words = Array.from({ length: 80 }, (_, i) => `r${i}`).join(" ");
