@@ -6,6 +6,7 @@
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { WebSocketServer } from "ws";
 import { ChatdError, type ChatStreamEvent, text } from "../../client/src/index";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 import { nodeSockets, sdk, textOf } from "./support";
@@ -129,6 +130,30 @@ describe("ChatdClient", () => {
     await expect(refused.until(() => false)).rejects.toMatchObject({ status: 401 });
     await new Promise((r) => setTimeout(r, 200));
     expect(refused.connections).toBe(1);
+  });
+
+  it("stops on close 4404 (chat gone) with the server's reason, without reconnecting", async () => {
+    // No route deletes a chat, so this end of the protocol comes from a server that speaks only it:
+    // the error frame, then the close, exactly as src/stream/stream-loop.ts ends a stream.
+    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    server.on("connection", (ws) => {
+      ws.send(JSON.stringify({ error: { code: "not_found", message: "The chat no longer exists." } }));
+      ws.close(4404, "chat not found");
+    });
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const stream = sdk(`http://127.0.0.1:${port}`).stream(crypto.randomUUID(), {
+        webSocket: nodeSockets,
+        backoff: { initialMs: 10, maxMs: 20 },
+      });
+      const err = await stream.until(() => false).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 404, code: "not_found", message: "The chat no longer exists.", detail: "close 4404" });
+      await new Promise((r) => setTimeout(r, 200));
+      expect(stream.connections).toBe(1);
+    } finally {
+      server.close();
+    }
   });
 
   it("runs the Node example: creates a chat, sends, prints the streamed answer", async () => {
