@@ -35,14 +35,17 @@ import { ChatStore } from "../src/db/store";
 import type { ToolResultInput } from "../src/db/transitions/requires-action";
 import { logger, setLogLevel } from "../src/log";
 import type { StreamPart } from "../src/llm/stream-part";
+import { AttributionKeyCache } from "../src/runner/attribution";
 import { ChatWorker } from "../src/runner/chat-worker";
 import { TitleGenerator } from "../src/runner/title-generation";
 import type { ChatRow } from "../src/db/schema/chats";
 import { titleChangeEvent } from "../src/stream/stream-events";
+import { r2FileReader } from "../src/runner/prompt-files";
 import { findWaitingForSlot } from "../src/db/worker/sweep";
 import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
 import { EpisodeRelays } from "../src/stream/episode-relays";
 import { PartBuffer } from "../src/stream/part-buffer";
+import { productionToolsFor } from "../src/tools/production";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
 
 /** A few connections are plenty: one object serializes its chat's work. */
@@ -79,6 +82,8 @@ export class ChatObject extends DurableObject<Env> {
       this.#chatId ??= chatId;
     },
   });
+  /** The chat owner's attribution key id, so a turn does not pay a transaction to resolve it. */
+  readonly #attributionKeys = new AttributionKeyCache();
   /** When the next sync poll is due while streams are open (null: at once, e.g. after a restart). */
   #pollAt: number | null = null;
 
@@ -179,6 +184,8 @@ export class ChatObject extends DurableObject<Env> {
         db,
         config,
         sleep,
+        now: () => new Date(),
+        attributionKeys: this.#attributionKeys,
         background: (work) => this.ctx.waitUntil(work.catch(() => {})),
         titleChanged: (chat) => this.#titleChanged(chat),
       });
@@ -189,10 +196,12 @@ export class ChatObject extends DurableObject<Env> {
           db,
           config,
           parts: this.parts,
-          localTools: new Map(),
+          toolsFor: productionToolsFor({ db, now: () => new Date() }),
           now: () => new Date(),
           sleep,
           turnFinished: (chat, history) => titles.afterTurn(chat, history),
+          files: r2FileReader(this.env.FILES),
+          attributionKeys: this.#attributionKeys,
         },
         {
           keepAlive: (work) => this.ctx.waitUntil(work.catch(() => {})),

@@ -13,6 +13,7 @@ import { files } from "./routes/files";
 import { health } from "./routes/health";
 import { modelConfigs } from "./routes/model-configs";
 import { models } from "./routes/models";
+import { projects } from "./routes/projects";
 import { providers } from "./routes/providers";
 import { users } from "./routes/users";
 import { openapiDocs } from "./routes/openapi";
@@ -31,6 +32,7 @@ app.route("/chats", chatQueue);
 app.route("/chats", chatActions);
 app.route("/organizations", modelConfigs);
 app.route("/organizations", models);
+app.route("/organizations", projects);
 
 openapiDocs(app);
 app.notFound(notFound);

@@ -101,6 +101,40 @@ export const operations = {
     response: "ChatModelConfig",
   }),
   deleteModelConfig: op({ method: "delete", path: "/organizations/{organization}/chats/model-configs/{id}", response: null, status: 204 }),
+
+  // projects and their memory (organization-scoped)
+  createProject: op({
+    method: "post",
+    path: "/organizations/{organization}/projects",
+    body: "CreateProjectRequest",
+    response: "Project",
+    status: 201,
+  }),
+  listProjects: op({ method: "get", path: "/organizations/{organization}/projects", response: "Project[]" }),
+  getProject: op({ method: "get", path: "/organizations/{organization}/projects/{project}", response: "Project" }),
+  updateProject: op({
+    method: "patch",
+    path: "/organizations/{organization}/projects/{project}",
+    body: "UpdateProjectRequest",
+    response: "Project",
+  }),
+  deleteProject: op({ method: "delete", path: "/organizations/{organization}/projects/{project}", response: null, status: 204 }),
+  listProjectMemories: op({
+    method: "get",
+    path: "/organizations/{organization}/projects/{project}/memories",
+    response: "ProjectMemory[]",
+  }),
+  getProjectMemory: op({
+    method: "get",
+    path: "/organizations/{organization}/projects/{project}/memories/{name}",
+    response: "ProjectMemory",
+  }),
+  deleteProjectMemory: op({
+    method: "delete",
+    path: "/organizations/{organization}/projects/{project}/memories/{name}",
+    response: null,
+    status: 204,
+  }),
 } satisfies Record<string, Operation>;
 
 export type Operations = typeof operations;

@@ -11,6 +11,7 @@ import type * as chat from "../../src/routes/chat-schemas";
 import type * as files from "../../src/routes/file-schemas";
 import type * as health from "../../src/routes/health-schemas";
 import type * as configs from "../../src/routes/model-config-schemas";
+import type * as projects from "../../src/routes/project-schemas";
 import type * as providers from "../../src/routes/provider-schemas";
 import type * as users from "../../src/routes/user-schemas";
 import type { ErrorSchema } from "../../src/http/error-schema";
@@ -45,6 +46,11 @@ export interface Components {
   ChatProvider: typeof providers.ProviderSchema;
   CreateChatProviderRequest: typeof providers.CreateProviderBody;
   UpdateChatProviderRequest: typeof providers.UpdateProviderBody;
+  // projects and their memory
+  Project: typeof projects.ProjectSchema;
+  ProjectMemory: typeof projects.ProjectMemorySchema;
+  CreateProjectRequest: typeof projects.CreateProjectBody;
+  UpdateProjectRequest: typeof projects.UpdateProjectBody;
   // users
   User: typeof users.UserSchema;
   Organization: typeof users.OrganizationSchema;

@@ -1,9 +1,9 @@
 // Anthropic Messages (`POST /v1/messages`). Streams `event:` + `data:` frames:
-// message_start, ping, one content block (text or tool_use) opened, filled with
+// message_start, ping, content blocks (one text, or one tool_use per call) each opened, filled with
 // deltas and closed, then message_delta (stop reason + usage) and message_stop.
 
 import type { LastTurn } from "./script";
-import { BadRequestError, contentText, eventFrame, isRecord, numberField, pacedTokenFrames, stringField } from "./wire";
+import { BadRequestError, contentText, eventFrame, isRecord, numberField, offeredTools, pacedTokenFrames, stringField } from "./wire";
 import type { Frame, FinishReason, ModelRequest, Reply, WireFormat } from "./wire";
 
 const TEXT_BLOCK_TYPES = ["text"] as const;
@@ -80,12 +80,12 @@ export const anthropicMessages: WireFormat = {
       includeUsage: true,
       maxTokens: numberField(body, "max_tokens"),
       turn: readTurn(body["messages"]),
+      tools: offeredTools(body["tools"]),
     };
   },
 
   encodeStream(reply: Reply): Frame[] {
     const event = (type: string, payload: Record<string, unknown> = {}): string => eventFrame(type, { type, ...payload });
-    const index = 0;
     const { content } = reply;
 
     const frames: Frame[] = [
@@ -105,25 +105,30 @@ export const anthropicMessages: WireFormat = {
       event("ping"),
     ];
     if (content.type === "text") {
+      const index = 0;
       frames.push(
         event("content_block_start", { index, content_block: { type: "text", text: "" } }),
         ...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) =>
           event("content_block_delta", { index, delta: { type: "text_delta", text: token } }),
         ),
+        event("content_block_stop", { index }),
       );
     } else {
-      frames.push(
-        event("content_block_start", {
-          index,
-          content_block: { type: "tool_use", id: toolUseId(content.callNumber), name: content.name, input: {} },
-        }),
-        ...content.argChunks.map((fragment) =>
-          event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: fragment } }),
-        ),
-      );
+      // One tool_use block per call, opened, filled and closed in turn.
+      content.calls.forEach((call, index) => {
+        frames.push(
+          event("content_block_start", {
+            index,
+            content_block: { type: "tool_use", id: toolUseId(call.callNumber), name: call.name, input: {} },
+          }),
+          ...call.argChunks.map((fragment) =>
+            event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: fragment } }),
+          ),
+          event("content_block_stop", { index }),
+        );
+      });
     }
     frames.push(
-      event("content_block_stop", { index }),
       event("message_delta", {
         delta: { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null },
         usage: { output_tokens: reply.usage.outputTokens },
@@ -135,16 +140,21 @@ export const anthropicMessages: WireFormat = {
 
   encodeJson(reply: Reply): unknown {
     const { content } = reply;
-    const block =
+    const blocks =
       content.type === "text"
-        ? { type: "text", text: content.tokens.join("") }
-        : { type: "tool_use", id: toolUseId(content.callNumber), name: content.name, input: parseToolInput(content.args) };
+        ? [{ type: "text", text: content.tokens.join("") }]
+        : content.calls.map((call) => ({
+            type: "tool_use",
+            id: toolUseId(call.callNumber),
+            name: call.name,
+            input: parseToolInput(call.args),
+          }));
     return {
       id: messageId(reply),
       type: "message",
       role: "assistant",
       model: reply.model,
-      content: [block],
+      content: blocks,
       stop_reason: STOP_REASONS[reply.finish],
       stop_sequence: null,
       usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens },

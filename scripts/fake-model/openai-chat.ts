@@ -3,7 +3,7 @@
 // `data:` lines terminated by `data: [DONE]`.
 
 import type { LastTurn } from "./script";
-import { BadRequestError, contentText, dataFrame, isRecord, numberField, pacedTokenFrames, stringField } from "./wire";
+import { BadRequestError, contentText, dataFrame, isRecord, numberField, offeredTools, pacedTokenFrames, stringField } from "./wire";
 import type { Frame, ModelRequest, Reply, WireFormat } from "./wire";
 
 const TEXT_PART_TYPES = ["text"] as const;
@@ -62,6 +62,7 @@ export const openAIChat: WireFormat = {
       includeUsage: isRecord(streamOptions) && streamOptions["include_usage"] === true,
       maxTokens: numberField(body, "max_completion_tokens") ?? numberField(body, "max_tokens"),
       turn: readTurn(body["messages"]),
+      tools: offeredTools(body["tools"]),
     };
   },
 
@@ -88,25 +89,19 @@ export const openAIChat: WireFormat = {
       frames.push(chunk({ role: "assistant", content: "", refusal: null }));
       frames.push(...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) => chunk({ content: token })));
     } else {
-      // The first tool-call delta carries id, type and name; later ones only argument fragments.
-      frames.push(
-        chunk({
-          role: "assistant",
-          content: null,
-          refusal: null,
-          tool_calls: [
-            {
-              index: 0,
-              id: `call_${content.callNumber}`,
-              type: "function",
-              function: { name: content.name, arguments: "" },
-            },
-          ],
-        }),
-      );
-      for (const fragment of content.argChunks) {
-        frames.push(chunk({ tool_calls: [{ index: 0, function: { arguments: fragment } }] }));
-      }
+      // Per call (its own `index`), the first delta carries id, type and name; later ones only
+      // argument fragments. The role comes once, with the first call.
+      content.calls.forEach((call, index) => {
+        frames.push(
+          chunk({
+            ...(index === 0 ? { role: "assistant", content: null, refusal: null } : {}),
+            tool_calls: [{ index, id: `call_${call.callNumber}`, type: "function", function: { name: call.name, arguments: "" } }],
+          }),
+        );
+        for (const fragment of call.argChunks) {
+          frames.push(chunk({ tool_calls: [{ index, function: { arguments: fragment } }] }));
+        }
+      });
     }
     frames.push(chunk({}, reply.finish));
     if (reply.includeUsage) {
@@ -125,13 +120,11 @@ export const openAIChat: WireFormat = {
             role: "assistant",
             content: null,
             refusal: null,
-            tool_calls: [
-              {
-                id: `call_${content.callNumber}`,
-                type: "function",
-                function: { name: content.name, arguments: content.args },
-              },
-            ],
+            tool_calls: content.calls.map((call) => ({
+              id: `call_${call.callNumber}`,
+              type: "function",
+              function: { name: call.name, arguments: call.args },
+            })),
           };
     return {
       id: `chatcmpl-${reply.responseNumber}`,

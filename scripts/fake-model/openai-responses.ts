@@ -4,8 +4,8 @@
 
 import { openAIError } from "./openai-chat";
 import type { LastTurn } from "./script";
-import { BadRequestError, contentText, eventFrame, isRecord, numberField, pacedTokenFrames, stringField } from "./wire";
-import type { Frame, ModelRequest, Reply, WireFormat } from "./wire";
+import { BadRequestError, contentText, eventFrame, isRecord, numberField, offeredTools, pacedTokenFrames, stringField } from "./wire";
+import type { Frame, ModelRequest, Reply, ReplyToolCall, WireFormat } from "./wire";
 
 const INPUT_TEXT_TYPES = ["input_text"] as const;
 const DEFAULT_MODEL = "fake";
@@ -50,24 +50,29 @@ function messageItem(reply: Reply, text: string, status: string): Record<string,
   };
 }
 
-function functionCallItem(reply: Reply, args: string, status: string): Record<string, unknown> {
-  const { content } = reply;
-  if (content.type !== "tool_call") throw new Error("functionCallItem needs a tool call reply");
+/** One output item per call; the first keeps the single-call id. */
+function functionCallId(reply: Reply, index: number): string {
+  return index === 0 ? `fc_${reply.responseNumber}` : `fc_${reply.responseNumber}_${index}`;
+}
+
+function functionCallItem(reply: Reply, call: ReplyToolCall, index: number, args: string, status: string): Record<string, unknown> {
   return {
-    id: `fc_${reply.responseNumber}`,
+    id: functionCallId(reply, index),
     type: "function_call",
     status,
     arguments: args,
-    call_id: `call_${content.callNumber}`,
-    name: content.name,
+    call_id: `call_${call.callNumber}`,
+    name: call.name,
   };
 }
 
-/** The finished output item, as found in both `output_item.done` and the final response. */
-function finalItem(reply: Reply): Record<string, unknown> {
+/** The finished output items, as found in `output_item.done` events and the final response. */
+function finalItems(reply: Reply): Record<string, unknown>[] {
   const { content } = reply;
   const status = reply.finish === "length" ? "incomplete" : "completed";
-  return content.type === "text" ? messageItem(reply, content.tokens.join(""), status) : functionCallItem(reply, content.args, status);
+  return content.type === "text"
+    ? [messageItem(reply, content.tokens.join(""), status)]
+    : content.calls.map((call, index) => functionCallItem(reply, call, index, call.args, status));
 }
 
 function responseBody(reply: Reply, phase: "in_progress" | "final"): Record<string, unknown> {
@@ -81,7 +86,7 @@ function responseBody(reply: Reply, phase: "in_progress" | "final"): Record<stri
     error: null,
     incomplete_details: phase === "final" && truncated ? { reason: "max_output_tokens" } : null,
     model: reply.model,
-    output: phase === "final" ? [finalItem(reply)] : [],
+    output: phase === "final" ? finalItems(reply) : [],
     parallel_tool_calls: true,
     tool_choice: "auto",
     tools: [],
@@ -101,6 +106,7 @@ export const openAIResponses: WireFormat = {
       includeUsage: true,
       maxTokens: numberField(body, "max_output_tokens"),
       turn: readTurn(body["input"]),
+      tools: offeredTools(body["tools"]),
     };
   },
 
@@ -129,21 +135,23 @@ export const openAIResponses: WireFormat = {
         event("response.content_part.done", { ...part, part: { type: "output_text", text, annotations: [] } }),
       );
     } else {
-      const itemId = `fc_${reply.responseNumber}`;
-      frames.push(
-        event("response.output_item.added", { output_index: outputIndex, item: functionCallItem(reply, "", "in_progress") }),
-        ...content.argChunks.map((fragment) =>
-          event("response.function_call_arguments.delta", { item_id: itemId, output_index: outputIndex, delta: fragment }),
-        ),
-        event("response.function_call_arguments.done", {
-          item_id: itemId,
-          output_index: outputIndex,
-          arguments: content.args,
-        }),
-      );
+      const done = finalItems(reply);
+      content.calls.forEach((call, index) => {
+        const itemId = functionCallId(reply, index);
+        frames.push(
+          event("response.output_item.added", { output_index: index, item: functionCallItem(reply, call, index, "", "in_progress") }),
+          ...call.argChunks.map((fragment) =>
+            event("response.function_call_arguments.delta", { item_id: itemId, output_index: index, delta: fragment }),
+          ),
+          event("response.function_call_arguments.done", { item_id: itemId, output_index: index, arguments: call.args }),
+          event("response.output_item.done", { output_index: index, item: done[index] }),
+        );
+      });
+    }
+    if (content.type === "text") {
+      frames.push(event("response.output_item.done", { output_index: outputIndex, item: finalItems(reply)[0] }));
     }
     frames.push(
-      event("response.output_item.done", { output_index: outputIndex, item: finalItem(reply) }),
       event(reply.finish === "length" ? "response.incomplete" : "response.completed", {
         response: responseBody(reply, "final"),
       }),

@@ -7,10 +7,17 @@ export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; t
 
 export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number };
 
+/** A tool the request offered the model (name and description, as the client sent them). */
+export interface OfferedTool {
+  name: string;
+  description: string;
+}
+
 /** A neutral description of the reply; encoders turn it into a wire format. */
 export type Script =
   | TextScript
   | { kind: "tool_call"; name: string; args: string }
+  | { kind: "tool_calls"; calls: { name: string; args: string }[] }
   | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: TextScript }
   | { kind: "hang" }
   /** Streaming requests get `streaming`; non-streaming ones (titles, summaries) answer HTTP `status`. */
@@ -65,8 +72,30 @@ function parseNonNegativeInt(word: string): number | undefined {
   return /^\d+$/.test(word) ? Number(word) : undefined;
 }
 
-/** Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole text. */
-export function parseScript(turn: LastTurn): Script {
+/** `/parallel` arguments: a JSON array of `{name, args}` with at least one call, or undefined. */
+function parseParallelCalls(text: string): { name: string; args: string }[] | undefined {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (!Array.isArray(parsed) || parsed.length === 0) return undefined;
+  const calls: { name: string; args: string }[] = [];
+  for (const item of parsed) {
+    if (typeof item !== "object" || item === null || typeof (item as { name?: unknown }).name !== "string") return undefined;
+    const { name, args } = item as { name: string; args?: unknown };
+    if (name.length === 0) return undefined;
+    calls.push({ name, args: JSON.stringify(args ?? {}) });
+  }
+  return calls;
+}
+
+/**
+ * Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole
+ * text. `offered` is what the request's `tools` declared (read by `/offered-tools`).
+ */
+export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []): Script {
   if (turn.kind === "tool_result") {
     // Deterministic answer so a client running a tool loop terminates.
     return echo(`${TOOL_RESULT_PREFIX}${turn.text}`);
@@ -115,6 +144,13 @@ export function parseScript(turn: LastTurn): Script {
       if (count === undefined || count < 1 || count > MAX_LONG_TOKENS) return echo(text);
       return { kind: "text", tokens: longTokens(count), tokenDelayMs: 0 };
     }
+    case "/parallel": {
+      const calls = parseParallelCalls(args.trim());
+      return calls === undefined ? echo(text) : { kind: "tool_calls", calls };
+    }
+    case "/offered-tools":
+      // JSON, so a test can parse the reply back; tokens keep their whitespace, so it survives streaming.
+      return echo(JSON.stringify(offered));
     case "/hang":
       return { kind: "hang" };
     default:

@@ -11,7 +11,8 @@ import type { AddressInfo } from "node:net";
 import { anthropicMessages } from "./anthropic-messages";
 import { openAIChat } from "./openai-chat";
 import { openAIResponses } from "./openai-responses";
-import { countWords, parseScript } from "./script";
+import { filesReplyText, RequestLog } from "./request-log";
+import { countWords, parseScript, tokenize } from "./script";
 import type { Script } from "./script";
 import { BadRequestError } from "./wire";
 import type { Frame, ModelRequest, Reply, ReplyContent, WireFormat } from "./wire";
@@ -165,6 +166,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   const promptSeen = new Map<string, number>();
   // Aborting these on close() ends hanging or slow responses so close() cannot stall.
   const inFlight = new Set<AbortController>();
+  // What each request carried (docs/fake-model.md "Request log").
+  const requestLog = new RequestLog();
 
   const log = (entry: Record<string, unknown>): void => {
     if (logEnabled) process.stdout.write(`${JSON.stringify({ event: "fake_model_request", ...entry })}\n`);
@@ -183,7 +186,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   }
 
   /** Applies max-token truncation, assigns ids and computes usage. */
-  function buildReply(script: Extract<Script, { kind: "text" | "tool_call" }>, request: ModelRequest): Reply {
+  function buildReply(script: Extract<Script, { kind: "text" | "tool_call" | "tool_calls" }>, request: ModelRequest): Reply {
     responseCounter += 1;
     let content: ReplyContent;
     let finish: Reply["finish"];
@@ -196,11 +199,13 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       finish = truncated ? "length" : "stop";
       outputTokens = tokens.length;
     } else {
-      toolCallCounter += 1;
-      const argChunks = splitArgs(script.args);
-      content = { type: "tool_call", callNumber: toolCallCounter, name: script.name, args: script.args, argChunks };
+      const calls = (script.kind === "tool_call" ? [script] : script.calls).map(({ name, args }) => {
+        toolCallCounter += 1;
+        return { callNumber: toolCallCounter, name, args, argChunks: splitArgs(args) };
+      });
+      content = { type: "tool_call", calls };
       finish = "tool_calls";
-      outputTokens = argChunks.length;
+      outputTokens = calls.reduce((sum, call) => sum + call.argChunks.length, 0);
     }
     return {
       responseNumber: responseCounter,
@@ -226,19 +231,27 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   async function handleModel(
     req: IncomingMessage,
     res: ServerResponse,
-    format: WireFormat,
+    route: { endpoint: Endpoint; format: WireFormat },
     signal: AbortSignal,
   ): Promise<Record<string, unknown>> {
+    const format = route.format;
     let request: ModelRequest;
+    let files: string;
     try {
-      request = format.readRequest(JSON.parse(await readBody(req)) as unknown);
+      const body = JSON.parse(await readBody(req)) as unknown;
+      request = format.readRequest(body);
+      files = filesReplyText(requestLog.add(route.endpoint, body, req.headers).files);
     } catch (error) {
       const message = error instanceof Error ? error.message : String(error);
       sendJson(res, 400, format.encodeError(400, `fake-model: invalid request: ${message}`));
       return { status: 400, script: "invalid_request" };
     }
 
-    const script = resolveScript(parseScript(request.turn), request.turn.text, request.stream);
+    // `/files`: answer with the file parts received (request-log.ts).
+    const filesDirective = request.turn.kind === "user" && /^\/files(\s|$)/.test(request.turn.text.trimStart());
+    const script = filesDirective
+      ? ({ kind: "text", tokens: tokenize(files), tokenDelayMs: 0 } as const)
+      : resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
     if (script.kind === "error") {
@@ -291,7 +304,11 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     const modelRoute = MODEL_ROUTES[path];
     if (req.method === "POST" && modelRoute !== undefined) {
       requests[modelRoute.endpoint] += 1;
-      fields = { endpoint: modelRoute.endpoint, ...(await handleModel(req, res, modelRoute.format, controller.signal)) };
+      fields = { endpoint: modelRoute.endpoint, ...(await handleModel(req, res, modelRoute, controller.signal)) };
+    } else if (req.method === "GET" && path === "/_requests") {
+      const contains = new URL(req.url ?? "/", "http://fake").searchParams.get("contains") ?? "";
+      sendJson(res, 200, { requests: requestLog.find(contains) });
+      fields = { endpoint: "requests", status: 200 };
     } else if (req.method === "GET" && path === "/health") {
       requests.health += 1;
       sendJson(res, 200, { ok: true });

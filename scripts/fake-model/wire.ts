@@ -2,7 +2,7 @@
 // A format reads its provider's request body into a neutral ModelRequest and
 // encodes a neutral Reply back into its provider's JSON or SSE shapes.
 
-import type { LastTurn } from "./script";
+import type { LastTurn, OfferedTool } from "./script";
 
 export interface ModelRequest {
   model: string;
@@ -11,14 +11,22 @@ export interface ModelRequest {
   includeUsage: boolean;
   maxTokens: number | undefined;
   turn: LastTurn;
+  /** The tools the request declared, in order (empty when none). */
+  tools: OfferedTool[];
 }
 
 /** Named as in OpenAI Chat Completions; the other formats map these to their own names. */
 export type FinishReason = "stop" | "tool_calls" | "length";
 
-export type ReplyContent =
-  | { type: "text"; tokens: string[] }
-  | { type: "tool_call"; callNumber: number; name: string; args: string; argChunks: string[] };
+export interface ReplyToolCall {
+  callNumber: number;
+  name: string;
+  args: string;
+  argChunks: string[];
+}
+
+/** A tool-call reply holds one call (`/tool`) or several made in parallel (`/parallel`). */
+export type ReplyContent = { type: "text"; tokens: string[] } | { type: "tool_call"; calls: ReplyToolCall[] };
 
 /** A fully resolved reply: the script after max-token truncation and id assignment. */
 export interface Reply {
@@ -92,6 +100,19 @@ export function contentText(content: unknown, textTypes: readonly string[]): str
     .filter((part) => textTypes.includes(stringField(part, "type") ?? ""))
     .map((part) => stringField(part, "text") ?? "")
     .join("");
+}
+
+/**
+ * The `tools` array of a request as name and description: OpenAI Chat nests them under
+ * `function`, Responses and Anthropic do not. Entries without a name are skipped.
+ */
+export function offeredTools(tools: unknown): OfferedTool[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(isRecord).flatMap((entry) => {
+    const fn = isRecord(entry["function"]) ? entry["function"] : entry;
+    const name = stringField(fn, "name");
+    return name === undefined ? [] : [{ name, description: stringField(fn, "description") ?? "" }];
+  });
 }
 
 /** Request body errors surface as HTTP 400 in the provider's error shape. */

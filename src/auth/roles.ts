@@ -1,5 +1,5 @@
 /**
- * Roles (api.md "Auth"): the site owner (deployment-wide, `users.site_roles`), and per
+ * Roles (docs/api.md "Auth"): the site owner (deployment-wide, `users.site_roles`), and per
  * organization an admin or a member (`organization_members.role`). A site owner acts as an admin
  * of every organization.
  */

@@ -37,17 +37,57 @@ export class AttributionOwnerNotFoundError extends Error {
   }
 }
 
+/** Spec: "User suspension and deletion still block delegated gateway authorization." */
+export class AttributionOwnerSuspendedError extends Error {
+  override name = "AttributionOwnerSuspendedError";
+  readonly code = "attribution_owner_suspended";
+  constructor(readonly ownerId: string) {
+    super(`user ${ownerId} is suspended`);
+  }
+}
+
+export interface AttributionKey {
+  id: string;
+  expiresAt: Date;
+}
+
 /**
  * The ID of the owner's attribution key: minted on first use, extended in place by 30 days from
  * `now` when less than 24 h remain (or it has expired), otherwise returned untouched.
  */
 export async function ensureAttributionKey(db: Database, ownerId: string, now: Date): Promise<string> {
+  return (await resolveAttributionKey(db, ownerId, now)).id;
+}
+
+/** ensureAttributionKey with the key's expiry after the call, for callers that cache the ID. */
+export async function resolveAttributionKey(db: Database, ownerId: string, now: Date): Promise<AttributionKey> {
+  // The common case, a live key far from its extension window, needs no lock: one read.
+  const [peek] = await db
+    .select({ suspended: users.suspended, id: apiKeys.id, expiresAt: apiKeys.expiresAt })
+    .from(users)
+    .leftJoin(
+      apiKeys,
+      and(eq(apiKeys.userId, users.id), eq(apiKeys.tokenName, attributionTokenName(ownerId)), ne(apiKeys.loginType, TOKEN_LOGIN_TYPE)),
+    )
+    .where(eq(users.id, ownerId))
+    .orderBy(asc(apiKeys.createdAt), asc(apiKeys.id))
+    .limit(1);
+  if (!peek) throw new AttributionOwnerNotFoundError(ownerId);
+  if (peek.suspended) throw new AttributionOwnerSuspendedError(ownerId);
+  if (peek.id !== null && peek.expiresAt !== null && peek.expiresAt.getTime() - now.getTime() >= ATTRIBUTION_KEY_EXTEND_BELOW_MS) {
+    return { id: peek.id, expiresAt: peek.expiresAt };
+  }
+  return mintOrExtend(db, ownerId, now);
+}
+
+async function mintOrExtend(db: Database, ownerId: string, now: Date): Promise<AttributionKey> {
   return db.transaction(async (tx) => {
     // The partial unique index on token names covers only login_type = 'token' rows, so this lock
     // is what keeps two mints for one user from both inserting.
     await advisoryXactLock(tx, LOCK_NAMESPACE.attributionKey, ownerId);
-    const [owner] = await tx.select({ loginType: users.loginType }).from(users).where(eq(users.id, ownerId));
+    const [owner] = await tx.select({ loginType: users.loginType, suspended: users.suspended }).from(users).where(eq(users.id, ownerId));
     if (!owner) throw new AttributionOwnerNotFoundError(ownerId);
+    if (owner.suspended) throw new AttributionOwnerSuspendedError(ownerId);
     if (owner.loginType === TOKEN_LOGIN_TYPE) throw new Error(`user ${ownerId} has login type "token"; users never do`);
 
     const tokenName = attributionTokenName(ownerId);
@@ -62,11 +102,12 @@ export async function ensureAttributionKey(db: Database, ownerId: string, now: D
     if (existing) {
       if (existing.expiresAt.getTime() - now.getTime() < ATTRIBUTION_KEY_EXTEND_BELOW_MS) {
         await tx.update(apiKeys).set({ expiresAt, updatedAt: now }).where(eq(apiKeys.id, existing.id));
+        return { id: existing.id, expiresAt };
       }
-      return existing.id;
+      return existing;
     }
     // createApiKey hands back the token; dropping it here is what makes the key unusable as a credential.
     const { key } = await createApiKey(tx, { userId: ownerId, tokenName, loginType: owner.loginType, scope: ATTRIBUTION_SCOPE, expiresAt });
-    return key.id;
+    return { id: key.id, expiresAt };
   }, READ_COMMITTED);
 }

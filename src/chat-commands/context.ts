@@ -18,7 +18,7 @@ export interface CommandContext {
   titleChanged(chat: ChatRow): void;
 }
 
-/** Another user's chat answers exactly as a missing one (api.md: "never reveal that it exists"). */
+/** Another user's chat answers exactly as a missing one (docs/api.md "Auth": the caller never learns that it exists). */
 export function assertOwner(chat: Pick<ChatRow, "id" | "ownerId">, callerId: string): void {
   if (chat.ownerId !== callerId) throw new ChatNotFoundError(chat.id);
 }

@@ -7,6 +7,7 @@ import type { DynamicToolDefinition } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles, resolveContent } from "./content";
 import { checkModelChoice } from "./model-choice";
+import { checkProjectChoice } from "./project-choice";
 
 export interface CreateChatCommand {
   chatId: string;
@@ -28,6 +29,7 @@ export async function createChatCommand(
   cmd: CreateChatCommand,
 ): Promise<{ chat: ChatWire; messages: ChatMessageWire[] }> {
   await checkModelChoice(ctx, cmd.organizationId, cmd.modelConfigId);
+  await checkProjectChoice(ctx, cmd);
   const content = await resolveContent(ctx, cmd.content, { ownerId: cmd.callerId, organizationId: cmd.organizationId });
   const created = await ctx.store.create({
     id: cmd.chatId,

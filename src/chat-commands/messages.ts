@@ -1,6 +1,6 @@
 /**
  * POST /chats/{chat}/messages (SendMessage) and PATCH /chats/{chat}/messages/{message}
- * (EditMessage), with the response fields of api.md.
+ * (EditMessage), with the response fields of docs/api.md "Chats".
  */
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
 import { DEFAULT_CHAT_TITLE, fallbackTitle, writeTitle } from "../db/title";

@@ -13,6 +13,8 @@ export const LOCK_NAMESPACE = {
   modelConfigs: 0x6d6f6463, // "modc"
   /** Deployment-wide: creating the first user and the default organization. */
   firstUser: 0x66697273, // "firs"
+  /** Per project: saves and deletes of its memories (spec "Project memory"). */
+  projectMemory: 0x6d656d6f, // "memo"
 } as const;
 
 /** Blocks until the lock is ours; released at COMMIT or ROLLBACK. Call inside a transaction. */

@@ -296,9 +296,11 @@ export class ChatTx {
   noteInserted(rows: readonly ChatMessageRow[]): void {
     for (const row of rows) {
       this.#inserted.push(row);
-      if (row.role === "user" && row.modelConfigId !== null && !row.modelOnly) {
-        // The model of the latest user turn is the chat's model from now on.
-        this.#chat = { ...this.#chat, lastModelConfigId: row.modelConfigId, lastReasoningEffort: row.reasoningEffort };
+      if (row.role === "user" && !row.modelOnly) {
+        // Each tracks the latest user message that set it (spec "Reasoning effort": "mirroring
+        // last_model_config_id"): a model sent alone keeps the effort, an effort sent alone counts.
+        if (row.modelConfigId !== null) this.#chat = { ...this.#chat, lastModelConfigId: row.modelConfigId };
+        if (row.reasoningEffort !== null) this.#chat = { ...this.#chat, lastReasoningEffort: row.reasoningEffort };
       }
       if (this.#tail === undefined) continue;
       if (row.role === "assistant") this.#tail = [row];

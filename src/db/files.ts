@@ -94,3 +94,10 @@ export async function linkFiles(t: StoreTransaction, chatId: string, fileIds: re
   );
   return evicted.map((r) => r.storage_key);
 }
+
+/** Of `ids`, the files linked to `chatId` (a file named by a message but held elsewhere is absent). */
+export async function chatFilesByIds(db: Queryable, chatId: string, ids: readonly string[]): Promise<Map<string, ChatFileRow>> {
+  if (ids.length === 0) return new Map();
+  const { rows } = await db.query(`SELECT * FROM chat_files WHERE chat_id = $1 AND id = ANY($2::uuid[])`, [chatId, [...new Set(ids)]]);
+  return new Map(rows.map((r) => [String(r.id), chatFileFromRaw(r)]));
+}

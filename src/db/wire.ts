@@ -1,4 +1,4 @@
-/** Rows to the snake_case wire shapes of api.md (`Chat`, `ChatMessage`, `ChatQueuedMessage`). */
+/** Rows to the snake_case wire shapes of docs/api.md (`Chat`, `ChatMessage`, `ChatQueuedMessage`). */
 import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "./schema/chats";
 
 export interface ChatWire {

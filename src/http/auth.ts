@@ -1,5 +1,5 @@
 /**
- * Authentication (api.md "Auth"): a token from `Authorization: Bearer`, `Coder-Session-Token`,
+ * Authentication (docs/api.md "Auth"): a token from `Authorization: Bearer`, `Coder-Session-Token`,
  * and on stream routes (browsers cannot set WebSocket headers) the `coder_session_token` cookie
  * or query parameter. Sets `c.var.caller`; needs `requestDb` before it. Every failure is 401
  * `unauthorized`; the detail never says whether a key ID exists.

@@ -1,6 +1,6 @@
 import { z } from "@hono/zod-openapi";
 
-/** The error body of api.md, for OpenAPI responses. */
+/** The error body (docs/api.md "Errors"), for OpenAPI responses. */
 export const ErrorSchema = z
   .object({
     message: z.string(),

@@ -1,5 +1,5 @@
 /**
- * The one mapping from errors to HTTP responses. Every error body has the shape of api.md:
+ * The one mapping from errors to HTTP responses. Every error body has the shape of docs/api.md "Errors":
  * `{message, detail?, code, validations?}`. Unexpected errors are logged and answered 500
  * without internals.
  */
@@ -17,6 +17,7 @@ import {
   ProviderInUseError,
   UnknownProviderError,
 } from "../db/model-configs/errors";
+import { isChatProjectGone, ProjectUnavailableError } from "../db/projects/errors";
 import { logger } from "../log";
 
 export interface ErrorBody {
@@ -73,7 +74,7 @@ export function notFound(c: Context): Response {
   return c.json(errorBody(new ApiError(404, "not_found", "Resource not found.")), 404);
 }
 
-/** Accounts, providers and model configs (src/db/accounts, src/db/model-configs). */
+/** Accounts, providers, model configs and projects (src/db/accounts, src/db/model-configs, src/db/projects). */
 function accountAndModelConfigError(err: unknown): ApiError | undefined {
   if (err instanceof AccountError) return new ApiError(409, err.code, err.message);
   if (err instanceof UnknownProviderError) {
@@ -86,6 +87,8 @@ function accountAndModelConfigError(err: unknown): ApiError | undefined {
     ]);
   }
   if (err instanceof ProviderInUseError) return new ApiError(409, err.code, err.message);
+  if (err instanceof ProjectUnavailableError) return invalid("project_id", err.message);
+  if (isChatProjectGone(err)) return invalid("project_id", "the project no longer exists");
   return undefined;
 }
 

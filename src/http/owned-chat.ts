@@ -1,6 +1,6 @@
 /**
  * The caller's chat for a read-only route. A missing chat and another user's answer alike, 404
- * (api.md: "never reveal that it exists"); the error mapping turns ChatNotFoundError into it.
+ * (docs/api.md "Auth": the caller never learns that it exists); the error mapping turns ChatNotFoundError into it.
  */
 import type { Context } from "hono";
 import { ChatNotFoundError } from "../chatstate/index";

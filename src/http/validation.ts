@@ -2,9 +2,10 @@
  * Turns a failed zod validation into the API's 400: `{code: "validation_failed", validations}`.
  * Used as the default hook of every OpenAPI router, so no handler sees unvalidated input.
  *
- * One rule holds for every route and every input (body, query, path): no string may contain
- * U+0000. Postgres refuses the NUL character in text and jsonb, so such a value could never be
- * stored; it is refused here, as a 400 naming the field, before anything is written.
+ * One rule holds for every route and every input (body, query, path): every string must be text
+ * Postgres can store. It refuses the NUL character (U+0000) in text and jsonb, and a lone UTF-16
+ * surrogate (which JSON can spell, `"\ud800"`) is not Unicode text at all. Such a value is refused
+ * here, as a 400 naming the field, before anything is written.
  */
 import type { Hook } from "@hono/zod-openapi";
 import type { z } from "zod";
@@ -17,20 +18,31 @@ export function validationsOf(error: z.ZodError): Validation[] {
 }
 
 export const NUL_DETAIL = "must not contain the NUL character (U+0000)";
-/** Enough to show where the NULs are without echoing a hostile body back. */
-const MAX_NUL_VALIDATIONS = 10;
+export const SURROGATE_DETAIL = "must be well-formed Unicode (no lone surrogate code units)";
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
-/** The paths of every string (object keys included) in `value` that contains U+0000. */
-export function nulCharacterFields(value: unknown, path: string[] = [], found: Validation[] = []): Validation[] {
-  if (found.length >= MAX_NUL_VALIDATIONS) return found;
+/** Why Postgres could not store `text`, or null when it can. */
+function unstorable(text: string): string | null {
+  if (text.includes("\u0000")) return NUL_DETAIL;
+  if (LONE_SURROGATE.test(text)) return SURROGATE_DETAIL;
+  return null;
+}
+/** Enough to show where the bad strings are without echoing a hostile body back. */
+const MAX_TEXT_VALIDATIONS = 10;
+
+/** The paths of every string (object keys included) in `value` that Postgres could not store. */
+export function unstorableTextFields(value: unknown, path: string[] = [], found: Validation[] = []): Validation[] {
+  if (found.length >= MAX_TEXT_VALIDATIONS) return found;
   if (typeof value === "string") {
-    if (value.includes("\u0000")) found.push({ field: path.join(".") || "(body)", detail: NUL_DETAIL });
+    const detail = unstorable(value);
+    if (detail) found.push({ field: path.join(".") || "(body)", detail });
   } else if (Array.isArray(value)) {
-    for (const [i, item] of value.entries()) nulCharacterFields(item, [...path, String(i)], found);
+    for (const [i, item] of value.entries()) unstorableTextFields(item, [...path, String(i)], found);
   } else if (typeof value === "object" && value !== null) {
     for (const [key, item] of Object.entries(value)) {
-      if (key.includes("\u0000")) found.push({ field: [...path, key.replaceAll("\u0000", "\\u0000")].join("."), detail: NUL_DETAIL });
-      nulCharacterFields(item, [...path, key], found);
+      const detail = unstorable(key);
+      if (detail) found.push({ field: [...path, JSON.stringify(key).slice(1, -1)].join("."), detail });
+      unstorableTextFields(item, [...path, key], found);
     }
   }
   return found;
@@ -41,6 +53,6 @@ export const validationHook: Hook<any, any, any, any> = (result) => {
   if (!result.success) {
     throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, validationsOf(result.error));
   }
-  const nul = nulCharacterFields(result.data);
-  if (nul.length > 0) throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, nul);
+  const text = unstorableTextFields(result.data);
+  if (text.length > 0) throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, text);
 };

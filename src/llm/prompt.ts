@@ -10,8 +10,21 @@ export interface PromptInput {
   chat: Pick<ChatRow, "systemPrompt">;
   /** The chat's rows in any order, deleted and model-only ones included. */
   history: readonly HistoryRow[];
-  /** Files that no longer exist (evicted by the attachment cap). */
+  /**
+   * Files that no longer exist for this chat: evicted by the attachment cap, missing from storage,
+   * or not linked to this chat at all. User uploads become the expired placeholder; assistant and
+   * tool files are dropped.
+   */
   evictedFileIds?: ReadonlySet<string>;
+  /** Static blocks of the tool families offered this step (src/tools), after the chat's own system prompt. */
+  toolGuidance?: readonly string[];
+  /** Bytes of user uploads to send as file content, by file id; any other file is a placeholder. */
+  fileContents?: ReadonlyMap<string, FileContent>;
+}
+
+export interface FileContent {
+  data: Uint8Array;
+  mediaType: string;
 }
 
 export interface ModelPrompt {
@@ -25,6 +38,7 @@ type AssistantContentPart = Exclude<AssistantModelMessage["content"], string>[nu
 
 export function buildPrompt(input: PromptInput): ModelPrompt {
   const evicted = input.evictedFileIds ?? new Set<string>();
+  const contents = input.fileContents ?? new Map<string, FileContent>();
   const rows = promptRows(input.history);
   const systemTexts: string[] = [];
   const messages: ModelMessage[] = [];
@@ -39,7 +53,7 @@ export function buildPrompt(input: PromptInput): ModelPrompt {
         break;
       }
       case "user": {
-        const content = row.content.flatMap((part) => userPart(part, evicted));
+        const content = row.content.flatMap((part) => userPart(part, evicted, contents));
         if (content.length > 0) messages.push({ role: "user", content });
         break;
       }
@@ -61,8 +75,9 @@ export function buildPrompt(input: PromptInput): ModelPrompt {
     }
   }
 
-  const system = systemTexts.length > 0 ? systemTexts.join("\n\n") : input.chat.systemPrompt || undefined;
-  return system === undefined ? { messages } : { system, messages };
+  const own = systemTexts.length > 0 ? systemTexts.join("\n\n") : input.chat.systemPrompt || undefined;
+  const blocks = [own, ...(input.toolGuidance ?? [])].filter((text): text is string => !!text);
+  return blocks.length === 0 ? { messages } : { system: blocks.join("\n\n"), messages };
 }
 
 function textOf(content: readonly ChatMessagePart[]): string {
@@ -72,18 +87,22 @@ function textOf(content: readonly ChatMessagePart[]): string {
     .join("\n");
 }
 
-/** Until file bytes are sent, a file is named in the text. */
+/** A file whose bytes are not sent is named in the text. */
 export function filePlaceholder(file: Pick<FilePart, "name" | "media_type">, expired = false): string {
   return expired ? `[file: ${file.name} (${file.media_type}): the content has expired]` : `[file: ${file.name} (${file.media_type})]`;
 }
 
-function userPart(part: ChatMessagePart, evicted: ReadonlySet<string>): UserContentPart[] {
+function userPart(part: ChatMessagePart, evicted: ReadonlySet<string>, contents: ReadonlyMap<string, FileContent>): UserContentPart[] {
   switch (part.type) {
     case "text":
       return part.text ? [{ type: "text", text: part.text }] : [];
-    case "file":
+    case "file": {
       // "an evicted user upload is replaced with a short placeholder saying the content has expired"
-      return [{ type: "text", text: filePlaceholder(part, evicted.has(part.file_id)) }];
+      if (evicted.has(part.file_id)) return [{ type: "text", text: filePlaceholder(part, true) }];
+      const content = contents.get(part.file_id);
+      if (content === undefined) return [{ type: "text", text: filePlaceholder(part) }];
+      return [{ type: "file", data: content.data, mediaType: content.mediaType, filename: part.name }];
+    }
     default:
       return [];
   }

@@ -9,6 +9,7 @@ import type { LanguageModel } from "ai";
 import type { ModelConfigRow } from "../db/model-configs/configs";
 import type { ProviderRow } from "../db/model-configs/providers";
 import { ModelCallError } from "./model-call-error";
+import { type ModelTransport, transportFor } from "./transport";
 
 /** A model object (not a gateway model id string): it names its provider and model. */
 export type ChatLanguageModel = Exclude<LanguageModel, string>;
@@ -25,38 +26,50 @@ export interface LanguageModelOptions {
  */
 export const OPENAI_COMPATIBLE_NAME = "openai-compatible";
 
+/** A language model with the transport it was built for: the one fact every request-shaping step reads. */
+export interface ModelClient {
+  model: ChatLanguageModel;
+  transport: ModelTransport;
+}
+
 /**
  * Throws a non-retryable ModelCallError when the row cannot make a call at all (a key or base URL
  * missing, an unknown type): the runner handles it like any other final failure. A missing key is
  * refused here rather than left to the SDK, which would read OPENAI_API_KEY / ANTHROPIC_API_KEY from
  * the process environment on Node.
  */
-export function languageModelFor(provider: ProviderRow, config: ModelConfigRow, opts: LanguageModelOptions = {}): ChatLanguageModel {
+export function modelClientFor(provider: ProviderRow, config: ModelConfigRow, opts: LanguageModelOptions = {}): ModelClient {
+  const transport = transportFor(provider, config);
+  if (transport === undefined) throw unusable(provider, "bad_request", `provider type "${provider.type}" is not supported`);
   const common = {
     ...(provider.baseUrl ? { baseURL: provider.baseUrl } : {}),
     ...(opts.headers ? { headers: opts.headers } : {}),
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
   };
-  switch (provider.type) {
-    case "openai": {
-      const openai = createOpenAI({ ...common, apiKey: requireApiKey(provider) });
-      return config.options.openai_config?.use_responses_api === true ? openai.responses(config.model) : openai.chat(config.model);
-    }
-    case "anthropic":
-      return createAnthropic({ ...common, apiKey: requireApiKey(provider) })(config.model);
-    case "openai-compatible": {
+  switch (transport) {
+    case "openai-responses":
+      return { transport, model: createOpenAI({ ...common, apiKey: requireApiKey(provider) }).responses(config.model) };
+    case "openai-chat":
+      return { transport, model: createOpenAI({ ...common, apiKey: requireApiKey(provider) }).chat(config.model) };
+    case "anthropic-messages":
+      return { transport, model: createAnthropic({ ...common, apiKey: requireApiKey(provider) })(config.model) };
+    case "openai-compatible-chat": {
       if (!provider.baseUrl) throw unusable(provider, "bad_request", "an openai-compatible provider needs a base URL");
-      return createOpenAICompatible({
+      const model = createOpenAICompatible({
         ...common,
         name: OPENAI_COMPATIBLE_NAME,
         baseURL: provider.baseUrl,
         ...(provider.apiKey ? { apiKey: provider.apiKey } : {}),
         includeUsage: true,
       })(config.model);
+      return { transport, model };
     }
-    default:
-      throw unusable(provider, "bad_request", `provider type "${provider.type}" is not supported`);
   }
+}
+
+/** The model alone, for callers that need no transport. */
+export function languageModelFor(provider: ProviderRow, config: ModelConfigRow, opts: LanguageModelOptions = {}): ChatLanguageModel {
+  return modelClientFor(provider, config, opts).model;
 }
 
 /** "openai", "anthropic" or "openai-compatible": the family of a model built by languageModelFor. */

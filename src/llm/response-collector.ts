@@ -1,5 +1,5 @@
 /**
- * Folds the AI SDK's stream parts into one response: the assistant message's parts (api.md
+ * Folds the AI SDK's stream parts into one response: the assistant message's parts (docs/api.md
  * ChatMessagePart, in the order the model produced them), the calls to run, the results of calls
  * the SDK rejected, and how the stream ended. Reports each streamed part in the StreamPart shape.
  */

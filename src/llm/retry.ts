@@ -15,7 +15,7 @@ export function retryDelayMs(attempt: number): number {
   return Math.min(RETRY_INITIAL_DELAY_MS * 2 ** exponent, RETRY_MAX_DELAY_MS);
 }
 
-/** api.md stream `retry` event payload, stored by RecordRetryState as `retry_state`. */
+/** The stream's `retry` event payload (docs/api.md "Stream WebSocket"), stored by RecordRetryState as `retry_state`. */
 export interface RetryPayload {
   [key: string]: unknown;
   attempt: number;

@@ -1,5 +1,5 @@
 /**
- * The chat wire shapes of api.md as zod schemas: request validation and the OpenAPI document
+ * The chat wire shapes of docs/api.md as zod schemas: request validation and the OpenAPI document
  * come from the same definitions.
  */
 import { z } from "@hono/zod-openapi";

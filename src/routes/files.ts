@@ -13,7 +13,7 @@ import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { FileParams, UploadedFileSchema, UploadFileQuery } from "./file-schemas";
 
-/** api.md: "10 MiB per upload". */
+/** At most 10 MiB per upload (docs/api.md "Files"). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const MEDIA_TYPE = /^[\w.+-]+\/[\w.+-]+$/;
 

@@ -1,5 +1,5 @@
 /**
- * The wire shape of model configs (api.md "Model configs"), shared by the model-config routes and
+ * The wire shape of model configs (docs/api.md "Model configs"), shared by the model-config routes and
  * model discovery.
  */
 import { z } from "@hono/zod-openapi";

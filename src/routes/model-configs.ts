@@ -1,5 +1,5 @@
 /**
- * Organization-scoped model configs (api.md "Model configs"): members read, organization admins
+ * Organization-scoped model configs (docs/api.md "Model configs"): members read, organization admins
  * and the site owner write. Writes are serialized per organization (src/db/model-configs).
  */
 import { createRoute, z } from "@hono/zod-openapi";

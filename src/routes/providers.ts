@@ -1,5 +1,5 @@
 /**
- * Deployment-scoped providers (api.md "Providers"), site owner only. The API key goes in and never
+ * Deployment-scoped providers (docs/api.md "Providers"), site owner only. The API key goes in and never
  * comes out: responses say `has_api_key`.
  */
 import { createRoute, z } from "@hono/zod-openapi";

@@ -1,5 +1,5 @@
 /**
- * Users and their tokens (api.md "Auth"): `POST /users/first`, `POST /users`, `GET /users/me`,
+ * Users and their tokens (docs/api.md "Auth"): `POST /users/first`, `POST /users`, `GET /users/me`,
  * `POST /users/{user}/keys/tokens`.
  */
 import { createRoute, z } from "@hono/zod-openapi";

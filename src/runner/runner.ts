@@ -15,7 +15,9 @@ import { requiresActionTimeoutTask } from "./tasks/requires-action-timeout";
 
 export type TaskKind = "generation" | "interrupt" | "requires_action_timeout" | "abandon";
 
-const TASKS: Record<TaskKind, (ctx: TaskContext) => Promise<void>> = {
+export type TaskBodies = Record<TaskKind, (ctx: TaskContext) => Promise<void>>;
+
+const TASKS: TaskBodies = {
   generation: generationTask,
   interrupt: interruptTask,
   requires_action_timeout: requiresActionTimeoutTask,
@@ -48,6 +50,8 @@ export class ChatRunner {
     private readonly onLostOwnership: (runner: ChatRunner) => void,
     /** Keeps background work alive in the runtime (DurableObjectState.waitUntil). */
     private readonly keepAlive: (work: Promise<unknown>) => void = () => {},
+    /** What each task kind runs; tests swap in their own. */
+    private readonly tasks: TaskBodies = TASKS,
   ) {}
 
   get activeTask(): TaskKind | null {
@@ -107,7 +111,7 @@ export class ChatRunner {
     const task: RunningTask = { id: this.#nextId++, kind, controller, finished: false, done: Promise.resolve("done") };
     task.done = previous
       .catch(() => {})
-      .then(() => runTask(kind, controller.signal, () => TASKS[kind](ctx), this.deps.sleep))
+      .then(() => runTask(kind, controller.signal, () => this.tasks[kind](ctx), this.deps.sleep))
       .then(
         (exit) => {
           logger.debug("runner_task_exit", { chat_id: this.chatId, task: kind, exit, history_version: e.historyVersion });

@@ -7,23 +7,30 @@ import type { Database } from "../db/database";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
-import type { LocalToolRegistry } from "../llm/tools";
 import type { PartBuffer } from "../stream/part-buffer";
+import type { ChatTools, ToolChat } from "../tools/chat-tools";
+import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
+import type { FileReader } from "./prompt-files";
 
 export interface RunnerDeps {
   store: ChatStore;
   db: Database;
   config: Config;
   parts: PartBuffer<StreamPart>;
-  localTools: LocalToolRegistry;
+  /** The chat's local tools for this step: offered to the model and run from the same registry (src/tools). */
+  toolsFor(chat: ToolChat): Promise<ChatTools>;
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** A turn finished complete (FinishTurn committed): starts what follows it, such as the title. */
   turnFinished(chat: ChatRow, history: readonly ChatMessageRow[]): void;
-  /** Optional fetch for model providers (AI Gateway attribution headers and the like). */
+  /** Optional fetch for model providers (a test's recorder and the like). */
   fetch?: typeof fetch;
+  /** Attachment bytes (the object's R2 bucket); without it files reach the model as text placeholders. */
+  files?: FileReader;
+  /** The owner's attribution key id, kept across turns (src/runner/attribution.ts). */
+  attributionKeys?: AttributionKeyCache;
 }
 
 export interface TaskContext extends RunnerDeps {

@@ -9,15 +9,16 @@
  */
 import { activeRows } from "../llm/active-history";
 import { backgroundModelCall } from "../llm/background-call";
-import { languageModelFor } from "../llm/provider";
 import { TITLE_MAX_OUTPUT_TOKENS, titleFromModelText, titlePrompt } from "../llm/title";
 import { writeTitle } from "../db/title";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import { logger } from "../log";
+import { attributedModel } from "./attributed-model";
+import { attributionFor } from "./attribution";
 import { modelForTurn } from "./model-choice";
 import type { RunnerDeps } from "./task-context";
 
-export interface TitleGeneratorDeps extends Pick<RunnerDeps, "store" | "db" | "config" | "sleep" | "fetch"> {
+export interface TitleGeneratorDeps extends Pick<RunnerDeps, "store" | "db" | "config" | "sleep" | "fetch" | "now" | "attributionKeys"> {
   /** Keeps work beside the turn alive in the runtime (DurableObjectState.waitUntil). */
   background(work: Promise<unknown>): void;
   /** A title was written: tell the chat's stream clients. */
@@ -51,13 +52,17 @@ export class TitleGenerator {
 
   async #generate(chat: ChatRow, prompt: NonNullable<ReturnType<typeof titlePrompt>>): Promise<void> {
     const { db, config, store } = this.deps;
-    const resolved = await modelForTurn(db, chat);
+    // The same model and attribution a turn of this chat would use (a suspended owner: no title).
+    const [resolved, attribution] = await Promise.all([modelForTurn(db, chat), attributionFor(this.deps, chat)]);
+    const model = attributedModel(resolved, attribution, { fetch: this.deps.fetch });
     const started = Date.now();
     const result = await backgroundModelCall({
-      model: languageModelFor(resolved.provider, resolved.config, this.deps.fetch ? { fetch: this.deps.fetch } : {}),
+      model: model.client.model,
       system: prompt.system,
       messages: prompt.messages,
       maxOutputTokens: TITLE_MAX_OUTPUT_TOKENS,
+      // The config's default effort, not the chat's: a title needs little thought.
+      providerOptions: model.providerOptions(),
       maxRetries: config.CHAT_MAX_GENERATION_RETRIES,
       // Background work is not the turn's: an interrupt or a new message does not cancel it.
       abortSignal: new AbortController().signal,

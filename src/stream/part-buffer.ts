@@ -1,6 +1,6 @@
 /**
- * The spec's Message part buffer ("Message part buffer" in chatd-architecture.md), as an in-memory
- * structure owned by the chat's Durable Object (design/edge-mapping.md).
+ * The spec's Message part buffer (spec "Message part buffer", docs/architecture.md), as an in-memory
+ * structure owned by the chat's Durable Object (docs/edge-mapping.md).
  *
  * Episodes are keyed by (chat_id, history_version, generation_attempt). Each holds the parts of one
  * generation attempt, capped at `maxEpisodeBytes` of JSON (UTF-8 bytes), plus the model invocation

@@ -1,5 +1,5 @@
 /**
- * The stream WebSocket's events (api.md "Stream WebSocket", the spec's "Client-visible stream
+ * The stream WebSocket's events (docs/api.md "Stream WebSocket", the spec's "Client-visible stream
  * events"). A frame is a JSON array of them.
  */
 import type { ChatStatus } from "../chatstate/states";

@@ -15,6 +15,7 @@ import * as chat from "../../src/routes/chat-schemas";
 import * as files from "../../src/routes/file-schemas";
 import * as health from "../../src/routes/health-schemas";
 import * as configs from "../../src/routes/model-config-schemas";
+import * as projects from "../../src/routes/project-schemas";
 import * as providers from "../../src/routes/provider-schemas";
 import * as users from "../../src/routes/user-schemas";
 
@@ -47,6 +48,10 @@ const components = {
   ChatProvider: providers.ProviderSchema,
   CreateChatProviderRequest: providers.CreateProviderBody,
   UpdateChatProviderRequest: providers.UpdateProviderBody,
+  Project: projects.ProjectSchema,
+  ProjectMemory: projects.ProjectMemorySchema,
+  CreateProjectRequest: projects.CreateProjectBody,
+  UpdateProjectRequest: projects.UpdateProjectBody,
   User: users.UserSchema,
   Organization: users.OrganizationSchema,
   CreateFirstUserRequest: users.FirstUserBody,

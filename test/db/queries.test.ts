@@ -1,4 +1,4 @@
-/** Reads for the API and the wire shapes of api.md. */
+/** Reads for the API and the wire shapes of docs/api.md. */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   chatToWire,
@@ -77,7 +77,7 @@ describe.concurrent("queries", () => {
 });
 
 describe.concurrent("wire shapes", () => {
-  it("maps rows to api.md's snake_case Chat, ChatMessage and ChatQueuedMessage", async () => {
+  it("maps rows to docs/api.md's snake_case Chat, ChatMessage and ChatQueuedMessage", async () => {
     const chat = await makeChat(env, "R1", { owned: true });
     const wire = chatToWire((await getChat(env.pool, chat.chatId))!);
     expect(Object.keys(wire).sort()).toEqual(

@@ -1,6 +1,6 @@
 /**
  * GET /api/v2/openapi.json from the running service: a valid OpenAPI 3.1 document that lists every
- * route of api.md, each authenticated route documenting its 401.
+ * route of docs/api.md, each authenticated route documenting its 401.
  */
 import { Validator } from "@seriousme/openapi-schema-validator";
 import { describe, expect, inject, it } from "vitest";
@@ -10,7 +10,7 @@ interface Doc {
   paths: Record<string, Record<string, { security?: unknown[]; responses: Record<string, unknown> }>>;
 }
 
-/** Every route of api.md (stream WebSockets excepted: OpenAPI does not describe them). */
+/** Every route of docs/api.md (stream WebSockets excepted: OpenAPI does not describe them). */
 const ROUTES: [string, string][] = [
   ["post", "/users/first"],
   ["post", "/users"],
@@ -43,6 +43,14 @@ const ROUTES: [string, string][] = [
   ["get", "/organizations/{organization}/chats/model-configs/{id}"],
   ["patch", "/organizations/{organization}/chats/model-configs/{id}"],
   ["delete", "/organizations/{organization}/chats/model-configs/{id}"],
+  ["post", "/organizations/{organization}/projects"],
+  ["get", "/organizations/{organization}/projects"],
+  ["get", "/organizations/{organization}/projects/{project}"],
+  ["patch", "/organizations/{organization}/projects/{project}"],
+  ["delete", "/organizations/{organization}/projects/{project}"],
+  ["get", "/organizations/{organization}/projects/{project}/memories"],
+  ["get", "/organizations/{organization}/projects/{project}/memories/{name}"],
+  ["delete", "/organizations/{organization}/projects/{project}/memories/{name}"],
   ["get", "/health"],
 ];
 const UNAUTHENTICATED = new Set(["/users/first", "/health"]);

@@ -6,7 +6,7 @@ import type { ProviderRow, ProviderType } from "../../src/db/model-configs/provi
 import type { ChatMessageRow } from "../../src/db/schema/chats";
 import { isModelCallError, type ModelCallError } from "../../src/llm/model-call-error";
 import { buildPrompt, type ModelPrompt } from "../../src/llm/prompt";
-import { languageModelFor } from "../../src/llm/provider";
+import { languageModelFor, modelClientFor } from "../../src/llm/provider";
 import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep, type RunModelStepInput, type StepOutcome } from "../../src/llm/step";
 import type { StreamPart } from "../../src/llm/stream-part";
@@ -49,7 +49,8 @@ function configRow(c: Case, options: ModelConfigRow["options"] = {}): ModelConfi
     isDefault: true,
     contextLimit: null,
     compressionThreshold: null,
-    options: c.responses ? { ...options, openai_config: { use_responses_api: true } } : options,
+    // Explicit for OpenAI: a reasoning model id alone would pick Responses from the known list.
+    options: c.type === "openai" ? { ...options, openai_config: { use_responses_api: c.responses === true } } : options,
     deletedAt: null,
     createdAt: now,
     updatedAt: now,
@@ -198,6 +199,33 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     ]);
   });
 
+  it("reports the calls of a /parallel reply as one response's calls, in order", async () => {
+    const calls = [
+      { name: "search_docs", args: { query: `first ${c.name}` } },
+      { name: "get_weather", args: { city: "Bergen", unit: "C" } },
+      { name: "search_docs", args: { query: "third" } },
+    ];
+    const { outcome } = await run(c, userPrompt(`/parallel ${JSON.stringify(calls)}`));
+    const result = response(outcome);
+    expect(result.finishReason).toBe("tool-calls");
+    expect(result.toolCalls.map((t) => [t.tool_name, t.args, t.dynamic])).toEqual([
+      ["search_docs", calls[0]!.args, false],
+      ["get_weather", calls[1]!.args, true],
+      ["search_docs", calls[2]!.args, false],
+    ]);
+    expect(new Set(result.toolCalls.map((t) => t.tool_call_id)).size).toBe(3);
+    expect(result.assistant.filter((p) => p.type === "tool-call")).toHaveLength(3);
+  });
+
+  it("echoes the offered tools, names and descriptions, as the provider sent them (/offered-tools)", async () => {
+    const { outcome } = await run(c, userPrompt("/offered-tools"));
+    const text = response(outcome).assistant.find((p) => p.type === "text");
+    const offered = JSON.parse((text as { text: string }).text) as { name: string; description: string }[];
+    expect(offered.map((t) => t.name).sort()).toEqual(["get_weather", "search_docs"]);
+    expect(offered.find((t) => t.name === "search_docs")?.description).toBe("Search the documentation");
+    expect(offered.find((t) => t.name === "get_weather")?.description).toBe("Current weather for a city");
+  });
+
   it("answers a call to an unknown tool with an error result instead of a call to run", async () => {
     const { outcome } = await run(c, userPrompt(`/tool rm_rf {"path": "/"}`));
     const result = response(outcome);
@@ -305,11 +333,12 @@ describe.each(CASES)("runModelStep through $name", (c) => {
       headers.push(new Headers(init?.headers));
       return fetch(url, init);
     };
+    const client = modelClientFor(providerRow(c), config, { fetch: recording, headers: { "x-chat-id": "c1" } });
     const outcome = await runModelStep({
-      model: languageModelFor(providerRow(c), config, { fetch: recording, headers: { "x-chat-id": "c1" } }),
+      model: client.model,
       prompt: userPrompt(text),
       abortSignal: new AbortController().signal,
-      providerOptions: providerOptionsFor(providerRow(c), config, "xhigh"),
+      providerOptions: providerOptionsFor(client.transport, config, "xhigh"),
       onPart: () => {},
     });
     expect(response(outcome).assistant).toEqual([{ type: "text", text }]);

@@ -73,8 +73,8 @@ describe("the stream WebSocket", () => {
     const b = await openStream(u, id);
     await a.until(isStatus("waiting"));
     await b.until(isStatus("waiting"));
-    await send(u, id, `/slow 10 ${words(30, "t")}`);
     const turnStart = a.events.length;
+    await send(u, id, `/slow 10 ${words(30, "t")}`);
     await a.until(isStatus("running"), 20_000, turnStart);
     await a.until(isStatus("waiting"), 20_000, turnStart);
     await b.until(isStatus("waiting"), 20_000, turnStart);

@@ -5,7 +5,7 @@
  * generated title is the first prompt's text without its directive), never over a user title, and
  * pushed to open streams as `title_change`.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
@@ -55,6 +55,14 @@ describe("titles", () => {
     // The fake model echoes the title call's user message: the first prompt, directive applied.
     expect(titled.title).toBe(text);
     expect(Date.parse(titled.title_updated_at)).toBeGreaterThanOrEqual(Date.parse(created.title_updated_at));
+    // The turn's request and the title's both carry the owner's attribution for this chat.
+    const log = (await (await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(text)}`)).json()) as {
+      requests: { headers: Record<string, string> }[];
+    };
+    expect(log.requests).toHaveLength(2);
+    const metadata = log.requests.map((r) => JSON.parse(r.headers["cf-aig-metadata"] ?? "{}") as Record<string, string>);
+    expect(metadata[0]).toMatchObject({ chat_id: created.id });
+    expect(metadata[1]).toEqual(metadata[0]);
   });
 
   it("a chat created empty is New Chat until its first message, which titles it, then the title is generated", async () => {

@@ -1,5 +1,5 @@
 /**
- * Every chat route: the happy path with api.md's response fields, malformed input (400 with
+ * Every chat route: the happy path with docs/api.md's response fields, malformed input (400 with
  * validations), no token (401), and another user's token (404, nothing written). The landing
  * states of every endpoint from every state are in test/e2e/endpoint-transitions.test.ts.
  */

@@ -31,6 +31,13 @@ describe("NUL characters", () => {
     expect(await historyOf(chat.id)).toEqual(before);
   });
 
+  it("a lone surrogate is refused the same way", async () => {
+    const u = await createTestUser();
+    const res = await api("/chats", { token: u.token, body: '{"content":[{"type":"text","text":"a\\ud800b"}]}' });
+    const body = await expectJson<ErrorBody>(res, 400);
+    expect(body.validations).toEqual([expect.objectContaining({ field: "content.0.text" })]);
+  });
+
   it("create, labels and dynamic tool schemas are checked the same way", async () => {
     const u = await createTestUser();
     for (const body of [

@@ -53,7 +53,7 @@ export const targets = {
     },
   },
 
-  // chatd-edge, spoken to as ../design/api.md says: a turn is POST /chats/{chat}/messages; every
+  // chatd-edge, spoken to as its docs/api.md says: a turn is POST /chats/{chat}/messages; every
   // tab gets the stream endpoint's frames (JSON arrays of events). Env: CHATD_TOKEN (a token of a
   // user who may create providers and model configs, e.g. the dev owner's). Browsers cannot set
   // headers on a WebSocket, so the token goes in the query string as a browser would send it.

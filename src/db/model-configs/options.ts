@@ -1,5 +1,5 @@
 /**
- * `chat_model_configs.options`, stored as the wire JSON (snake_case): api.md "Model configs" and
+ * `chat_model_configs.options`, stored as the wire JSON (snake_case): docs/api.md "Model configs" and
  * the spec's "Reasoning effort".
  */
 

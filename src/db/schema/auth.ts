@@ -1,5 +1,5 @@
 /**
- * Users, organizations, memberships and API keys (api.md "Auth"). Tokens are `<id>-<secret>`;
+ * Users, organizations, memberships and API keys (docs/api.md "Auth"). Tokens are `<id>-<secret>`;
  * only a hash of the secret is stored.
  */
 import { sql } from "drizzle-orm";

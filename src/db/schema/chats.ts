@@ -29,7 +29,7 @@ import type { ChatStatus } from "../../chatstate/states";
 import type { TitleSource } from "../../chatstate/rules";
 import { organizations, users } from "./auth";
 
-/** One part of a message's content (api.md `ChatMessagePart`). */
+/** One part of a message's content (docs/api.md `ChatMessagePart`). */
 export type ChatMessagePart =
   | { type: "text"; text: string }
   | { type: "reasoning"; text: string }
@@ -39,7 +39,7 @@ export type ChatMessagePart =
 
 export type ChatMessageRole = "system" | "user" | "assistant" | "tool";
 
-/** A client-executed tool the chat was created with (api.md `unsafe_dynamic_tools`). */
+/** A client-executed tool the chat was created with (docs/api.md `unsafe_dynamic_tools`). */
 export interface DynamicToolDefinition {
   name: string;
   description?: string;
@@ -106,6 +106,7 @@ export const chats = pgTable(
     pinOrder: integer().notNull().default(0),
     lastModelConfigId: uuid(),
     lastReasoningEffort: text(),
+    /** The project whose memory a root chat shares; same organization (composite FK, migration 0005). */
     projectId: uuid(),
     systemPrompt: text(),
     unsafeDynamicTools: jsonb().$type<DynamicToolDefinition[]>(),
@@ -121,6 +122,8 @@ export const chats = pgTable(
     index("chats_owner_id_created_at_idx").on(t.ownerId, t.createdAt.desc(), t.id.desc()),
     index("chats_root_chat_id_idx").on(t.rootChatId),
     index("chats_parent_chat_id_idx").on(t.parentChatId),
+    // Deleting a project clears its chats' project_id (the foreign key is in migration 0005).
+    index("chats_project_id_idx").on(t.projectId).where(sql`${t.projectId} IS NOT NULL`),
   ],
 );
 

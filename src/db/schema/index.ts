@@ -2,3 +2,4 @@ export * from "./auth";
 export * from "./models";
 export * from "./chats";
 export * from "./files";
+export * from "./projects";

@@ -8,7 +8,6 @@
  * retryable failures recorded with RecordRetryState then retried after a backoff (1 s doubling to
  * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
  */
-import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
 import type { NewMessage } from "../../db/history";
 import { commitStep } from "../../db/transitions/commit-step";
 import { finishError } from "../../db/transitions/finish-error";
@@ -18,15 +17,12 @@ import { enterRequiresAction } from "../../db/transitions/requires-action";
 import { decideNextStep } from "../../llm/decide";
 import { executeLocalTools } from "../../llm/local-tools";
 import { type ModelCallError, isModelCallError } from "../../llm/model-call-error";
-import { buildPrompt } from "../../llm/prompt";
-import { languageModelFor } from "../../llm/provider";
-import { providerOptionsFor } from "../../llm/provider-options";
 import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { runModelStep } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../stream/part-buffer";
 import { fencedRead, fencedUpdate } from "../fenced-db";
-import { modelForTurn } from "../model-choice";
+import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import type { TaskContext } from "../task-context";
 
 /** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
@@ -45,7 +41,8 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
       await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), true);
       return;
     case "run_local_tools": {
-      const results = await executeLocalTools(next.calls, ctx.localTools, { abortSignal: ctx.signal });
+      const { registry } = await ctx.toolsFor(chat);
+      const results = await executeLocalTools(next.calls, registry, { abortSignal: ctx.signal });
       // Parallel results in one CommitStep: history_version moves once.
       await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: [{ role: "tool", content: results }] }));
       return;
@@ -64,12 +61,15 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
 async function callModel(ctx: TaskContext): Promise<void> {
   for (;;) {
     const { chat, history } = await fencedRead(ctx.store, ctx.fence);
-    let resolved: Awaited<ReturnType<typeof modelForTurn>>;
+    let prepared: PreparedGeneration;
     try {
-      resolved = await modelForTurn(ctx.db, chat);
+      prepared = await prepareGeneration(ctx, chat, history);
     } catch (err) {
-      if (!(err instanceof NoDefaultModelConfigError)) throw err;
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: "No model is configured for this organization." }));
+      // A provider row that cannot make a call (no key, no base URL) fails here, before any attempt.
+      if (isModelCallError(err)) return finishWithModelError(ctx, err);
+      const error = preparationFailureMessage(err);
+      if (error === undefined) throw err;
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error }));
       return;
     }
     const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
@@ -78,32 +78,22 @@ async function callModel(ctx: TaskContext): Promise<void> {
     try {
       ctx.parts.startModelInvocation(key);
       const outcome = await runModelStep({
-        model: languageModelFor(resolved.provider, resolved.config, ctx.fetch ? { fetch: ctx.fetch } : {}),
-        prompt: buildPrompt({ chat, history }),
-        tools: modelTools(chat, ctx.localTools),
+        model: prepared.client.model,
+        prompt: prepared.prompt,
+        tools: modelTools(chat, prepared.tools.registry),
         abortSignal: ctx.signal,
         idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
-        providerOptions: providerOptionsFor(resolved.provider, resolved.config, chat.lastReasoningEffort),
+        providerOptions: prepared.providerOptions,
         onPart: (part) => ctx.parts.addPart(key, part),
       });
       if (outcome.kind === "aborted") return;
-      const messages: NewMessage[] = [{ role: "assistant", content: outcome.assistant, modelConfigId: resolved.config.id }];
+      const messages: NewMessage[] = [{ role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id }];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
       await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages }));
       return;
     } catch (err) {
       if (!isModelCallError(err)) throw err;
-      if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) {
-        const detail = {
-          kind: err.kind,
-          provider: err.provider,
-          retryable: err.retryable,
-          status_code: err.statusCode ?? null,
-          detail: null,
-        };
-        await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err), detail }));
-        return;
-      }
+      if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) return finishWithModelError(ctx, err);
       const delay = retryDelayMs(attempt);
       const payload = retryPayload(err, attempt, delay, ctx.now());
       await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
@@ -112,6 +102,11 @@ async function callModel(ctx: TaskContext): Promise<void> {
       ctx.parts.closeEpisode(key);
     }
   }
+}
+
+async function finishWithModelError(ctx: TaskContext, err: ModelCallError): Promise<void> {
+  const detail = { kind: err.kind, provider: err.provider, retryable: err.retryable, status_code: err.statusCode ?? null, detail: null };
+  await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err), detail }));
 }
 
 function describe(err: ModelCallError): string {

@@ -8,6 +8,11 @@ describe("pgText / pgJson", () => {
     expect(pgText(null)).toBeNull();
   });
 
+  it("replace lone surrogates and keep pairs", () => {
+    expect(pgText("a\uD800b\uDC00😀")).toBe("a\uFFFDb\uFFFD😀");
+    expect(JSON.parse(pgJson({ t: "x\uDBFF" }))).toEqual({ t: "x\uFFFD" });
+  });
+
   it("pgJson cleans strings and keys at any depth, and keeps a literal backslash-u0000 text as it is", () => {
     const value = [{ type: "text", text: "x\u0000y", args: { "k\u0000": ["\u0000"], literal: "\\u0000" } }];
     const json = pgJson(value);

@@ -34,6 +34,16 @@ describe("buildPrompt", () => {
     expect(buildPrompt({ chat: { systemPrompt: "From the chat." }, history: h.rows }).system).toBe("From history.");
   });
 
+  it("appends the offered tools' guidance blocks after the chat's own system prompt", () => {
+    const h = new History();
+    h.user("hi");
+    expect(buildPrompt({ chat: { systemPrompt: "Own." }, history: h.rows, toolGuidance: ["Memory.", "Agents."] }).system).toBe(
+      "Own.\n\nMemory.\n\nAgents.",
+    );
+    expect(buildPrompt({ chat, history: h.rows, toolGuidance: ["Memory."] }).system).toBe("Memory.");
+    expect(buildPrompt({ chat, history: h.rows, toolGuidance: [] })).not.toHaveProperty("system");
+  });
+
   it("leaves deleted rows out", () => {
     const h = new History();
     h.user("first");
@@ -180,6 +190,30 @@ describe("buildPrompt", () => {
     ]);
     expect(messages[2]?.content).toEqual([
       { type: "tool-result", toolCallId: "t", toolName: "render", output: { type: "text", value: "done" } },
+    ]);
+  });
+
+  it("sends the bytes it is given as file parts, an evicted id as expired even with bytes, the rest as text", () => {
+    const h = new History();
+    h.add("user", [
+      { type: "file", file_id: "img", media_type: "image/png", name: "a.png" },
+      { type: "file", file_id: "doc", media_type: "application/pdf", name: "b.pdf" },
+      { type: "file", file_id: "zip", media_type: "application/zip", name: "c.zip" },
+      { type: "file", file_id: "gone", media_type: "image/png", name: "d.png" },
+    ]);
+    const png = new Uint8Array([1, 2, 3]);
+    const pdf = new Uint8Array([4, 5]);
+    const fileContents = new Map([
+      ["img", { data: png, mediaType: "image/png" }],
+      ["doc", { data: pdf, mediaType: "application/pdf" }],
+      ["gone", { data: png, mediaType: "image/png" }],
+    ]);
+    const { messages } = buildPrompt({ chat, history: h.rows, fileContents, evictedFileIds: new Set(["gone"]) });
+    expect(messages[0]?.content).toEqual([
+      { type: "file", data: png, mediaType: "image/png", filename: "a.png" },
+      { type: "file", data: pdf, mediaType: "application/pdf", filename: "b.pdf" },
+      { type: "text", text: "[file: c.zip (application/zip)]" },
+      { type: "text", text: "[file: d.png (image/png): the content has expired]" },
     ]);
   });
 

@@ -20,7 +20,7 @@ describe("retryDelayMs", () => {
 });
 
 describe("retryPayload", () => {
-  it("is the api.md retry event: attempt, delay, error, kind, provider, status and when the retry starts", () => {
+  it("is the docs/api.md retry event: attempt, delay, error, kind, provider, status and when the retry starts", () => {
     const error = new ModelCallError({
       kind: "overloaded",
       retryable: true,

@@ -1,0 +1,51 @@
+/**
+ * The per-turn tool registry. Every model step and every tool run assembles the chat's local
+ * tools afresh from the chat row (root or subagent, in a project or not) through the same
+ * families, so the tools the model is offered are exactly the tools its calls run against: a
+ * call to a tool the chat is no longer offered (a memory tool left in the history of a chat whose
+ * project was deleted) finds no entry and gets an error result (src/llm/local-tools.ts).
+ *
+ * A family is one group of tools with one rule for when a chat gets them (memory today; subagent
+ * and MCP tools are the next families). Adding one is a new file and an entry in ./production.ts.
+ */
+import type { ChatRow } from "../db/schema/chats";
+import { type LocalTool, type LocalToolRegistry, localToolRegistry } from "../llm/tools";
+
+/** What a family may look at to decide. */
+export type ToolChat = Pick<ChatRow, "id" | "organizationId" | "ownerId" | "parentChatId" | "projectId">;
+
+/** A family's contribution to one turn. */
+export interface FamilyTools {
+  tools: LocalTool[];
+  /** A static block for the system prompt; live data belongs in tool descriptions (it changes). */
+  guidance?: string;
+}
+
+export interface ToolFamily {
+  name: string;
+  /** Null: the chat does not get this family's tools. */
+  forChat(chat: ToolChat): Promise<FamilyTools | null>;
+}
+
+export interface ChatTools {
+  registry: LocalToolRegistry;
+  /** System prompt blocks of the families offered, in family order. */
+  guidance: string[];
+}
+
+export const NO_CHAT_TOOLS: ChatTools = { registry: new Map(), guidance: [] };
+
+/** Builds the factory the runner calls once per step (RunnerDeps.toolsFor). */
+export function chatToolsFactory(families: readonly ToolFamily[]): (chat: ToolChat) => Promise<ChatTools> {
+  return async (chat) => {
+    const offered = await Promise.all(families.map((family) => family.forChat(chat)));
+    const tools: LocalTool[] = [];
+    const guidance: string[] = [];
+    for (const family of offered) {
+      if (!family) continue;
+      tools.push(...family.tools);
+      if (family.guidance) guidance.push(family.guidance);
+    }
+    return { registry: localToolRegistry(tools), guidance };
+  };
+}

@@ -1,0 +1,193 @@
+/**
+ * ChatRunner's event processing (spec "Event processing") with scripted task bodies: which task
+ * runs for which event, what is ignored, what is cancelled, the in-memory lock per intended
+ * (history_version, status), and cleanup. No database: the runner itself never touches one.
+ */
+import { describe, expect, it } from "vitest";
+import type { ChatStatus } from "../../../src/chatstate/states";
+import type { RunnerEvent } from "../../../src/runner/event";
+import { ChatRunner, type TaskBodies, type TaskKind } from "../../../src/runner/runner";
+import type { RunnerDeps, TaskContext } from "../../../src/runner/task-context";
+
+const WORKER = "worker-1";
+const RUNNER = "runner-1";
+
+interface Started {
+  kind: TaskKind;
+  ctx: TaskContext;
+  /** Ends the task's body. */
+  finish(): void;
+  ended: boolean;
+}
+
+/** Task bodies that record each start and run until the test finishes them (cancellation ignored unless asked). */
+function scriptedTasks(options: { endOnAbort?: boolean } = {}) {
+  const started: Started[] = [];
+  const body = (kind: TaskKind) => (ctx: TaskContext) =>
+    new Promise<void>((resolve) => {
+      const entry: Started = {
+        kind,
+        ctx,
+        ended: false,
+        finish: () => {
+          entry.ended = true;
+          resolve();
+        },
+      };
+      started.push(entry);
+      if (options.endOnAbort) ctx.signal.addEventListener("abort", () => entry.finish(), { once: true });
+    });
+  const tasks: TaskBodies = {
+    generation: body("generation"),
+    interrupt: body("interrupt"),
+    requires_action_timeout: body("requires_action_timeout"),
+    abandon: body("abandon"),
+  };
+  return { started, tasks };
+}
+
+const deps = { sleep: async () => {} } as unknown as RunnerDeps;
+
+function event(snapshot: number, history: number, status: ChatStatus, extra: Partial<RunnerEvent> = {}): RunnerEvent {
+  return {
+    workerId: WORKER,
+    runnerId: RUNNER,
+    snapshotVersion: snapshot,
+    historyVersion: history,
+    generationAttempt: 0,
+    archived: false,
+    status,
+    ...extra,
+  };
+}
+
+function runnerWith(tasks: TaskBodies) {
+  const lost: ChatRunner[] = [];
+  const kept: Promise<unknown>[] = [];
+  const runner = new ChatRunner(
+    "chat-1",
+    WORKER,
+    RUNNER,
+    deps,
+    (r) => lost.push(r),
+    (w) => kept.push(w),
+    tasks,
+  );
+  return { runner, lost, kept };
+}
+
+const flush = () => new Promise((r) => setTimeout(r, 0));
+
+describe("ChatRunner.process", () => {
+  it.each<[ChatStatus, boolean, TaskKind]>([
+    ["running", false, "generation"],
+    ["interrupting", false, "interrupt"],
+    ["requires_action", false, "requires_action_timeout"],
+    ["waiting", false, "abandon"],
+    ["error", false, "abandon"],
+    ["running", true, "abandon"],
+  ])("status %s (archived %s) runs %s", async (status, archived, kind) => {
+    const { started, tasks } = scriptedTasks();
+    const { runner } = runnerWith(tasks);
+    runner.process(event(1, 1, status, { archived }));
+    await flush();
+    expect(started.map((s) => s.kind)).toEqual([kind]);
+    expect(started[0]?.ctx.fence).toEqual({ chatId: "chat-1", workerId: WORKER, runnerId: RUNNER, historyVersion: 1, status });
+  });
+
+  it("ignores a duplicate or older snapshot", async () => {
+    const { started, tasks } = scriptedTasks();
+    const { runner } = runnerWith(tasks);
+    runner.process(event(5, 2, "running"));
+    runner.process(event(5, 3, "interrupting"));
+    runner.process(event(4, 3, "interrupting"));
+    await flush();
+    expect(started.map((s) => s.kind)).toEqual(["generation"]);
+    expect(started[0]?.ctx.signal.aborted).toBe(false);
+  });
+
+  it("a newer snapshot of the same work (history and status) spawns nothing", async () => {
+    const { started, tasks } = scriptedTasks();
+    const { runner } = runnerWith(tasks);
+    runner.process(event(1, 2, "running"));
+    runner.process(event(2, 2, "running", { generationAttempt: 3 }));
+    await flush();
+    expect(started).toHaveLength(1);
+    expect(started[0]?.ctx.signal.aborted).toBe(false);
+  });
+
+  it("a task cancelled before it started never runs its body", async () => {
+    const { started, tasks } = scriptedTasks();
+    const { runner } = runnerWith(tasks);
+    runner.process(event(1, 1, "running"));
+    runner.process(event(2, 2, "running"));
+    await flush();
+    expect(started.map((s) => s.ctx.fence.historyVersion)).toEqual([2]);
+  });
+
+  it("newer history cancels the active task without waiting and spawns the next at once", async () => {
+    const { started, tasks } = scriptedTasks();
+    const { runner } = runnerWith(tasks);
+    runner.process(event(1, 1, "running"));
+    await flush();
+    runner.process(event(2, 2, "running"));
+    await flush();
+    expect(started.map((s) => [s.kind, s.ctx.fence.historyVersion])).toEqual([
+      ["generation", 1],
+      ["generation", 2],
+    ]);
+    expect(started[0]?.ctx.signal.aborted).toBe(true);
+    expect(started[0]?.ended).toBe(false); // still running: the runner did not wait for it
+    expect(started[1]?.ctx.signal.aborted).toBe(false);
+    expect(runner.activeTask).toBe("generation");
+  });
+
+  it("another worker or runner owning the chat means cleanup, and no task", async () => {
+    for (const foreign of [{ workerId: "worker-2" }, { runnerId: "runner-2" }, { workerId: null, runnerId: null }]) {
+      const { started, tasks } = scriptedTasks();
+      const { runner, lost } = runnerWith(tasks);
+      runner.process(event(1, 1, "running", foreign));
+      await flush();
+      expect(lost).toEqual([runner]);
+      expect(started).toEqual([]);
+    }
+  });
+
+  it("two tasks for the same (history_version, status) never overlap: the second waits for the first", async () => {
+    const { started, tasks } = scriptedTasks();
+    const { runner } = runnerWith(tasks);
+    runner.process(event(1, 1, "running"));
+    await flush();
+    runner.process(event(2, 1, "waiting")); // cancels generation@1; it ignores the signal for now
+    await flush();
+    runner.process(event(3, 1, "running")); // generation@1 again: must wait for the first to exit
+    await flush();
+    expect(started.map((s) => s.kind)).toEqual(["generation", "abandon"]);
+    started[0]?.finish();
+    await expect.poll(() => started.map((s) => s.kind)).toEqual(["generation", "abandon", "generation"]);
+  });
+
+  it("stop cancels every task, waits for them, and ignores later events", async () => {
+    const { started, tasks } = scriptedTasks({ endOnAbort: true });
+    const { runner } = runnerWith(tasks);
+    runner.process(event(1, 1, "running"));
+    await flush();
+    await runner.stop();
+    expect(started[0]?.ended).toBe(true);
+    expect(runner.activeTask).toBeNull();
+    runner.process(event(2, 2, "running"));
+    await flush();
+    expect(started).toHaveLength(1);
+  });
+
+  it("hands every task to keepAlive, so the runtime keeps it alive", async () => {
+    const { tasks, started } = scriptedTasks();
+    const { runner, kept } = runnerWith(tasks);
+    runner.process(event(1, 1, "running"));
+    runner.process(event(2, 2, "interrupting"));
+    await flush();
+    expect(kept).toHaveLength(2);
+    for (const s of started) s.finish();
+    await Promise.all(kept);
+  });
+});

@@ -1,0 +1,327 @@
+/**
+ * Tenancy sweep: every operation of the OpenAPI document, and both WebSockets, called against one
+ * user's resources with credentials that must not reach them — another organization's admin, the
+ * owner's own expired, revoked and synthetic attribution keys, and a suspended member of the same
+ * organization. Nothing may be read (no 2xx on the victim's resources; lists show none of them)
+ * and nothing may be written (the victim's rows are byte-identical afterwards).
+ *
+ * The operations come from the served document, so a new route cannot be forgotten: one missing
+ * from SWEEP below, or with a path parameter the sweep cannot fill, fails the test.
+ */
+import { and, eq } from "drizzle-orm";
+import { beforeAll, describe, expect, it } from "vitest";
+import { ensureAttributionKey } from "../../src/auth/synthetic-key";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
+import { createModelConfig } from "../../src/db/model-configs/configs";
+import { createProvider } from "../../src/db/model-configs/providers";
+import { saveMemory } from "../../src/db/projects/memories";
+import { createProject } from "../../src/db/projects/projects";
+import { apiKeys, users } from "../../src/db/schema/auth";
+import { api, BASE, createTestUser, expectJson, type TestUser, unique, withDb } from "./support/accounts";
+import { SELF } from "cloudflare:test";
+
+interface Victim {
+  user: TestUser;
+  chatId: string;
+  messageId: string;
+  queuedId: string;
+  fileId: string;
+  providerId: string;
+  modelConfigId: string;
+  projectId: string;
+  memoryName: string;
+}
+
+interface Sweep {
+  /** JSON body (or raw bytes for uploads) that passes validation, so authorization decides. */
+  body?: (v: Victim) => unknown;
+  raw?: { contentType: string; bytes: string };
+  query?: (v: Victim) => string;
+  /** Allowed for any signed-in user on their own data: may answer 2xx, but never with the victim's ids. */
+  self?: boolean;
+}
+
+const text = (t: string) => [{ type: "text", text: t }];
+
+/** Every authenticated operation of the document. Keys are `METHOD path` as the document has them. */
+const SWEEP: Record<string, Sweep> = {
+  "POST /users": { body: () => ({ email: `${unique("x")}@example.com`, username: unique("x") }) },
+  "GET /users/me": { self: true },
+  "POST /users/{user}/keys/tokens": { body: () => ({ token_name: "stolen" }) },
+  "POST /chats": { body: (v) => ({ content: text("hi"), organization_id: v.user.organizationId }) },
+  "GET /chats": { self: true },
+  "GET /chats/{chat}": {},
+  "PATCH /chats/{chat}": { body: () => ({ title: "pwned", archived: true }) },
+  "GET /chats/{chat}/messages": {},
+  "POST /chats/{chat}/messages": { body: () => ({ content: text("pwned"), busy_behavior: "interrupt" }) },
+  "PATCH /chats/{chat}/messages/{message}": { body: () => ({ content: text("pwned") }) },
+  "DELETE /chats/{chat}/queue/{queued}": {},
+  "POST /chats/{chat}/queue/{queued}/promote": {},
+  "POST /chats/{chat}/interrupt": {},
+  "POST /chats/{chat}/tool-results": { body: () => ({ results: [{ tool_call_id: "call_1", output: "x" }] }) },
+  "POST /chats/{chat}/compact": {},
+  "POST /chats/{chat}/clear": {},
+  "POST /chats/{chat}/reconcile-invalid": {},
+  "POST /chats/files": {
+    raw: { contentType: "text/plain", bytes: "pwned" },
+    query: (v) => `?organization=${v.user.organizationId}&name=x.txt`,
+  },
+  "GET /chats/files/{file}": {},
+  "GET /organizations/{organization}/chats/models": {},
+  "POST /chats/providers": { body: () => ({ type: "openai-compatible", name: unique("p"), base_url: "http://127.0.0.1:9/v1" }) },
+  "GET /chats/providers": {},
+  "GET /chats/providers/{id}": {},
+  "PATCH /chats/providers/{id}": { body: () => ({ enabled: false }) },
+  "DELETE /chats/providers/{id}": {},
+  "POST /organizations/{organization}/chats/model-configs": { body: (v) => ({ provider_id: v.providerId, model: "m" }) },
+  "GET /organizations/{organization}/chats/model-configs": {},
+  "GET /organizations/{organization}/chats/model-configs/{id}": {},
+  "PATCH /organizations/{organization}/chats/model-configs/{id}": { body: () => ({ enabled: false }) },
+  "DELETE /organizations/{organization}/chats/model-configs/{id}": {},
+  "POST /organizations/{organization}/projects": { body: () => ({ name: "intruder" }) },
+  "GET /organizations/{organization}/projects": {},
+  "GET /organizations/{organization}/projects/{project}": {},
+  "PATCH /organizations/{organization}/projects/{project}": { body: () => ({ name: "pwned" }) },
+  "DELETE /organizations/{organization}/projects/{project}": {},
+  "GET /organizations/{organization}/projects/{project}/memories": {},
+  "GET /organizations/{organization}/projects/{project}/memories/{name}": {},
+  "DELETE /organizations/{organization}/projects/{project}/memories/{name}": {},
+};
+
+/** Operations that need no credentials at all. */
+const PUBLIC = new Set(["POST /users/first", "GET /health", "GET /openapi.json", "GET /docs"]);
+
+function fillPath(template: string, v: Victim): string {
+  return template.replace(/\{(\w+)\}/g, (_, name: string) => {
+    switch (name) {
+      case "chat":
+        return v.chatId;
+      case "message":
+        return v.messageId;
+      case "queued":
+        return v.queuedId;
+      case "file":
+        return v.fileId;
+      case "organization":
+        return v.user.organizationId;
+      case "user":
+        return v.user.id;
+      case "project":
+        return v.projectId;
+      case "name":
+        if (template.includes("/memories/")) return v.memoryName;
+        throw new Error(`the sweep cannot fill {name} in ${template}: add it to fillPath`);
+      case "id":
+        if (template.includes("/model-configs/")) return v.modelConfigId;
+        if (template.includes("/providers/")) return v.providerId;
+        throw new Error(`the sweep cannot fill {id} in ${template}: add it to fillPath`);
+      default:
+        throw new Error(`the sweep cannot fill {${name}} in ${template}: add it to fillPath`);
+    }
+  });
+}
+
+async function call(op: string, sweep: Sweep, v: Victim, token: string): Promise<Response> {
+  const [method, template] = op.split(" ") as [string, string];
+  const path = fillPath(template, v) + (sweep.query?.(v) ?? "");
+  const body = sweep.body?.(v);
+  if (sweep.raw) {
+    return SELF.fetch(`${BASE}${path}`, {
+      method,
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": sweep.raw.contentType },
+      body: sweep.raw.bytes,
+    });
+  }
+  return api(path, { method, token, ...(body !== undefined ? { body } : {}) });
+}
+
+/** Everything of the victim's a cross-tenant call could touch, as one comparable text. */
+async function victimRows(v: Victim): Promise<string> {
+  return withDb(async (db) => {
+    const { rows } = await db.$client.query(
+      `SELECT jsonb_build_object(
+         'user', (SELECT to_jsonb(u) FROM users u WHERE u.id = $1),
+         'keys', (SELECT coalesce(jsonb_agg(to_jsonb(k) ORDER BY k.id), '[]') FROM api_keys k WHERE k.user_id = $1),
+         'members', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.user_id), '[]') FROM organization_members m WHERE m.organization_id = $2),
+         'chats', (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.id), '[]') FROM chats c WHERE c.owner_id = $1 OR c.organization_id = $2),
+         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]') FROM chat_messages m JOIN chats c ON c.id = m.chat_id WHERE c.organization_id = $2),
+         'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.id), '[]') FROM chat_queued_messages q JOIN chats c ON c.id = q.chat_id WHERE c.organization_id = $2),
+         'files', (SELECT coalesce(jsonb_agg(to_jsonb(f) ORDER BY f.id), '[]') FROM chat_files f WHERE f.organization_id = $2),
+         'configs', (SELECT coalesce(jsonb_agg(to_jsonb(mc) ORDER BY mc.id), '[]') FROM chat_model_configs mc WHERE mc.organization_id = $2),
+         'provider', (SELECT to_jsonb(p) FROM chat_providers p WHERE p.id = $3),
+         'projects', (SELECT coalesce(jsonb_agg(to_jsonb(p) ORDER BY p.id), '[]') FROM projects p WHERE p.organization_id = $2),
+         'memories', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM project_memories m JOIN projects p ON p.id = m.project_id WHERE p.organization_id = $2))::text AS s`,
+      [v.user.id, v.user.organizationId, v.providerId],
+    );
+    return rows[0].s as string;
+  });
+}
+
+async function makeVictim(): Promise<Victim> {
+  const user = await createTestUser({ role: "admin" });
+  const { providerId, modelConfigId, projectId } = await withDb(async (db) => {
+    const provider = await createProvider(db, {
+      type: "openai-compatible",
+      name: unique("victim-"),
+      baseUrl: "http://127.0.0.1:9/v1",
+      apiKey: "secret",
+      enabled: true,
+    });
+    const config = await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "m", isDefault: true }, new Date());
+    const project = await createProject(db, { organizationId: user.organizationId, ownerId: user.id, name: "victim" }, new Date());
+    await saveMemory(db, project.id, { name: "secret-plan", content: "the victim's memory" }, new Date());
+    return { providerId: provider.id, modelConfigId: config.id, projectId: project.id };
+  });
+  const file = await expectJson<{ id: string }>(
+    await SELF.fetch(`${BASE}/chats/files?organization=${user.organizationId}&name=secret.txt`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${user.token}`, "Content-Type": "text/plain" },
+      body: "the victim's secret",
+    }),
+    201,
+  );
+  // The worker is off in this project: the chat stays running, so a second message queues.
+  const chat = await expectJson<{ id: string }>(await api("/chats", { token: user.token, body: { content: text("first") } }), 201);
+  const sent = await expectJson<{ queued_message: { id: string } }>(
+    await api(`/chats/${chat.id}/messages`, {
+      token: user.token,
+      body: { content: [...text("second"), { type: "file", file_id: file.id }] },
+    }),
+    200,
+  );
+  const { messages } = await expectJson<{ messages: { id: string }[] }>(
+    await api(`/chats/${chat.id}/messages`, { token: user.token }),
+    200,
+  );
+  return {
+    user,
+    chatId: chat.id,
+    messageId: messages[0]!.id,
+    queuedId: sent.queued_message.id,
+    fileId: file.id,
+    providerId,
+    modelConfigId,
+    projectId,
+    memoryName: "secret-plan",
+  };
+}
+
+interface Intruder {
+  name: string;
+  token: string;
+  /** Valid credentials of another tenant (404/403 expected) or credentials that must not authenticate (401). */
+  valid: boolean;
+}
+
+async function makeIntruders(v: Victim): Promise<Intruder[]> {
+  const other = await createTestUser({ role: "admin" });
+  const suspended = await createTestUser({ organizationId: v.user.organizationId, role: "admin" });
+  return withDb(async (db) => {
+    const expired = await createApiKey(db, {
+      userId: v.user.id,
+      tokenName: "expired",
+      loginType: TOKEN_LOGIN_TYPE,
+      expiresAt: new Date(Date.now() - 60_000),
+    });
+    const revoked = await createApiKey(db, {
+      userId: v.user.id,
+      tokenName: "revoked",
+      loginType: TOKEN_LOGIN_TYPE,
+      expiresAt: new Date(Date.now() + 3600_000),
+    });
+    await db.delete(apiKeys).where(and(eq(apiKeys.id, revoked.key.id), eq(apiKeys.userId, v.user.id)));
+    const syntheticId = await ensureAttributionKey(db, v.user.id, new Date());
+    await db.update(users).set({ suspended: true }).where(eq(users.id, suspended.id));
+    return [
+      { name: "another organization's admin", token: other.token, valid: true },
+      { name: "the owner's expired token", token: expired.token, valid: false },
+      { name: "the owner's revoked token", token: revoked.token, valid: false },
+      // The synthetic key's secret was discarded at mint: any secret with its id must fail.
+      { name: "the owner's synthetic attribution key", token: `${syntheticId}-${"a".repeat(32)}`, valid: false },
+      { name: "a suspended admin of the same organization", token: suspended.token, valid: false },
+    ];
+  });
+}
+
+interface Doc {
+  paths: Record<string, Record<string, unknown>>;
+}
+
+let victim: Victim;
+let intruders: Intruder[];
+let operations: string[];
+
+beforeAll(async () => {
+  victim = await makeVictim();
+  intruders = await makeIntruders(victim);
+  const doc = await expectJson<Doc>(await api("/openapi.json"), 200);
+  operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
+    Object.keys(methods).map((method) => `${method.toUpperCase()} ${path.replace(/^\/api\/v2/, "")}`),
+  );
+}, 60_000);
+
+describe("tenancy sweep", () => {
+  it("covers every operation of the OpenAPI document", () => {
+    const missing = operations.filter((op) => !PUBLIC.has(op) && !(op in SWEEP));
+    expect(missing, "operations the sweep does not know: add them to SWEEP").toEqual([]);
+    const stale = Object.keys(SWEEP).filter((op) => !operations.includes(op));
+    expect(stale, "SWEEP entries the document no longer has").toEqual([]);
+  });
+
+  it("no intruder reads or writes the victim's data through any operation", { timeout: 120_000 }, async () => {
+    const before = await victimRows(victim);
+    const victimIds = [
+      victim.chatId,
+      victim.messageId,
+      victim.queuedId,
+      victim.fileId,
+      victim.modelConfigId,
+      victim.projectId,
+      "secret-plan",
+    ];
+    const leaks: string[] = [];
+    for (const intruder of intruders) {
+      for (const [op, sweep] of Object.entries(SWEEP)) {
+        const res = await call(op, sweep, victim, intruder.token);
+        const body = await res.text();
+        const where = `${intruder.name}: ${op} -> ${res.status} ${body.slice(0, 200)}`;
+        if (!intruder.valid) {
+          if (res.status !== 401) leaks.push(where);
+          continue;
+        }
+        if (sweep.self) {
+          if (res.status >= 500 || victimIds.some((id) => body.includes(id))) leaks.push(where);
+        } else if (![400, 403, 404].includes(res.status) || victimIds.some((id) => body.includes(id))) {
+          leaks.push(where);
+        } else if (res.status === 400) {
+          // A 400 would hide the authorization answer behind validation: the sweep's bodies must pass it.
+          leaks.push(`${where} (fix the sweep's body)`);
+        }
+      }
+    }
+    expect(leaks).toEqual([]);
+    expect(await victimRows(victim)).toBe(before);
+  });
+
+  it("another tenant's chat answers exactly like a chat that does not exist", async () => {
+    const other = intruders[0]!;
+    const theirs = await api(`/chats/${victim.chatId}`, { token: other.token });
+    const nobody = await api(`/chats/${crypto.randomUUID()}`, { token: other.token });
+    expect(theirs.status).toBe(404);
+    const [a, b] = [(await theirs.json()) as Record<string, unknown>, (await nobody.json()) as Record<string, unknown>];
+    expect({ ...a, message: "", detail: "" }).toEqual({ ...b, message: "", detail: "" });
+    expect(JSON.stringify(a)).not.toContain(victim.chatId);
+  });
+
+  it("both WebSockets refuse every intruder before the upgrade", async () => {
+    for (const intruder of intruders) {
+      for (const suffix of ["stream", "stream/parts"]) {
+        const res = await SELF.fetch(`${BASE}/chats/${victim.chatId}/${suffix}?coder_session_token=${intruder.token}`, {
+          headers: { Upgrade: "websocket" },
+        });
+        expect(res.webSocket, `${intruder.name} ${suffix}`).toBeNull();
+        expect(res.status, `${intruder.name} ${suffix}`).toBe(intruder.valid ? 404 : 401);
+      }
+    }
+  });
+});
