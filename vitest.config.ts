@@ -1,3 +1,4 @@
+import { mkdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 
@@ -9,6 +10,10 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 //   e2e     a running `wrangler dev` over real HTTP and WebSocket
 // The stack (Postgres, migrations, proxy, fake model) starts once per run and is shared.
 const STACK = "./test/support/stack-setup.ts";
+
+// wrangler.toml serves the web app's build as static assets and refuses a missing folder; the
+// `client` project builds it (test/support/client-setup.ts), the other projects only need it to exist.
+mkdirSync("./dist/web", { recursive: true });
 
 /** A project inside workerd, reaching the shared stack's Postgres through its proxy, with its own vars. */
 function workersProject(name: string, include: string, testTimeout: number, vars: Record<string, string>) {
@@ -74,6 +79,18 @@ export default defineConfig({
           globalSetup: [STACK, "./test/support/e2e-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+        },
+      },
+      {
+        // The SDK (client/) and the web app (web/) against a `wrangler dev` with the chat worker
+        // on and the fake model; the browser tests drive Debian's chromium through playwright-core.
+        test: {
+          name: "client",
+          include: ["test/client/**/*.test.ts"],
+          environment: "node",
+          globalSetup: [STACK, "./test/support/client-setup.ts"],
+          testTimeout: 90_000,
+          hookTimeout: 180_000,
         },
       },
     ],

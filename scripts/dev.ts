@@ -12,6 +12,7 @@ import { type SeedResult, seedDev } from "./lib/seed";
 import { type Stack, startStack } from "./lib/stack";
 import { startWranglerDev, type WranglerDev } from "./lib/wrangler-dev";
 import { localWorkerVars } from "./lib/worker-vars";
+import { type WebAppWatcher, watchWebApp } from "./lib/web-build";
 
 const DEFAULT_PORT = 8787;
 const DEFAULT_FAKE_MODEL_PORT = 8790;
@@ -39,12 +40,14 @@ async function main(): Promise<void> {
 
   let stack: Stack | undefined;
   let worker: WranglerDev | undefined;
+  let web: WebAppWatcher | undefined;
   let seeded: SeedResult | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log("info", "dev_stopping", { signal });
+    await web?.close();
     await worker?.stop();
     await stack?.stop();
     lock.release();
@@ -56,10 +59,13 @@ async function main(): Promise<void> {
     stack = await startStack({ dataDir: DEV_DATA_DIR, database: DEV_DATABASE, databaseUrl: process.env.DATABASE_URL, fakeModelPort });
     const vars = localWorkerVars(stack);
     seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: stack.fakeModelUrl });
+    // The web app is built before the Worker serves it, then rebuilt on every change under web/ or client/.
+    web = await watchWebApp();
     worker = await startWranglerDev({ port, vars, persistTo: `${DATA_DIR}/wrangler`, logFile: `${DATA_DIR}/wrangler-dev.log`, echo: true });
   } catch (err) {
     const message = err instanceof ConfigError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
     log("error", "dev_failed", { error: message });
+    await web?.close();
     await worker?.stop();
     await stack?.stop();
     lock.release();
@@ -72,6 +78,7 @@ async function main(): Promise<void> {
   log("info", "dev_ready", { base_url: baseUrl, fake_model_url: stack.fakeModelUrl, credentials: DEV_CREDENTIALS_FILE });
   process.stdout.write(
     `\nchatd-edge is running at ${baseUrl} (health: ${baseUrl}/health, API docs: ${baseUrl}/docs)\n` +
+      `Web app: ${worker.url}/ (sign in with the token below)\n` +
       `Token of the seeded owner dev@chatd.local: ${seeded?.token}\n` +
       `(also in ${DEV_CREDENTIALS_FILE}). Ctrl-C stops everything.\n`,
   );

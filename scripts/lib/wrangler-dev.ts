@@ -4,7 +4,7 @@
  * would orphan workerd on stop.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, mkdirSync } from "node:fs";
 import { freePort } from "./free-port";
 import { log } from "./log";
 import { DATA_DIR, ROOT_DIR } from "./paths";
@@ -31,6 +31,8 @@ export interface WranglerDevOptions {
 }
 
 export async function startWranglerDev(opts: WranglerDevOptions): Promise<WranglerDev> {
+  // wrangler.toml's [assets] folder must exist; the web app's build fills it (scripts/lib/web-build.ts).
+  mkdirSync(`${ROOT_DIR}dist/web`, { recursive: true });
   const port = opts.port ?? (await freePort());
   const inspectorPort = await freePort();
   const args = [

@@ -2,23 +2,16 @@
  * Every router is an OpenAPIHono with the same validation hook, so each route's zod schemas are
  * both its validator and its OpenAPI description.
  */
-import { OpenAPIHono, z } from "@hono/zod-openapi";
+import { OpenAPIHono, type z } from "@hono/zod-openapi";
 import type { AppEnv } from "./app-env";
+import { ErrorSchema } from "./error-schema";
 import { validationHook } from "./validation";
+
+export { ErrorSchema };
 
 export function createRouter(): OpenAPIHono<AppEnv> {
   return new OpenAPIHono<AppEnv>({ defaultHook: validationHook });
 }
-
-/** The error body (docs/api.md "Errors"), for OpenAPI responses. */
-export const ErrorSchema = z
-  .object({
-    message: z.string(),
-    detail: z.string().optional(),
-    code: z.string(),
-    validations: z.array(z.object({ field: z.string(), detail: z.string() })).optional(),
-  })
-  .openapi("Error");
 
 /** OpenAPI response entries for the errors most routes can answer. */
 export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {

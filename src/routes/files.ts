@@ -11,6 +11,7 @@ import { ApiError } from "../http/errors";
 import { requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
+import { FileParams, UploadedFileSchema, UploadFileQuery } from "./file-schemas";
 
 /** At most 10 MiB per upload (docs/api.md "Files"). */
 export const MAX_FILE_BYTES = 10 * 1024 * 1024;
@@ -25,10 +26,10 @@ const upload = createRoute({
   summary: "Upload a file (raw body, its Content-Type, at most 10 MiB)",
   middleware: [limitBody(MAX_FILE_BYTES)],
   request: {
-    query: z.object({ organization: z.uuid(), name: z.string().trim().min(1).max(255).optional() }),
+    query: UploadFileQuery,
     body: { required: true, content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
-  responses: { 201: jsonContent(z.object({ id: z.uuid() }).openapi("UploadedFile"), "Stored"), ...errorResponses(400, 401, 404, 413) },
+  responses: { 201: jsonContent(UploadedFileSchema, "Stored"), ...errorResponses(400, 401, 404, 413) },
 });
 
 files.openapi(upload, async (c) => {
@@ -65,7 +66,7 @@ const download = createRoute({
   method: "get",
   path: "/{file}",
   summary: "Download a file (its owner only; evicted files are gone)",
-  request: { params: z.object({ file: z.uuid() }) },
+  request: { params: FileParams },
   responses: { 200: { description: "The bytes, with their Content-Type" }, ...errorResponses(400, 401, 404) },
 });
 

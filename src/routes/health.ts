@@ -2,14 +2,13 @@
  * `GET /api/v2/health`: answers only after a round trip Worker → ChatObject → Postgres, so a
  * green health check proves every layer.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute } from "@hono/zod-openapi";
 import { configFromEnv } from "../config/env";
 import { createRouter } from "../http/router";
+import { HealthSchema } from "./health-schemas";
 
 /** The object that answers health checks; any name works, one keeps it warm. */
 const HEALTH_OBJECT_NAME = "health";
-
-const HealthSchema = z.object({ ok: z.boolean(), db: z.enum(["ok", "unavailable"]), detail: z.string().optional() }).openapi("Health");
 
 const route = createRoute({
   method: "get",

@@ -36,6 +36,62 @@ export const ModelConfigSchema = z
   })
   .openapi("ChatModelConfig");
 
+/** Tokens the model accepts in one request. Large enough for any model of today. */
+const MAX_CONTEXT_LIMIT = 100_000_000;
+
+const fields = {
+  provider_id: z.uuid(),
+  model: z.string().trim().min(1).max(256),
+  display_name: z.string().trim().min(1).max(256),
+  enabled: z.boolean(),
+  is_default: z.boolean(),
+  context_limit: z.number().int().min(1).max(MAX_CONTEXT_LIMIT).nullable(),
+  /** Percent of the context window at which a chat is compacted. */
+  compression_threshold: z.number().int().min(0).max(100).nullable(),
+  options: ModelConfigOptionsSchema,
+};
+
+export const CreateModelConfigBody = z
+  .object({
+    provider_id: fields.provider_id,
+    model: fields.model,
+    display_name: fields.display_name.optional(),
+    enabled: fields.enabled.optional(),
+    is_default: fields.is_default.optional(),
+    context_limit: fields.context_limit.optional(),
+    compression_threshold: fields.compression_threshold.optional(),
+    options: fields.options.optional(),
+  })
+  .openapi("CreateChatModelConfigRequest");
+
+export const UpdateModelConfigBody = z
+  .object({
+    provider_id: fields.provider_id.optional(),
+    model: fields.model.optional(),
+    display_name: fields.display_name.optional(),
+    enabled: fields.enabled.optional(),
+    is_default: fields.is_default.optional(),
+    context_limit: fields.context_limit.optional(),
+    compression_threshold: fields.compression_threshold.optional(),
+    options: fields.options.optional(),
+  })
+  .openapi("UpdateChatModelConfigRequest");
+
+export const OrgParams = z.object({ organization: z.uuid() });
+export const ConfigParams = z.object({ organization: z.uuid(), id: z.uuid() });
+
+export const ProviderDescriptorSchema = z
+  .object({ id: z.uuid(), type: z.string(), name: z.string(), enabled: z.boolean(), available: z.boolean() })
+  .openapi("ChatModelProvider");
+
+export const ModelsSchema = z
+  .object({
+    configs: z.array(ModelConfigSchema),
+    providers: z.array(ProviderDescriptorSchema),
+    unsupported_provider_types: z.array(z.string()),
+  })
+  .openapi("ChatModelsResponse");
+
 export type ModelConfigJson = z.infer<typeof ModelConfigSchema>;
 
 export function modelConfigJson(row: ModelConfigRow): ModelConfigJson {

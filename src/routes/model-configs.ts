@@ -16,51 +16,14 @@ import { jsonBodyLimit } from "../http/body-limit";
 import { notFoundError, requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
-import { ModelConfigOptionsSchema, ModelConfigSchema, modelConfigJson } from "./model-config-schemas";
-
-/** Tokens the model accepts in one request. Large enough for any model of today. */
-const MAX_CONTEXT_LIMIT = 100_000_000;
-
-const fields = {
-  provider_id: z.uuid(),
-  model: z.string().trim().min(1).max(256),
-  display_name: z.string().trim().min(1).max(256),
-  enabled: z.boolean(),
-  is_default: z.boolean(),
-  context_limit: z.number().int().min(1).max(MAX_CONTEXT_LIMIT).nullable(),
-  /** Percent of the context window at which a chat is compacted. */
-  compression_threshold: z.number().int().min(0).max(100).nullable(),
-  options: ModelConfigOptionsSchema,
-};
-
-const CreateBody = z
-  .object({
-    provider_id: fields.provider_id,
-    model: fields.model,
-    display_name: fields.display_name.optional(),
-    enabled: fields.enabled.optional(),
-    is_default: fields.is_default.optional(),
-    context_limit: fields.context_limit.optional(),
-    compression_threshold: fields.compression_threshold.optional(),
-    options: fields.options.optional(),
-  })
-  .openapi("CreateChatModelConfigRequest");
-
-const UpdateBody = z
-  .object({
-    provider_id: fields.provider_id.optional(),
-    model: fields.model.optional(),
-    display_name: fields.display_name.optional(),
-    enabled: fields.enabled.optional(),
-    is_default: fields.is_default.optional(),
-    context_limit: fields.context_limit.optional(),
-    compression_threshold: fields.compression_threshold.optional(),
-    options: fields.options.optional(),
-  })
-  .openapi("UpdateChatModelConfigRequest");
-
-const OrgParams = z.object({ organization: z.uuid() });
-const ConfigParams = z.object({ organization: z.uuid(), id: z.uuid() });
+import {
+  ConfigParams,
+  CreateModelConfigBody,
+  ModelConfigSchema,
+  modelConfigJson,
+  OrgParams,
+  UpdateModelConfigBody,
+} from "./model-config-schemas";
 
 const BASE = "/{organization}/chats/model-configs";
 
@@ -69,7 +32,7 @@ const createRouteDef = createRoute({
   path: BASE,
   summary: "Create a model config (organization admin); the first one becomes the default",
   middleware: [requestDb, requireCaller, jsonBodyLimit],
-  request: { params: OrgParams, body: jsonBody(CreateBody) },
+  request: { params: OrgParams, body: jsonBody(CreateModelConfigBody) },
   responses: { 201: jsonContent(ModelConfigSchema, "Created"), ...errorResponses(400, 401, 403, 404, 413) },
 });
 
@@ -96,7 +59,7 @@ const patchRoute = createRoute({
   path: `${BASE}/{id}`,
   summary: "Update a model config (organization admin); demoting the default elects another",
   middleware: [requestDb, requireCaller, jsonBodyLimit],
-  request: { params: ConfigParams, body: jsonBody(UpdateBody) },
+  request: { params: ConfigParams, body: jsonBody(UpdateModelConfigBody) },
   responses: { 200: jsonContent(ModelConfigSchema, "Updated"), ...errorResponses(400, 401, 403, 404, 413) },
 });
 

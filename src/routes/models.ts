@@ -10,19 +10,7 @@ import { requireCaller } from "../http/auth";
 import { requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses } from "../http/router";
-import { ModelConfigSchema, modelConfigJson } from "./model-config-schemas";
-
-const ProviderDescriptorSchema = z
-  .object({ id: z.uuid(), type: z.string(), name: z.string(), enabled: z.boolean(), available: z.boolean() })
-  .openapi("ChatModelProvider");
-
-const ModelsSchema = z
-  .object({
-    configs: z.array(ModelConfigSchema),
-    providers: z.array(ProviderDescriptorSchema),
-    unsupported_provider_types: z.array(z.string()),
-  })
-  .openapi("ChatModelsResponse");
+import { ModelsSchema, modelConfigJson } from "./model-config-schemas";
 
 const route = createRoute({
   method: "get",

@@ -15,44 +15,16 @@ import { jsonBodyLimit } from "../http/body-limit";
 import { forbidden, notFoundError } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
-
-const DAY_SECONDS = 24 * 60 * 60;
-const DEFAULT_TOKEN_LIFETIME_SECONDS = 30 * DAY_SECONDS;
-const MAX_TOKEN_LIFETIME_SECONDS = 365 * DAY_SECONDS;
-
-const UserSchema = z
-  .object({
-    id: z.uuid(),
-    email: z.string(),
-    username: z.string(),
-    /** Site-wide roles, e.g. "owner"; organization roles are per membership. */
-    roles: z.array(z.string()),
-    organization_ids: z.array(z.uuid()),
-    created_at: z.iso.datetime(),
-  })
-  .openapi("User");
-
-const OrganizationSchema = z
-  .object({ id: z.uuid(), name: z.string(), is_default: z.boolean(), created_at: z.iso.datetime() })
-  .openapi("Organization");
-
-const email = z.email().max(254).openapi({ example: "ada@example.com" });
-const username = z
-  .string()
-  .min(1)
-  .max(32)
-  .regex(/^[a-zA-Z0-9]+(?:[-_][a-zA-Z0-9]+)*$/, { error: "letters and digits, single - or _ between them" })
-  .refine((u) => u.toLowerCase() !== "me", { error: '"me" is reserved' })
-  .openapi({ example: "ada" });
-
-const FirstUserBody = z.object({ email, username, password: z.string().min(8).max(256).optional() }).openapi("CreateFirstUserRequest");
-const CreateUserBody = z.object({ email, username, organization_id: z.uuid().optional() }).openapi("CreateUserRequest");
-const CreateTokenBody = z
-  .object({
-    token_name: z.string().trim().min(1).max(128),
-    lifetime_seconds: z.number().int().min(60).max(MAX_TOKEN_LIFETIME_SECONDS).optional(),
-  })
-  .openapi("CreateTokenRequest");
+import {
+  CreateFirstUserResponse,
+  CreateTokenBody,
+  CreateTokenResponse,
+  CreateUserBody,
+  DEFAULT_TOKEN_LIFETIME_SECONDS,
+  FirstUserBody,
+  type OrganizationSchema,
+  UserSchema,
+} from "./user-schemas";
 
 function userJson(user: UserRow, organizationIds: string[]): z.infer<typeof UserSchema> {
   return {
@@ -81,10 +53,7 @@ const firstUserRoute = createRoute({
   middleware: [requestDb, jsonBodyLimit],
   request: { body: jsonBody(FirstUserBody) },
   responses: {
-    201: jsonContent(
-      z.object({ user: UserSchema, organization: OrganizationSchema, session_token: z.string() }).openapi("CreateFirstUserResponse"),
-      "Created",
-    ),
+    201: jsonContent(CreateFirstUserResponse, "Created"),
     ...errorResponses(400, 409, 413),
   },
 });
@@ -116,7 +85,7 @@ const createTokenRoute = createRoute({
     body: jsonBody(CreateTokenBody),
   },
   responses: {
-    201: jsonContent(z.object({ key: z.string() }).openapi("CreateTokenResponse"), "Created; the token is shown only this once"),
+    201: jsonContent(CreateTokenResponse, "Created; the token is shown only this once"),
     ...errorResponses(400, 401, 404, 409, 413),
   },
 });

@@ -6,6 +6,12 @@ declare module "vitest" {
     fakeModelUrl: string;
     /** e2e only: the running dev server's origin, e.g. http://127.0.0.1:8787 */
     baseUrl: string;
+    /** client only: a `wrangler dev` with the chat worker on, seeded like `npm run dev` */
+    clientBaseUrl: string;
+    clientToken: string;
+    clientOrganizationId: string;
+    /** client only: the Chromium the browser tests drive (scripts/lib/chromium.ts) */
+    chromiumPath: string;
   }
 }
 export {};

@@ -1,0 +1,209 @@
+/**
+ * The chat as a client sees it, folded from stream events: pure, so the browser app, Node code
+ * and tests share one reading of the events (docs/stream.md). Also the cursors a reconnect
+ * resumes from: they only ever lag what the server holds, so a resume may re-send something
+ * (folded idempotently here) but never skips anything.
+ */
+import type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, TitleChangePayload } from "../../src/stream/stream-events";
+import type { RetryPayload } from "../../src/llm/retry";
+import type { StreamPart } from "../../src/llm/stream-part";
+import type { ChatMessage, ChatQueuedMessage, ChatStatus } from "./schemas";
+
+export type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, TitleChangePayload, RetryPayload, StreamPart };
+
+/** One block of the streaming preview, in the order the model produced them. */
+export type PreviewBlock =
+  | { kind: "text"; text: string }
+  | { kind: "reasoning"; text: string }
+  | { kind: "tool-call"; toolCallId: string; toolName: string; argsText: string; args: unknown; complete: boolean };
+
+/** The assistant step being generated: the parts of one episode (history_version, generation_attempt). */
+export interface Preview {
+  historyVersion: number;
+  generationAttempt: number;
+  lastSeq: number;
+  blocks: PreviewBlock[];
+  text: string;
+  reasoning: string;
+}
+
+export interface ResumeCursors {
+  history_version: number;
+  queue_version: number;
+  retry_state_version: number;
+  generation_attempt: number;
+  last_part_seq: number;
+  status?: ChatStatus;
+  error_history_version: number;
+  action_required_history_version: number;
+}
+
+export interface ChatState {
+  chatId: string;
+  status: ChatStatus | null;
+  /** The active history, oldest first. */
+  messages: ChatMessage[];
+  queue: ChatQueuedMessage[];
+  preview: Preview | null;
+  retry: RetryPayload | null;
+  error: StreamErrorPayload | null;
+  /** The dynamic tool calls waiting for the client's results. */
+  actionRequired: PendingToolCall[] | null;
+  title: TitleChangePayload | null;
+  /** The newest message revision or episode seen: the `history_version` to resume from. */
+  historyVersion: number;
+  errorHistoryVersion: number;
+  actionRequiredHistoryVersion: number;
+}
+
+export function initialChatState(chatId: string): ChatState {
+  return {
+    chatId,
+    status: null,
+    messages: [],
+    queue: [],
+    preview: null,
+    retry: null,
+    error: null,
+    actionRequired: null,
+    title: null,
+    historyVersion: 0,
+    errorHistoryVersion: 0,
+    actionRequiredHistoryVersion: 0,
+  };
+}
+
+/** Folds one event into the state; returns a new object when anything changed (React-friendly). */
+export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState {
+  switch (event.type) {
+    case "message": {
+      const message = event.message as ChatMessage;
+      const index = state.messages.findIndex((m) => m.id === message.id);
+      if (index >= 0 && state.messages[index]!.revision > message.revision) return state;
+      const messages = index >= 0 ? state.messages.with(index, message) : insertByTime(state.messages, message);
+      // A committed assistant step newer than the preview's episode replaces the preview.
+      const committed = message.role !== "user" && state.preview !== null && message.revision > state.preview.historyVersion;
+      return {
+        ...state,
+        messages,
+        preview: committed ? null : state.preview,
+        retry: message.role === "user" ? state.retry : null,
+        historyVersion: Math.max(state.historyVersion, message.revision),
+      };
+    }
+    case "message_part": {
+      const mp = event.message_part;
+      let preview = state.preview;
+      let retry = state.retry;
+      if (preview === null || preview.historyVersion !== mp.history_version || preview.generationAttempt !== mp.generation_attempt) {
+        preview = {
+          historyVersion: mp.history_version,
+          generationAttempt: mp.generation_attempt,
+          lastSeq: 0,
+          blocks: [],
+          text: "",
+          reasoning: "",
+        };
+        // A new attempt is streaming: the retry it waited for is over.
+        retry = null;
+      }
+      if (mp.seq <= preview.lastSeq) return state;
+      return {
+        ...state,
+        retry,
+        preview: applyPart({ ...preview, lastSeq: mp.seq }, mp.part),
+        historyVersion: Math.max(state.historyVersion, mp.history_version),
+      };
+    }
+    case "status": {
+      const status = event.status.status;
+      return {
+        ...state,
+        status,
+        preview: status === "running" || status === "interrupting" ? state.preview : null,
+        retry: status === "running" ? state.retry : null,
+        error: status === "error" ? state.error : null,
+        actionRequired: status === "requires_action" ? state.actionRequired : null,
+      };
+    }
+    case "error":
+      return { ...state, error: event.error, retry: null, errorHistoryVersion: state.historyVersion };
+    case "retry":
+      return { ...state, retry: event.retry as RetryPayload, preview: null };
+    case "queue_update":
+      return { ...state, queue: event.queued_messages as ChatQueuedMessage[] };
+    case "action_required":
+      return { ...state, actionRequired: event.action_required.tool_calls, actionRequiredHistoryVersion: state.historyVersion };
+    case "title_change":
+      if (state.title && state.title.title_updated_at > event.title.title_updated_at) return state;
+      return { ...state, title: event.title };
+    case "preview_reset":
+      return { ...state, preview: null };
+    case "history_reset":
+      return { ...state, messages: [], preview: null };
+  }
+}
+
+/** The stream query a reconnect resumes from (docs/stream.md "Resuming"). */
+export function resumeCursors(state: ChatState): ResumeCursors {
+  return {
+    history_version: state.historyVersion,
+    // Queue and retry versions are not carried by events: 0 makes the server re-send the queue and
+    // the retry state, which replace what the client holds.
+    queue_version: 0,
+    retry_state_version: 0,
+    generation_attempt: state.preview?.generationAttempt ?? 0,
+    last_part_seq: state.preview && state.preview.historyVersion === state.historyVersion ? state.preview.lastSeq : 0,
+    ...(state.status === null ? {} : { status: state.status }),
+    error_history_version: state.errorHistoryVersion,
+    action_required_history_version: state.actionRequiredHistoryVersion,
+  };
+}
+
+function applyPart(preview: Preview, part: StreamPart): Preview {
+  const blocks = [...preview.blocks];
+  const last = blocks.at(-1);
+  switch (part.type) {
+    case "text-delta":
+    case "reasoning-delta": {
+      const kind = part.type === "text-delta" ? "text" : "reasoning";
+      if (last?.kind === kind) blocks[blocks.length - 1] = { kind, text: last.text + part.text };
+      else blocks.push({ kind, text: part.text });
+      return kind === "text"
+        ? { ...preview, blocks, text: preview.text + part.text }
+        : { ...preview, blocks, reasoning: preview.reasoning + part.text };
+    }
+    case "tool-input-delta":
+    case "tool-call": {
+      const index = blocks.findIndex((b) => b.kind === "tool-call" && b.toolCallId === part.tool_call_id);
+      const prior = index >= 0 ? (blocks[index] as Extract<PreviewBlock, { kind: "tool-call" }>) : undefined;
+      const block: PreviewBlock =
+        part.type === "tool-call"
+          ? {
+              kind: "tool-call",
+              toolCallId: part.tool_call_id,
+              toolName: part.tool_name,
+              argsText: JSON.stringify(part.args),
+              args: part.args,
+              complete: true,
+            }
+          : {
+              kind: "tool-call",
+              toolCallId: part.tool_call_id,
+              toolName: part.tool_name,
+              argsText: (prior?.argsText ?? "") + part.delta,
+              args: undefined,
+              complete: false,
+            };
+      if (index >= 0) blocks[index] = block;
+      else blocks.push(block);
+      return { ...preview, blocks };
+    }
+  }
+}
+
+function insertByTime(messages: ChatMessage[], message: ChatMessage): ChatMessage[] {
+  let i = messages.length;
+  while (i > 0 && messages[i - 1]!.created_at > message.created_at) i--;
+  return [...messages.slice(0, i), message, ...messages.slice(i)];
+}

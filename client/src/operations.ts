@@ -1,0 +1,141 @@
+/**
+ * Every operation of the API, as data: method, path (relative to `/api/v2`, with `{param}`
+ * segments as in the OpenAPI document), and the names of its schemas (./schemas.ts). The client
+ * turns each entry into a typed method, so a new route is one entry here.
+ * test/client/openapi-agreement.test.ts fails when this table and the document disagree.
+ */
+import type { ComponentName, QueryName } from "./schemas";
+
+export interface Operation {
+  method: "get" | "post" | "patch" | "delete";
+  path: string;
+  /** A JSON body with this schema, or raw bytes (`"binary"`). */
+  body?: ComponentName | "binary";
+  query?: QueryName;
+  /** A JSON answer with this schema, an array of it (`"X[]"`), raw bytes, or no body (204). */
+  response: ComponentName | `${ComponentName}[]` | "binary" | null;
+  /** The success status, when it is not 200. */
+  status?: 201 | 202 | 204;
+}
+
+const op = <const O extends Operation>(o: O): O => o;
+
+export const operations = {
+  health: op({ method: "get", path: "/health", response: "Health" }),
+
+  // users and tokens
+  createFirstUser: op({
+    method: "post",
+    path: "/users/first",
+    body: "CreateFirstUserRequest",
+    response: "CreateFirstUserResponse",
+    status: 201,
+  }),
+  createUser: op({ method: "post", path: "/users", body: "CreateUserRequest", response: "User", status: 201 }),
+  me: op({ method: "get", path: "/users/me", response: "User" }),
+  createToken: op({
+    method: "post",
+    path: "/users/{user}/keys/tokens",
+    body: "CreateTokenRequest",
+    response: "CreateTokenResponse",
+    status: 201,
+  }),
+
+  // providers (site owner)
+  createProvider: op({
+    method: "post",
+    path: "/chats/providers",
+    body: "CreateChatProviderRequest",
+    response: "ChatProvider",
+    status: 201,
+  }),
+  listProviders: op({ method: "get", path: "/chats/providers", response: "ChatProvider[]" }),
+  getProvider: op({ method: "get", path: "/chats/providers/{id}", response: "ChatProvider" }),
+  updateProvider: op({ method: "patch", path: "/chats/providers/{id}", body: "UpdateChatProviderRequest", response: "ChatProvider" }),
+  deleteProvider: op({ method: "delete", path: "/chats/providers/{id}", response: null, status: 204 }),
+
+  // files
+  uploadFile: op({ method: "post", path: "/chats/files", query: "UploadFileQuery", body: "binary", response: "UploadedFile", status: 201 }),
+  downloadFile: op({ method: "get", path: "/chats/files/{file}", response: "binary" }),
+
+  // chats
+  createChat: op({ method: "post", path: "/chats", body: "CreateChatRequest", response: "Chat", status: 201 }),
+  listChats: op({ method: "get", path: "/chats", query: "ListChatsQuery", response: "Chat[]" }),
+  getChat: op({ method: "get", path: "/chats/{chat}", response: "Chat" }),
+  updateChat: op({ method: "patch", path: "/chats/{chat}", body: "UpdateChatRequest", response: "Chat" }),
+
+  // messages and queue
+  listMessages: op({ method: "get", path: "/chats/{chat}/messages", response: "ChatMessages" }),
+  sendMessage: op({ method: "post", path: "/chats/{chat}/messages", body: "SendMessageRequest", response: "SendMessageResponse" }),
+  editMessage: op({
+    method: "patch",
+    path: "/chats/{chat}/messages/{message}",
+    body: "EditMessageRequest",
+    response: "EditMessageResponse",
+  }),
+  deleteQueuedMessage: op({ method: "delete", path: "/chats/{chat}/queue/{queued}", response: null, status: 204 }),
+  promoteQueuedMessage: op({ method: "post", path: "/chats/{chat}/queue/{queued}/promote", response: "PromoteQueuedMessageResponse" }),
+
+  // one-transition actions
+  interrupt: op({ method: "post", path: "/chats/{chat}/interrupt", response: "Chat" }),
+  submitToolResults: op({ method: "post", path: "/chats/{chat}/tool-results", body: "SubmitToolResultsRequest", response: "Chat" }),
+  compact: op({ method: "post", path: "/chats/{chat}/compact", response: "Chat", status: 202 }),
+  clear: op({ method: "post", path: "/chats/{chat}/clear", response: "Chat" }),
+  reconcileInvalid: op({ method: "post", path: "/chats/{chat}/reconcile-invalid", response: "Chat" }),
+
+  // models and model configs (organization-scoped)
+  listModels: op({ method: "get", path: "/organizations/{organization}/chats/models", response: "ChatModelsResponse" }),
+  createModelConfig: op({
+    method: "post",
+    path: "/organizations/{organization}/chats/model-configs",
+    body: "CreateChatModelConfigRequest",
+    response: "ChatModelConfig",
+    status: 201,
+  }),
+  listModelConfigs: op({ method: "get", path: "/organizations/{organization}/chats/model-configs", response: "ChatModelConfig[]" }),
+  getModelConfig: op({ method: "get", path: "/organizations/{organization}/chats/model-configs/{id}", response: "ChatModelConfig" }),
+  updateModelConfig: op({
+    method: "patch",
+    path: "/organizations/{organization}/chats/model-configs/{id}",
+    body: "UpdateChatModelConfigRequest",
+    response: "ChatModelConfig",
+  }),
+  deleteModelConfig: op({ method: "delete", path: "/organizations/{organization}/chats/model-configs/{id}", response: null, status: 204 }),
+
+  // projects and their memory (organization-scoped)
+  createProject: op({
+    method: "post",
+    path: "/organizations/{organization}/projects",
+    body: "CreateProjectRequest",
+    response: "Project",
+    status: 201,
+  }),
+  listProjects: op({ method: "get", path: "/organizations/{organization}/projects", response: "Project[]" }),
+  getProject: op({ method: "get", path: "/organizations/{organization}/projects/{project}", response: "Project" }),
+  updateProject: op({
+    method: "patch",
+    path: "/organizations/{organization}/projects/{project}",
+    body: "UpdateProjectRequest",
+    response: "Project",
+  }),
+  deleteProject: op({ method: "delete", path: "/organizations/{organization}/projects/{project}", response: null, status: 204 }),
+  listProjectMemories: op({
+    method: "get",
+    path: "/organizations/{organization}/projects/{project}/memories",
+    response: "ProjectMemory[]",
+  }),
+  getProjectMemory: op({
+    method: "get",
+    path: "/organizations/{organization}/projects/{project}/memories/{name}",
+    response: "ProjectMemory",
+  }),
+  deleteProjectMemory: op({
+    method: "delete",
+    path: "/organizations/{organization}/projects/{project}/memories/{name}",
+    response: null,
+    status: 204,
+  }),
+} satisfies Record<string, Operation>;
+
+export type Operations = typeof operations;
+export type OperationName = keyof Operations;

@@ -1,0 +1,84 @@
+/**
+ * The API's schemas by the name they carry in the OpenAPI document (`components.schemas`), as
+ * types only: the SDK's request and response types are `z.input` / `z.output` of the very zod
+ * schemas the Worker validates with, and none of their code ends up in a bundle.
+ *
+ * A new schema: one line here. test/client/openapi-agreement.test.ts fails if a name here is not
+ * the name the schema carries, or if an operation of the document uses a schema not listed.
+ */
+import type { z } from "zod";
+import type * as chat from "../../src/routes/chat-schemas";
+import type * as files from "../../src/routes/file-schemas";
+import type * as health from "../../src/routes/health-schemas";
+import type * as configs from "../../src/routes/model-config-schemas";
+import type * as projects from "../../src/routes/project-schemas";
+import type * as providers from "../../src/routes/provider-schemas";
+import type * as users from "../../src/routes/user-schemas";
+import type { ErrorSchema } from "../../src/http/error-schema";
+
+export interface Components {
+  Error: typeof ErrorSchema;
+  Health: typeof health.HealthSchema;
+  // chats
+  Chat: typeof chat.ChatSchema;
+  ChatMessage: typeof chat.ChatMessageSchema;
+  ChatMessagePart: typeof chat.ChatMessagePartSchema;
+  ChatInputPart: typeof chat.ChatInputPartSchema;
+  ChatQueuedMessage: typeof chat.ChatQueuedMessageSchema;
+  ChatMessages: typeof chat.MessagesResponse;
+  CreateChatRequest: typeof chat.CreateChatBody;
+  UpdateChatRequest: typeof chat.UpdateChatBody;
+  SendMessageRequest: typeof chat.SendMessageBody;
+  SendMessageResponse: typeof chat.SendMessageResponse;
+  EditMessageRequest: typeof chat.EditMessageBody;
+  EditMessageResponse: typeof chat.EditMessageResponse;
+  PromoteQueuedMessageResponse: typeof chat.PromoteResponse;
+  SubmitToolResultsRequest: typeof chat.ToolResultsBody;
+  // files
+  UploadedFile: typeof files.UploadedFileSchema;
+  // models, model configs, providers
+  ChatModelsResponse: typeof configs.ModelsSchema;
+  ChatModelProvider: typeof configs.ProviderDescriptorSchema;
+  ChatModelConfig: typeof configs.ModelConfigSchema;
+  ChatModelConfigOptions: typeof configs.ModelConfigOptionsSchema;
+  CreateChatModelConfigRequest: typeof configs.CreateModelConfigBody;
+  UpdateChatModelConfigRequest: typeof configs.UpdateModelConfigBody;
+  ChatProvider: typeof providers.ProviderSchema;
+  CreateChatProviderRequest: typeof providers.CreateProviderBody;
+  UpdateChatProviderRequest: typeof providers.UpdateProviderBody;
+  // projects and their memory
+  Project: typeof projects.ProjectSchema;
+  ProjectMemory: typeof projects.ProjectMemorySchema;
+  CreateProjectRequest: typeof projects.CreateProjectBody;
+  UpdateProjectRequest: typeof projects.UpdateProjectBody;
+  // users
+  User: typeof users.UserSchema;
+  Organization: typeof users.OrganizationSchema;
+  CreateFirstUserRequest: typeof users.FirstUserBody;
+  CreateFirstUserResponse: typeof users.CreateFirstUserResponse;
+  CreateUserRequest: typeof users.CreateUserBody;
+  CreateTokenRequest: typeof users.CreateTokenBody;
+  CreateTokenResponse: typeof users.CreateTokenResponse;
+}
+
+/** Query strings are not components in the document; they are listed by their own names. */
+export interface Queries {
+  ListChatsQuery: typeof chat.ListChatsQuery;
+  UploadFileQuery: typeof files.UploadFileQuery;
+}
+
+export type ComponentName = keyof Components;
+export type QueryName = keyof Queries;
+/** What a caller sends: defaults may be left out. */
+export type Input<N extends ComponentName> = z.input<Components[N]>;
+/** What the API answers. */
+export type Output<N extends ComponentName> = z.output<Components[N]>;
+
+export type Chat = Output<"Chat">;
+export type ChatMessage = Output<"ChatMessage">;
+export type ChatMessagePart = Output<"ChatMessagePart">;
+export type ChatInputPart = Input<"ChatInputPart">;
+export type ChatQueuedMessage = Output<"ChatQueuedMessage">;
+export type ChatStatus = Chat["status"];
+export type ModelConfig = Output<"ChatModelConfig">;
+export type User = Output<"User">;

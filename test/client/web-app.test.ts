@@ -1,0 +1,223 @@
+/**
+ * The web app in a real Chromium (playwright-core driving Debian's chromium) against the client
+ * project's `wrangler dev` (chat worker on, fake model): sign in, create a chat and watch a reply
+ * stream in, queue two messages and promote one, interrupt, edit, answer a dynamic tool call,
+ * reload mid-stream, two tabs on one chat. With CHATD_SCREENSHOTS=1 it also writes the main views
+ * to docs/screenshots/.
+ */
+import { mkdirSync } from "node:fs";
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { text } from "../../client/src/index";
+import { sdk } from "./support";
+
+const SHOTS = process.env.CHATD_SCREENSHOTS === "1" ? "docs/screenshots" : null;
+const WAIT = { timeout: 30_000 };
+const base = () => inject("clientBaseUrl");
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: inject("chromiumPath"),
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+  context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  page = await context.newPage();
+  if (SHOTS) mkdirSync(SHOTS, { recursive: true });
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+const shot = async (p: Page, name: string) => {
+  if (SHOTS) await p.screenshot({ path: `${SHOTS}/${name}.png` });
+};
+const composer = (p: Page) => p.getByRole("textbox", { name: "Message" });
+const assistantTexts = (p: Page) => p.locator(".message.assistant:not(.streaming) .text");
+const lastAssistant = (p: Page) => assistantTexts(p).last();
+
+async function openChat(p: Page, chatId: string): Promise<void> {
+  await p.goto(`${base()}/chats/${chatId}`);
+  await composer(p).waitFor(WAIT);
+}
+
+describe("the web app in Chromium", () => {
+  it("signs in with a token (the cookie the API accepts), creates a chat and streams a reply in", async () => {
+    await page.goto(base());
+    await shot(page, "sign-in");
+    await page.getByLabel("API token").fill("wrong-token");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("alert").waitFor(WAIT);
+    await page.getByLabel("API token").fill(inject("clientToken"));
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("button", { name: "New chat" }).click();
+    await page.waitForURL(/\/chats\/[0-9a-f-]{36}$/, WAIT);
+    const cookies = await context.cookies();
+    expect(cookies.find((c) => c.name === "coder_session_token")?.value).toBe(inject("clientToken"));
+
+    await composer(page).fill("/slow 120 streaming words arrive one by one in the browser");
+    await composer(page).press("Enter");
+    // Seen while streaming, then committed.
+    await page.locator(".message.streaming .text").waitFor(WAIT);
+    await shot(page, "chat-streaming");
+    await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("streaming words arrive one by one in the browser");
+    await expect.poll(() => page.locator(".chat-list a[aria-current=page] .badge").textContent(), WAIT).toBe("waiting");
+  });
+
+  it("queues two messages while busy, promotes the second, then interrupts", async () => {
+    await composer(page).fill(`/slow 150 ${"busy ".repeat(60).trim()}`);
+    await composer(page).press("Enter");
+    await page.locator(".message.streaming").waitFor(WAIT);
+    for (const t of ["first queued", "second queued"]) {
+      await composer(page).fill(t);
+      await page.getByRole("button", { name: "Queue", exact: true }).click();
+    }
+    const queued = page.getByRole("region", { name: "Queued messages" }).locator("li .queued-text");
+    await expect.poll(() => queued.allTextContents(), WAIT).toEqual(["first queued", "second queued"]);
+    await shot(page, "chat-queue");
+    // Promoting makes the second the next to run (it interrupts the reply); the first waits its turn.
+    await page.getByRole("region", { name: "Queued messages" }).locator("li").nth(1).getByRole("button", { name: "Promote" }).click();
+    const userTexts = () => page.locator(".message.user .text").allTextContents();
+    await expect.poll(async () => (await userTexts()).slice(-2), { timeout: 60_000 }).toEqual(["second queued", "first queued"]);
+    await expect.poll(() => queued.count(), { timeout: 60_000 }).toBe(0);
+
+    await composer(page).fill(`/slow 150 ${"long ".repeat(60).trim()}`);
+    await composer(page).press("Enter");
+    await page.locator(".message.streaming").waitFor(WAIT);
+    await composer(page).fill("interrupting now");
+    await page.getByRole("button", { name: "Interrupt and send" }).click();
+    // The long reply is cut short; the interrupting message is answered.
+    await expect.poll(async () => (await userTexts()).at(-1), { timeout: 60_000 }).toBe("interrupting now");
+    await expect.poll(async () => (await assistantTexts(page).allTextContents()).at(-1), { timeout: 60_000 }).toBe("interrupting now");
+    const cut = (await assistantTexts(page).allTextContents()).find((t) => t.startsWith("long"));
+    expect(cut === undefined || cut.split(" ").length < 60).toBe(true);
+  });
+
+  it("edits a past user message: the turn reruns from it", async () => {
+    const first = page.locator(".message.user").first();
+    await first.getByRole("button", { name: "Edit" }).click();
+    await page.getByLabel("Edit message").fill("edited words");
+    await page.getByRole("button", { name: "Save and rerun" }).click();
+    await expect.poll(() => page.locator(".message.user .text").allTextContents(), WAIT).toEqual(["edited words"]);
+    await expect.poll(() => assistantTexts(page).allTextContents(), WAIT).toEqual(["edited words"]);
+  });
+
+  it("answers a pending dynamic tool call", async () => {
+    const chat = await sdk().createChat({
+      body: {
+        content: [text('/tool ask_user {"question":"proceed?"}')],
+        unsafe_dynamic_tools: [{ name: "ask_user", description: "asks the user", input_schema: { type: "object" } }],
+      },
+    });
+    await openChat(page, chat.id);
+    const form = page.getByRole("form", { name: "Pending tool calls" });
+    await form.waitFor(WAIT);
+    await shot(page, "chat-tool-call");
+    await form.getByRole("textbox").fill("yes");
+    await form.getByRole("button", { name: "Send results" }).click();
+    await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("tool result received: yes");
+  });
+
+  it("shows the retry countdown while the model fails, then the error banner with the error's detail", async () => {
+    const flaky = await sdk().createChat({ body: { content: [text("/error 503 1")] } });
+    await openChat(page, flaky.id);
+    await expect.poll(() => page.locator(".retry.banner").textContent({ timeout: 30_000 }), WAIT).toMatch(/retrying in \d+ s/);
+    await expect.poll(() => page.locator(".message.assistant .text").count(), WAIT).toBe(1);
+    await expect.poll(() => page.locator(".retry.banner").count(), WAIT).toBe(0);
+
+    const broken = await sdk().createChat({ body: { content: [text("/error 400")] } });
+    await openChat(page, broken.id);
+    const banner = page.locator(".error.banner");
+    await banner.waitFor(WAIT);
+    await shot(page, "chat-error");
+    expect(await banner.textContent()).toMatch(/400/);
+  });
+
+  it("stops a turn, then archives the chat and brings it back", async () => {
+    const chat = await sdk().createChat({ body: { content: [text("/hang")] } });
+    await openChat(page, chat.id);
+    const badge = page.locator(".chat-head .badge").first();
+    await expect.poll(() => badge.textContent(), WAIT).toBe("running");
+    await page.getByRole("button", { name: "Stop" }).click();
+    await expect.poll(() => badge.textContent(), WAIT).toBe("waiting");
+
+    const inList = () => page.locator(`.chat-list a[href="/chats/${chat.id}"]`).count();
+    await expect.poll(inList, WAIT).toBe(1);
+    await page.getByRole("button", { name: "Archive", exact: true }).click();
+    await expect.poll(inList, WAIT).toBe(0);
+    await page.getByLabel("Archived").check();
+    await expect.poll(inList, WAIT).toBe(1);
+    await page.getByRole("button", { name: "Unarchive" }).click();
+    await expect.poll(inList, WAIT).toBe(0);
+    await page.getByLabel("Archived").uncheck();
+    await expect.poll(inList, WAIT).toBe(1);
+  });
+
+  it("sends with a picked model and reasoning effort, and with an attached file", async () => {
+    const client = sdk();
+    const organization = inject("clientOrganizationId");
+    const { configs } = await client.listModels({ organization });
+    const name = `Thinker ${crypto.randomUUID().slice(0, 8)}`;
+    const config = await client.createModelConfig({
+      organization,
+      body: {
+        provider_id: configs[0]!.provider_id,
+        model: "fake-thinker",
+        display_name: name,
+        options: { reasoning_effort: { default: "low", max: "high" } },
+      },
+    });
+    const chat = await client.createChat({ body: { content: [] } });
+    await page.reload(); // the app reads the organization's models when it starts
+    await openChat(page, chat.id);
+    await page.getByLabel("Model").selectOption({ label: name });
+    const efforts = await page.getByLabel("Reasoning").locator("option").allTextContents();
+    expect(efforts.slice(1)).toEqual(["none", "minimal", "low", "medium", "high"]);
+    await page.getByLabel("Reasoning").selectOption("high");
+    await page.getByLabel("Attach").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("some notes") });
+    await page.getByRole("list", { name: "Attachments" }).getByText("notes.txt").waitFor(WAIT);
+    await composer(page).fill("with a file");
+    await composer(page).press("Enter");
+    await page.locator(".message.user").getByText("notes.txt").waitFor(WAIT);
+    const { messages } = await client.listMessages({ chat: chat.id });
+    const sent = messages.find((m) => m.role === "user")!;
+    expect([sent.model_config_id, sent.reasoning_effort]).toEqual([config.id, "high"]);
+    expect(sent.content.map((p) => p.type)).toEqual(["text", "file"]);
+  });
+
+  it("shows the same state after a reload mid-stream, and in a second tab", async () => {
+    // Long enough (about 16 s) that a reload on a loaded machine still lands mid-answer.
+    const words = Array.from({ length: 80 }, (_, i) => `r${i}`).join(" ");
+    const chat = await sdk().createChat({ body: { content: [] } });
+    await openChat(page, chat.id);
+    const second = await context.newPage();
+    await openChat(second, chat.id);
+    await composer(page).fill(`/slow 200 ${words}`);
+    await composer(page).press("Enter");
+    const streaming = (p: Page) => p.locator(".message.streaming .text").textContent({ timeout: 30_000 });
+    await expect.poll(async () => (await streaming(page))?.length ?? 0, WAIT).toBeGreaterThan(10);
+    await page.reload();
+    await expect.poll(async () => (await streaming(page))?.split(" ").length ?? 0, WAIT).toBeGreaterThan(3);
+    for (const p of [page, second]) await expect.poll(() => lastAssistant(p).textContent(), { timeout: 60_000 }).toBe(words);
+    // The two tabs hold the same history.
+    const history = (p: Page) => p.locator(".messages .text").allTextContents();
+    expect(await history(second)).toEqual(await history(page));
+    await second.close();
+  });
+
+  it("fits a phone's width, and has a dark scheme", async () => {
+    if (!SHOTS) return;
+    await page.emulateMedia({ colorScheme: "dark" });
+    await shot(page, "chat-dark");
+    const phone = await browser.newContext({ viewport: { width: 390, height: 760 }, colorScheme: "light" });
+    await phone.addCookies(await context.cookies());
+    const p = await phone.newPage();
+    await p.goto(page.url());
+    await p.locator(".message.assistant").first().waitFor(WAIT);
+    await shot(p, "chat-phone");
+    await phone.close();
+  });
+});

@@ -1,0 +1,127 @@
+/**
+ * The SDK's fold of stream events (client/src/chat-state.ts): idempotent, ordered, and resume
+ * cursors that never run ahead of what was received.
+ */
+import { describe, expect, it } from "vitest";
+import { applyEvent, type ChatState, type ChatStreamEvent, initialChatState, resumeCursors } from "../../../client/src/chat-state";
+
+const CHAT = "00000000-0000-4000-8000-000000000001";
+
+function message(id: string, role: "user" | "assistant", revision: number, text: string, at: string): ChatStreamEvent {
+  return {
+    type: "message",
+    chat_id: CHAT,
+    message: {
+      id,
+      chat_id: CHAT,
+      role,
+      content: [{ type: "text", text }],
+      revision,
+      queued_message_id: null,
+      model_config_id: null,
+      reasoning_effort: null,
+      created_by: null,
+      created_at: at,
+    } as never,
+  };
+}
+
+function part(
+  seq: number,
+  p: Extract<ChatStreamEvent, { type: "message_part" }>["message_part"]["part"],
+  hv = 2,
+  attempt = 1,
+): ChatStreamEvent {
+  return {
+    type: "message_part",
+    chat_id: CHAT,
+    message_part: { role: "assistant", part: p, history_version: hv, generation_attempt: attempt, seq },
+  };
+}
+
+const fold = (events: ChatStreamEvent[], from: ChatState = initialChatState(CHAT)) => events.reduce(applyEvent, from);
+
+describe("applyEvent", () => {
+  it("keeps messages in time order, replaces by newer revision, ignores older and repeated ones", () => {
+    const s = fold([
+      message("b", "assistant", 3, "answer", "2026-01-01T00:00:02.000Z"),
+      message("a", "user", 2, "question", "2026-01-01T00:00:01.000Z"),
+      message("b", "assistant", 4, "answer v2", "2026-01-01T00:00:02.000Z"),
+      message("b", "assistant", 3, "answer", "2026-01-01T00:00:02.000Z"),
+    ]);
+    expect(s.messages.map((m) => [m.id, m.revision])).toEqual([
+      ["a", 2],
+      ["b", 4],
+    ]);
+    expect(s.historyVersion).toBe(4);
+  });
+
+  it("builds the preview in order, drops repeated parts, restarts on a new episode, ends when the step commits", () => {
+    const s = fold([
+      part(1, { type: "reasoning-delta", text: "think " }),
+      part(2, { type: "text-delta", text: "Hel" }),
+      part(3, { type: "text-delta", text: "lo" }),
+      part(3, { type: "text-delta", text: "lo" }),
+      part(4, { type: "tool-input-delta", tool_call_id: "t", tool_name: "ask", delta: '{"q":' }),
+      part(5, { type: "tool-input-delta", tool_call_id: "t", tool_name: "ask", delta: '"x"}' }),
+    ]);
+    expect(s.preview).toMatchObject({ text: "Hello", reasoning: "think ", lastSeq: 5 });
+    expect(s.preview?.blocks).toEqual([
+      { kind: "reasoning", text: "think " },
+      { kind: "text", text: "Hello" },
+      { kind: "tool-call", toolCallId: "t", toolName: "ask", argsText: '{"q":"x"}', args: undefined, complete: false },
+    ]);
+    const retried = fold([part(1, { type: "text-delta", text: "again" }, 2, 2)], s);
+    expect(retried.preview).toMatchObject({ generationAttempt: 2, text: "again", lastSeq: 1 });
+    const committed = fold([message("c", "assistant", 3, "again", "2026-01-01T00:00:03.000Z")], retried);
+    expect(committed.preview).toBeNull();
+  });
+
+  it("clears what a status no longer allows, and keeps the newest title", () => {
+    let s = fold([
+      { type: "status", chat_id: CHAT, status: { status: "running" } },
+      { type: "retry", chat_id: CHAT, retry: { attempt: 1, delay_ms: 1000, retrying_at: "2026-01-01T00:00:05.000Z" } },
+      { type: "status", chat_id: CHAT, status: { status: "requires_action" } },
+      { type: "action_required", chat_id: CHAT, action_required: { tool_calls: [{ tool_call_id: "t", tool_name: "ask", args: {} }] } },
+    ]);
+    expect(s.retry).toBeNull();
+    expect(s.actionRequired).toHaveLength(1);
+    const retrying = fold([
+      { type: "status", chat_id: CHAT, status: { status: "running" } },
+      { type: "retry", chat_id: CHAT, retry: { attempt: 1, delay_ms: 1000, retrying_at: "2026-01-01T00:00:05.000Z" } },
+    ]);
+    expect(retrying.retry).not.toBeNull();
+    expect(fold([part(1, { type: "text-delta", text: "ok" }, 2, 2)], retrying).retry).toBeNull();
+    s = fold([{ type: "status", chat_id: CHAT, status: { status: "waiting" } }], s);
+    expect(s.actionRequired).toBeNull();
+    const title = (t: string, at: string): ChatStreamEvent => ({
+      type: "title_change",
+      chat_id: CHAT,
+      title: { title: t, title_source: "generated", title_updated_at: at },
+    });
+    s = fold([title("new", "2026-01-01T00:00:09.000Z"), title("old", "2026-01-01T00:00:01.000Z")], s);
+    expect(s.title?.title).toBe("new");
+  });
+
+  it("resumes from what it holds: the episode's last part, never further", () => {
+    const s = fold([
+      message("a", "user", 2, "q", "2026-01-01T00:00:01.000Z"),
+      { type: "status", chat_id: CHAT, status: { status: "running" } },
+      part(1, { type: "text-delta", text: "x" }),
+      part(2, { type: "text-delta", text: "y" }),
+    ]);
+    expect(resumeCursors(s)).toEqual({
+      history_version: 2,
+      queue_version: 0,
+      retry_state_version: 0,
+      generation_attempt: 1,
+      last_part_seq: 2,
+      status: "running",
+      error_history_version: 0,
+      action_required_history_version: 0,
+    });
+    const reset = fold([{ type: "history_reset", chat_id: CHAT }], s);
+    expect(resumeCursors(reset)).toMatchObject({ last_part_seq: 0, generation_attempt: 0 });
+    expect(reset.messages).toEqual([]);
+  });
+});

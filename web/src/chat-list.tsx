@@ -1,0 +1,91 @@
+/** The caller's chats: titles, status badges, the archived filter, a new chat button. Polled: chats have no list stream. */
+import { useEffect, useState } from "react";
+import type { Chat, ChatdClient } from "../../client/src/index";
+
+const POLL_MS = 3000;
+
+export function ChatList(props: {
+  client: ChatdClient;
+  selected: string | null;
+  onOpen: (id: string) => void;
+  version: number;
+  onSignOut: () => void;
+}) {
+  const { client, selected, onOpen, version } = props;
+  const [archived, setArchived] = useState(false);
+  const [chats, setChats] = useState<Chat[] | null>(null);
+  const [error, setError] = useState<string | null>(null);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new `version` (a chat changed) reloads at once
+  useEffect(() => {
+    let live = true;
+    const load = () =>
+      client
+        .listChats({ query: { archived: archived ? "true" : "false", limit: 200 } })
+        .then((list) => {
+          if (!live) return;
+          setChats(list);
+          setError(null);
+        })
+        .catch((err: Error) => live && setError(err.message));
+    void load();
+    const t = setInterval(load, POLL_MS);
+    return () => {
+      live = false;
+      clearInterval(t);
+    };
+  }, [client, archived, version]);
+
+  // Children under their parent (subagents): roots first, each followed by its children.
+  const roots = (chats ?? []).filter((c) => !c.parent_chat_id || !chats?.some((p) => p.id === c.parent_chat_id));
+  const childrenOf = (id: string) => (chats ?? []).filter((c) => c.parent_chat_id === id);
+  const item = (chat: Chat, depth: number) => (
+    <li key={chat.id} style={{ paddingLeft: `${depth}rem` }}>
+      <a
+        href={`/chats/${chat.id}`}
+        aria-current={chat.id === selected ? "page" : undefined}
+        onClick={(e) => {
+          e.preventDefault();
+          onOpen(chat.id);
+        }}
+      >
+        <span className="title">{chat.title || "Untitled"}</span>
+        <StatusBadge status={chat.status} />
+      </a>
+      {childrenOf(chat.id).length > 0 && <ul>{childrenOf(chat.id).map((c) => item(c, depth + 1))}</ul>}
+    </li>
+  );
+
+  return (
+    <nav className="sidebar" aria-label="Chats">
+      <div className="sidebar-head">
+        <button
+          type="button"
+          onClick={async () => {
+            const chat = await client.createChat({ body: { content: [] } });
+            onOpen(chat.id);
+          }}
+        >
+          New chat
+        </button>
+        <label className="inline">
+          <input type="checkbox" checked={archived} onChange={(e) => setArchived(e.target.checked)} /> Archived
+        </label>
+      </div>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
+      <ul className="chat-list">{roots.map((c) => item(c, 0))}</ul>
+      {chats?.length === 0 && <p className="muted">{archived ? "No archived chats." : "No chats yet."}</p>}
+      <button type="button" className="link" onClick={props.onSignOut}>
+        Sign out
+      </button>
+    </nav>
+  );
+}
+
+export function StatusBadge({ status }: { status: string | null }) {
+  if (!status) return null;
+  return <span className={`badge badge-${status}`}>{status.replace("_", " ")}</span>;
+}
