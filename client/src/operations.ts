@@ -7,7 +7,7 @@
 import type { ComponentName, QueryName } from "./schemas";
 
 export interface Operation {
-  method: "get" | "post" | "patch" | "delete";
+  method: "get" | "post" | "put" | "patch" | "delete";
   path: string;
   /** A JSON body with this schema, or raw bytes (`"binary"`). */
   body?: ComponentName | "binary";
@@ -132,6 +132,32 @@ export const operations = {
   deleteProjectMemory: op({
     method: "delete",
     path: "/organizations/{organization}/projects/{project}/memories/{name}",
+    response: null,
+    status: 204,
+  }),
+
+  // compaction settings: the caller's threshold, the organization's compaction model
+  getChatPreferences: op({ method: "get", path: "/users/me/chat-preferences", response: "ChatPreferences" }),
+  updateChatPreferences: op({
+    method: "put",
+    path: "/users/me/chat-preferences",
+    body: "UpdateChatPreferencesRequest",
+    response: "ChatPreferences",
+  }),
+  getModelOverride: op({
+    method: "get",
+    path: "/organizations/{organization}/chats/model-overrides/{context}",
+    response: "ChatModelOverride",
+  }),
+  putModelOverride: op({
+    method: "put",
+    path: "/organizations/{organization}/chats/model-overrides/{context}",
+    body: "PutChatModelOverrideRequest",
+    response: "ChatModelOverride",
+  }),
+  deleteModelOverride: op({
+    method: "delete",
+    path: "/organizations/{organization}/chats/model-overrides/{context}",
     response: null,
     status: 204,
   }),

@@ -12,6 +12,8 @@ import type * as files from "../../src/routes/file-schemas";
 import type * as health from "../../src/routes/health-schemas";
 import type * as configs from "../../src/routes/model-config-schemas";
 import type * as projects from "../../src/routes/project-schemas";
+import type * as preferences from "../../src/routes/chat-preferences-schemas";
+import type * as overrides from "../../src/routes/model-override-schemas";
 import type * as providers from "../../src/routes/provider-schemas";
 import type * as users from "../../src/routes/user-schemas";
 import type { ErrorSchema } from "../../src/http/error-schema";
@@ -51,6 +53,11 @@ export interface Components {
   ProjectMemory: typeof projects.ProjectMemorySchema;
   CreateProjectRequest: typeof projects.CreateProjectBody;
   UpdateProjectRequest: typeof projects.UpdateProjectBody;
+  // compaction settings
+  ChatPreferences: typeof preferences.ChatPreferencesSchema;
+  UpdateChatPreferencesRequest: typeof preferences.UpdateChatPreferencesBody;
+  ChatModelOverride: typeof overrides.ModelOverrideSchema;
+  PutChatModelOverrideRequest: typeof overrides.PutModelOverrideBody;
   // users
   User: typeof users.UserSchema;
   Organization: typeof users.OrganizationSchema;

@@ -3,23 +3,13 @@
  * Today one field, the personal compaction threshold (percent of the chat model's window; null
  * leaves it to the model config; 100 disables the chat trigger).
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
+import { ChatPreferencesSchema, UpdateChatPreferencesBody } from "./chat-preferences-schemas";
 import { type ChatPreferences, getChatPreferences, setChatPreferences } from "../db/chat-preferences";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
-
-const threshold = z
-  .number()
-  .int()
-  .min(0)
-  .max(100)
-  .nullable()
-  .openapi({ description: "Percent of the chat model's context window at which chats compact; null: the model's own", example: 70 });
-
-const ChatPreferencesSchema = z.object({ compaction_threshold_percent: threshold }).openapi("ChatPreferences");
-const UpdateBody = z.strictObject({ compaction_threshold_percent: threshold }).openapi("UpdateChatPreferencesRequest");
 
 const json = (prefs: ChatPreferences): z.infer<typeof ChatPreferencesSchema> => ({
   compaction_threshold_percent: prefs.compactionThresholdPercent,
@@ -38,7 +28,7 @@ const putRoute = createRoute({
   path: "/me/chat-preferences",
   summary: "Replace the caller's chat preferences",
   middleware: [requestDb, requireCaller, jsonBodyLimit],
-  request: { body: jsonBody(UpdateBody) },
+  request: { body: jsonBody(UpdateChatPreferencesBody) },
   responses: { 200: jsonContent(ChatPreferencesSchema, "The stored preferences"), ...errorResponses(400, 401, 413) },
 });
 

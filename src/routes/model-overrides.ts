@@ -3,7 +3,8 @@
  * /organizations/{organization}/chats/model-overrides/{context}`. Today the one context is
  * `compaction`: the model that writes compaction summaries instead of the chat model.
  */
-import { createRoute, z } from "@hono/zod-openapi";
+import { createRoute, type z } from "@hono/zod-openapi";
+import { ModelOverrideParams, ModelOverrideSchema, PutModelOverrideBody } from "./model-override-schemas";
 import { deleteModelOverride, getModelOverride, setModelOverride } from "../db/model-overrides";
 import type { ChatOrganizationModelOverrideRow } from "../db/schema/compaction";
 import { requireCaller } from "../http/auth";
@@ -11,23 +12,6 @@ import { jsonBodyLimit } from "../http/body-limit";
 import { notFoundError, requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
-
-/** The contexts served over HTTP so far (the table also admits the subagent kinds). */
-const CONTEXTS = ["compaction"] as const;
-
-const Params = z.object({ organization: z.uuid(), context: z.enum(CONTEXTS) });
-
-const ModelOverrideSchema = z
-  .object({
-    organization_id: z.uuid(),
-    context: z.string(),
-    model_config_id: z.uuid(),
-    created_at: z.iso.datetime(),
-    updated_at: z.iso.datetime(),
-  })
-  .openapi("ChatModelOverride");
-
-const PutBody = z.strictObject({ model_config_id: z.uuid() }).openapi("PutChatModelOverrideRequest");
 
 const json = (row: ChatOrganizationModelOverrideRow): z.infer<typeof ModelOverrideSchema> => ({
   organization_id: row.organizationId,
@@ -44,7 +28,7 @@ const getRoute = createRoute({
   path: PATH,
   summary: "The organization's model override for a context (organization admin); 404 when unset",
   middleware: [requestDb, requireCaller],
-  request: { params: Params },
+  request: { params: ModelOverrideParams },
   responses: { 200: jsonContent(ModelOverrideSchema, "The override"), ...errorResponses(400, 401, 403, 404) },
 });
 
@@ -53,7 +37,7 @@ const putRoute = createRoute({
   path: PATH,
   summary: "Set the organization's model override for a context (organization admin)",
   middleware: [requestDb, requireCaller, jsonBodyLimit],
-  request: { params: Params, body: jsonBody(PutBody) },
+  request: { params: ModelOverrideParams, body: jsonBody(PutModelOverrideBody) },
   responses: { 200: jsonContent(ModelOverrideSchema, "The stored override"), ...errorResponses(400, 401, 403, 404, 413) },
 });
 
@@ -62,7 +46,7 @@ const deleteRoute = createRoute({
   path: PATH,
   summary: "Remove the organization's model override for a context (organization admin)",
   middleware: [requestDb, requireCaller],
-  request: { params: Params },
+  request: { params: ModelOverrideParams },
   responses: { 204: { description: "Removed" }, ...errorResponses(400, 401, 403, 404) },
 });
 

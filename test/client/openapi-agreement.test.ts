@@ -16,6 +16,8 @@ import * as files from "../../src/routes/file-schemas";
 import * as health from "../../src/routes/health-schemas";
 import * as configs from "../../src/routes/model-config-schemas";
 import * as projects from "../../src/routes/project-schemas";
+import * as preferences from "../../src/routes/chat-preferences-schemas";
+import * as overrides from "../../src/routes/model-override-schemas";
 import * as providers from "../../src/routes/provider-schemas";
 import * as users from "../../src/routes/user-schemas";
 
@@ -52,6 +54,10 @@ const components = {
   ProjectMemory: projects.ProjectMemorySchema,
   CreateProjectRequest: projects.CreateProjectBody,
   UpdateProjectRequest: projects.UpdateProjectBody,
+  ChatPreferences: preferences.ChatPreferencesSchema,
+  UpdateChatPreferencesRequest: preferences.UpdateChatPreferencesBody,
+  ChatModelOverride: overrides.ModelOverrideSchema,
+  PutChatModelOverrideRequest: overrides.PutModelOverrideBody,
   User: users.UserSchema,
   Organization: users.OrganizationSchema,
   CreateFirstUserRequest: users.FirstUserBody,
