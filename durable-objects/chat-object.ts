@@ -274,7 +274,10 @@ export class ChatObject extends DurableObject<Env> {
     }
     try {
       const hints = (await readSyncHints(this.pool(), [chatId])).get(chatId);
+      // No row: the chat was deleted. Versions cannot say so; a forced Sync reads nothing and
+      // closes each stream with 4404.
       if (hints) this.#streams.hint(hints);
+      else this.#streams.resync();
     } catch (err) {
       logger.warn("stream_poll_failed", { chat_id: chatId, error: String(err) });
     }

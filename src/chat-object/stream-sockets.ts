@@ -71,6 +71,12 @@ export class StreamSockets {
     for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.sync(hints);
   }
 
+  /** A forced Sync on every socket's loop (the poll found no row: each loop learns the chat is gone). */
+  resync(): void {
+    this.#epoch++;
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.resync();
+  }
+
   /** An event outside the Sync/Part algorithm (a title change): one frame to every open socket. */
   broadcast(event: ChatStreamEvent): void {
     const frame = JSON.stringify([event]);
