@@ -10,6 +10,8 @@ declare module "vitest" {
     clientBaseUrl: string;
     clientToken: string;
     clientOrganizationId: string;
+    /** client only: the database that server runs on (a second server on it restarts like the first) */
+    clientDatabaseUrl: string;
     /** client only: the Chromium the browser tests drive (scripts/lib/chromium.ts) */
     chromiumPath: string;
   }
