@@ -6,6 +6,8 @@ declare module "vitest" {
     fakeModelUrl: string;
     /** e2e only: the running dev server's origin, e.g. http://127.0.0.1:8787 */
     baseUrl: string;
+    /** e2e only: where that server's output (the Worker's and the objects' log lines) goes */
+    e2eLogFile: string;
     /** client only: a `wrangler dev` with the chat worker on, seeded like `npm run dev` */
     clientBaseUrl: string;
     clientToken: string;
