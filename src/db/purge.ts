@@ -69,12 +69,11 @@ export async function purgeArchivedFamily(store: ChatStore, rootId: string, arch
       rootId,
     ]);
     const chatIds = [rootId, ...descendants.map((d) => d.id)];
-    // The queue first: its delete trigger writes the chat row, which must still exist then.
-    await t.query(`DELETE FROM chat_queued_messages WHERE chat_id = ANY($1::uuid[])`, [chatIds]);
     // chat_files.chat_id has no foreign key (a chat's rows are written only by transitions).
     const files = await t.query<{ storage_key: string }>(`DELETE FROM chat_files WHERE chat_id = ANY($1::uuid[]) RETURNING storage_key`, [
       chatIds,
     ]);
+    // Messages, queue and heartbeats go by cascade.
     await t.query(`DELETE FROM chats WHERE id = ANY($1::uuid[])`, [chatIds]);
     return { chatIds, storageKeys: files.map((f) => f.storage_key) };
   });
