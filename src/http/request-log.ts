@@ -5,13 +5,15 @@
  * written while it runs carry the same `request_id` (see observability/request-context.ts).
  */
 import type { MiddlewareHandler } from "hono";
-import { logger } from "../log";
+import { configFromEnv } from "../config/env";
+import { logger, setLogLevel } from "../log";
 import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../observability/request-context";
 import type { AppEnv } from "./app-env";
 
 const CHAT_PATH = /\/chats\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/i;
 
 export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
+  setLogLevel(configFromEnv(c.env).LOG_LEVEL);
   const requestId = requestIdFrom(c.req.header(REQUEST_ID_HEADER));
   const started = Date.now();
   const path = new URL(c.req.url).pathname;
