@@ -266,6 +266,27 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     expect(outcome.assistant).toEqual([{ type: "text", text: "one two" }]);
   });
 
+  it("returns a stream the provider closed after output but before a finish as a response with finish reason other", async () => {
+    // The SDK synthesizes the finish (reason "other", no usage): not a failure, the text is kept.
+    const text = unique("cut short here");
+    if (c.type === "openai-compatible") {
+      // That SDK refuses a stream without a finish reason instead (InvalidResponseDataError): a
+      // failed attempt, final, where the others keep the text. Recorded here so a change shows.
+      expect(await failure(run(c, userPrompt(`/cut ${text}`)))).toMatchObject({ kind: "unknown", retryable: false });
+      return;
+    }
+    const { outcome } = await run(c, userPrompt(`/cut ${text}`));
+    expect(response(outcome)).toMatchObject({ assistant: [{ type: "text", text }], finishReason: "other" });
+  });
+
+  it("classifies a connection reset after output started as a retryable network error", async () => {
+    const parts: StreamPart[] = [];
+    const error = await failure(run(c, userPrompt(unique("/reset partial output")), { onPart: (part) => parts.push(part) }));
+    expect(error).toMatchObject({ kind: "network", retryable: true, provider: family });
+    // The output streamed before the reset reached the part stream.
+    expect(parts.some((p) => p.type === "text-delta")).toBe(true);
+  });
+
   it("fails with a retryable timeout when the provider goes quiet for longer than idleTimeoutMs", async () => {
     const error = await failure(run(c, userPrompt(unique("/hang")), { idleTimeoutMs: IDLE_TIMEOUT_MS }));
     expect(error).toMatchObject({ kind: "timeout", retryable: true });
