@@ -1,0 +1,74 @@
+/**
+ * The chat object's MCP connections for the turn in progress (docs/mcp.md). Every step of a turn
+ * assembles its tools afresh (src/tools), so the connections live here, keyed by the turn: the
+ * first step connects, later steps of the same turn reuse the sessions (and a server that failed
+ * stays failed, so a dead server costs one timeout per turn, not one per step), and the turn's
+ * end or the next turn closes them.
+ *
+ * A turn is named by the seq of its prompt (the last user message that is not model-only); seqs
+ * only grow, so a late step of an older turn never closes a newer turn's connections: it gets no
+ * MCP tools instead (its fence makes it stale anyway).
+ */
+import type { McpServerRow } from "../db/mcp/servers";
+import { logger } from "../log";
+import type { McpSession } from "./session";
+
+export type McpServerToConnect = Pick<McpServerRow, "id" | "name" | "url" | "headers" | "bearerToken" | "updatedAt">;
+
+export type McpConnectOutcome =
+  | { ok: true; session: McpSession }
+  | { ok: false; serverId: string; serverName: string; error: string };
+
+export class McpTurnConnections {
+  #turn: number | null = null;
+  /** By server id and its last update, so an edited server is reached with its new settings. */
+  #connections = new Map<string, Promise<McpConnectOutcome>>();
+
+  constructor(private readonly connect: (server: McpServerToConnect) => Promise<McpSession>) {}
+
+  /** How many connection attempts the current turn holds (tests, logs). */
+  get size(): number {
+    return this.#connections.size;
+  }
+
+  /** One outcome per server, in order; null when `turn` is older than the turn in progress. */
+  async forTurn(turn: number, servers: readonly McpServerToConnect[]): Promise<McpConnectOutcome[] | null> {
+    if (this.#turn !== null && turn < this.#turn) return null;
+    if (this.#turn !== turn) {
+      this.closeAll();
+      this.#turn = turn;
+    }
+    return Promise.all(
+      servers.map((server) => {
+        const key = `${server.id}:${server.updatedAt.getTime()}`;
+        let outcome = this.#connections.get(key);
+        if (!outcome) {
+          outcome = this.connect(server).then(
+            (session): McpConnectOutcome => ({ ok: true, session }),
+            (err: unknown): McpConnectOutcome => ({
+              ok: false,
+              serverId: server.id,
+              serverName: server.name,
+              error: err instanceof Error ? err.message : String(err),
+            }),
+          );
+          this.#connections.set(key, outcome);
+        }
+        return outcome;
+      }),
+    );
+  }
+
+  /** The turn ended (or a new one began): close every session, including ones still connecting. */
+  closeAll(): void {
+    const closing = [...this.#connections.values()];
+    // The turn stays the high-water mark: a late step of an older turn still gets no tools.
+    this.#connections.clear();
+    for (const outcome of closing) {
+      void outcome.then((o) => {
+        if (!o.ok) return;
+        o.session.close().catch((err: unknown) => logger.debug("mcp_close_failed", { server: o.session.serverName, error: String(err) }));
+      });
+    }
+  }
+}
