@@ -47,14 +47,10 @@ function toolsServer(stats: TestMcpStats): McpServer {
     count("echo");
     return { content: [{ type: "text", text: `echo: ${text}` }] };
   });
-  server.registerTool(
-    "add",
-    { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } },
-    async ({ a, b }) => {
-      count("add");
-      return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
-    },
-  );
+  server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => {
+    count("add");
+    return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
+  });
   server.registerTool("fail", { description: "Always fails.", inputSchema: { message: z.string() } }, async ({ message }) => {
     count("fail");
     return { content: [{ type: "text", text: message }], isError: true };

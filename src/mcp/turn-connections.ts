@@ -15,9 +15,7 @@ import type { McpSession } from "./session";
 
 export type McpServerToConnect = Pick<McpServerRow, "id" | "name" | "url" | "headers" | "bearerToken" | "updatedAt">;
 
-export type McpConnectOutcome =
-  | { ok: true; session: McpSession }
-  | { ok: false; serverId: string; serverName: string; error: string };
+export type McpConnectOutcome = { ok: true; session: McpSession } | { ok: false; serverId: string; serverName: string; error: string };
 
 export class McpTurnConnections {
   #turn: number | null = null;

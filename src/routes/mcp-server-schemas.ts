@@ -39,7 +39,15 @@ export function mcpServerJson(row: McpServerRow): z.infer<typeof McpServerSchema
 export const MAX_MCP_HEADERS = 32;
 
 /** Headers the transport sets itself (the protocol's own, and the body's framing). */
-const RESERVED_HEADERS = new Set(["accept", "content-type", "content-length", "host", "mcp-session-id", "mcp-protocol-version", "last-event-id"]);
+const RESERVED_HEADERS = new Set([
+  "accept",
+  "content-type",
+  "content-length",
+  "host",
+  "mcp-session-id",
+  "mcp-protocol-version",
+  "last-event-id",
+]);
 
 const name = z.string().trim().min(1).max(64);
 const url = z.url({ protocol: /^https?$/, error: "an http(s) URL" }).max(2048);
@@ -47,18 +55,29 @@ const headerName = z
   .string()
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, { error: "an HTTP header name" })
   .refine((n) => !RESERVED_HEADERS.has(n.toLowerCase()), { error: "set by the MCP transport itself" });
-// No control characters: a CR or LF would split the header.
+/** A CR or LF would split the header; tabs are allowed, as HTTP allows them. */
+function hasControlCharacter(value: string): boolean {
+  for (let i = 0; i < value.length; i++) {
+    const code = value.charCodeAt(i);
+    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true;
+  }
+  return false;
+}
 const headerValue = z
   .string()
   .max(8192)
-  .regex(/^[^\u0000-\u0008\u000a-\u001f\u007f]*$/, { error: "no control characters" });
+  .refine((v) => !hasControlCharacter(v), { error: "no control characters" });
 const headers = z
   .record(headerName, headerValue)
   .refine((h) => Object.keys(h).length <= MAX_MCP_HEADERS, { error: `at most ${MAX_MCP_HEADERS} headers` })
   .refine((h) => new Set(Object.keys(h).map((k) => k.toLowerCase())).size === Object.keys(h).length, {
     error: "header names must be unique (case-insensitively)",
   });
-const bearerToken = z.string().min(1).max(8192).regex(/^[\x21-\x7e]+$/, { error: "visible ASCII characters only" });
+const bearerToken = z
+  .string()
+  .min(1)
+  .max(8192)
+  .regex(/^[\x21-\x7e]+$/, { error: "visible ASCII characters only" });
 
 export const CreateMcpServerBody = z
   .object({

@@ -34,7 +34,11 @@ export interface PreparedGeneration {
  */
 export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history: readonly HistoryRow[]): Promise<PreparedGeneration> {
   // Independent reads: side by side, so preparation costs one round trip where it can.
-  const [resolved, attribution, tools] = await Promise.all([modelForTurn(ctx.db, chat), attributionFor(ctx, chat), ctx.toolsFor(chat, toolStepOf(history))]);
+  const [resolved, attribution, tools] = await Promise.all([
+    modelForTurn(ctx.db, chat),
+    attributionFor(ctx, chat),
+    ctx.toolsFor(chat, toolStepOf(history)),
+  ]);
   const model = attributedModel(resolved, attribution, { fetch: ctx.fetch });
   const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, model.client.transport);
   return {

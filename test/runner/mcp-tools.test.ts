@@ -46,7 +46,9 @@ async function register(admin: TestUser, over: Record<string, unknown> = {}): Pr
     headers: { "X-Test-Header": mcp.headerValue },
     ...over,
   };
-  return (await expectJson<{ id: string }>(await api(`/organizations/${admin.organizationId}/mcp-servers`, { token: admin.token, body }), 201)).id;
+  return (
+    await expectJson<{ id: string }>(await api(`/organizations/${admin.organizationId}/mcp-servers`, { token: admin.token, body }), 201)
+  ).id;
 }
 
 /** MCP servers are registered by organization admins. */
@@ -100,10 +102,17 @@ describe("MCP tools", () => {
     expect(textOf(call.at(-1))).toContain("tool result received");
     // Two model steps and one tool run in this turn: one session, closed once the turn ended.
     await expect
-      .poll(async () => {
-        const s = await stats();
-        return [s.sessionsOpened - before.sessionsOpened, s.sessionsClosed - before.sessionsClosed, (s.calls.echo ?? 0) - (before.calls.echo ?? 0)];
-      }, { timeout: 10_000 })
+      .poll(
+        async () => {
+          const s = await stats();
+          return [
+            s.sessionsOpened - before.sessionsOpened,
+            s.sessionsClosed - before.sessionsClosed,
+            (s.calls.echo ?? 0) - (before.calls.echo ?? 0),
+          ];
+        },
+        { timeout: 10_000 },
+      )
       .toEqual([1, 1, 1]);
     expect((await stats()).unauthorized).toBe(before.unauthorized);
   });
@@ -129,7 +138,9 @@ describe("MCP tools", () => {
     const id = await start(u, `/tool tools__fail {"message":"boom ${nonce()}"}`, [server]);
     expect((await untilWaiting(u, id)).last_error).toBeNull();
     const first = await messagesOf(u, id);
-    expect(results(first)).toEqual([expect.objectContaining({ tool_name: "tools__fail", is_error: true, result: { error: expect.stringMatching(/^boom /) } })]);
+    expect(results(first)).toEqual([
+      expect.objectContaining({ tool_name: "tools__fail", is_error: true, result: { error: expect.stringMatching(/^boom /) } }),
+    ]);
     expect(textOf(first.at(-1))).toContain("tool result received");
 
     // Arguments the server's schema refuses: the server answers with an error, the model reads it.

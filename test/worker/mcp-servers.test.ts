@@ -67,15 +67,23 @@ describe("MCP server routes", () => {
 
     // Members may not write.
     expect((await api(base(member), { token: member.token, body: { name: "x", url: "https://x.example/mcp" } })).status).toBe(403);
-    expect((await api(`${base(member)}/${created.id}`, { method: "PATCH", token: member.token, body: { enabled: false } })).status).toBe(403);
+    expect((await api(`${base(member)}/${created.id}`, { method: "PATCH", token: member.token, body: { enabled: false } })).status).toBe(
+      403,
+    );
     expect((await api(`${base(member)}/${created.id}`, { method: "DELETE", token: member.token })).status).toBe(403);
 
     const patched = await expectJson<McpServer>(
-      await api(`${base(admin)}/${created.id}`, { method: "PATCH", token: admin.token, body: { bearer_token: null, headers: {}, enabled: false } }),
+      await api(`${base(admin)}/${created.id}`, {
+        method: "PATCH",
+        token: admin.token,
+        body: { bearer_token: null, headers: {}, enabled: false },
+      }),
       200,
     );
     expect(patched).toMatchObject({ has_bearer_token: false, header_names: [], enabled: false, name: "search" });
-    const stored = await withDb(async (db) => (await db.$client.query("SELECT bearer_token, headers FROM mcp_servers WHERE id = $1", [created.id])).rows[0]);
+    const stored = await withDb(
+      async (db) => (await db.$client.query("SELECT bearer_token, headers FROM mcp_servers WHERE id = $1", [created.id])).rows[0],
+    );
     expect(stored).toEqual({ bearer_token: null, headers: {} });
 
     expect((await api(`${base(admin)}/${created.id}`, { method: "DELETE", token: admin.token })).status).toBe(204);
@@ -134,7 +142,9 @@ describe("a chat's mcp_server_ids", () => {
       200,
     );
     expect(updated.mcp_server_ids).toEqual([b.id]);
-    expect((await expectJson<{ mcp_server_ids: string[] }>(await api(`/chats/${chat.id}`, { token: member.token }), 200)).mcp_server_ids).toEqual([b.id]);
+    expect(
+      (await expectJson<{ mcp_server_ids: string[] }>(await api(`/chats/${chat.id}`, { token: member.token }), 200)).mcp_server_ids,
+    ).toEqual([b.id]);
   });
 
   it("an unknown, foreign or disabled server is 400 on mcp_server_ids, and nothing is written", async () => {
@@ -155,14 +165,20 @@ describe("a chat's mcp_server_ids", () => {
     }
     expect(await chatCount()).toBe(0);
 
-    const chat = await expectJson<{ id: string }>(await api("/chats", { token: admin.token, body: { content: text, mcp_server_ids: [own.id] } }), 201);
+    const chat = await expectJson<{ id: string }>(
+      await api("/chats", { token: admin.token, body: { content: text, mcp_server_ids: [own.id] } }),
+      201,
+    );
     const refused = await api(`/chats/${chat.id}`, {
       method: "PATCH",
       token: admin.token,
       body: { title: "renamed", mcp_server_ids: [foreign.id] },
     });
     expect((await expectJson<ErrorBody>(refused, 400)).validations?.[0]?.field).toBe("mcp_server_ids");
-    const after = await expectJson<{ title: string; mcp_server_ids: string[] }>(await api(`/chats/${chat.id}`, { token: admin.token }), 200);
+    const after = await expectJson<{ title: string; mcp_server_ids: string[] }>(
+      await api(`/chats/${chat.id}`, { token: admin.token }),
+      200,
+    );
     expect(after.mcp_server_ids).toEqual([own.id]);
     expect(after.title).not.toBe("renamed");
   });

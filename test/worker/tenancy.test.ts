@@ -192,7 +192,11 @@ async function makeVictim(): Promise<Victim> {
     await saveMemory(db, project.id, { name: "secret-plan", content: "the victim's memory" }, new Date());
     await setModelOverride(db, user.organizationId, "compaction", config.id);
     await setChatPreferences(db, user.id, { compactionThresholdPercent: 42 });
-    const mcp = await createMcpServer(db, user.organizationId, { name: "victim-tools", url: "http://127.0.0.1:9/mcp", bearerToken: "victim-secret" });
+    const mcp = await createMcpServer(db, user.organizationId, {
+      name: "victim-tools",
+      url: "http://127.0.0.1:9/mcp",
+      bearerToken: "victim-secret",
+    });
     return { providerId: provider.id, modelConfigId: config.id, projectId: project.id, mcpServerId: mcp.id };
   });
   const file = await expectJson<{ id: string }>(

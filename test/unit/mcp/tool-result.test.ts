@@ -3,7 +3,14 @@ import { McpToolError, toolResultFor } from "../../../src/mcp/tool-result";
 
 describe("MCP tool results for the model", () => {
   it("joins text, names other content, carries structured content", () => {
-    expect(toolResultFor({ content: [{ type: "text", text: "a" }, { type: "text", text: "b" }] })).toEqual({ content: "a\nb" });
+    expect(
+      toolResultFor({
+        content: [
+          { type: "text", text: "a" },
+          { type: "text", text: "b" },
+        ],
+      }),
+    ).toEqual({ content: "a\nb" });
     expect(
       toolResultFor({
         content: [
