@@ -17,26 +17,45 @@ export type McpServerToConnect = Pick<McpServerRow, "id" | "name" | "url" | "hea
 
 export type McpConnectOutcome = { ok: true; session: McpSession } | { ok: false; serverId: string; serverName: string; error: string };
 
+/** The spec's `mcp_connect` stage, for the servers a call connected afresh. */
+export interface McpConnectSummary {
+  connected: number;
+  failed: number;
+  ms: number;
+}
+
+export interface McpTurnSessions {
+  /** One per server, in order. */
+  outcomes: McpConnectOutcome[];
+  /** Null when every server was already connected (or had failed) earlier in the turn. */
+  connect: McpConnectSummary | null;
+}
+
 export class McpTurnConnections {
   #turn: number | null = null;
   /** By server id and its last update, so an edited server is reached with its new settings. */
   #connections = new Map<string, Promise<McpConnectOutcome>>();
 
-  constructor(private readonly connect: (server: McpServerToConnect) => Promise<McpSession>) {}
+  constructor(
+    private readonly connect: (server: McpServerToConnect) => Promise<McpSession>,
+    private readonly now: () => number = Date.now,
+  ) {}
 
   /** How many connection attempts the current turn holds (tests, logs). */
   get size(): number {
     return this.#connections.size;
   }
 
-  /** One outcome per server, in order; null when `turn` is older than the turn in progress. */
-  async forTurn(turn: number, servers: readonly McpServerToConnect[]): Promise<McpConnectOutcome[] | null> {
+  /** The turn's sessions; null when `turn` is older than the turn in progress. */
+  async forTurn(turn: number, servers: readonly McpServerToConnect[]): Promise<McpTurnSessions | null> {
     if (this.#turn !== null && turn < this.#turn) return null;
     if (this.#turn !== turn) {
       this.closeAll();
       this.#turn = turn;
     }
-    return Promise.all(
+    const started = this.now();
+    const fresh: Promise<McpConnectOutcome>[] = [];
+    const outcomes = await Promise.all(
       servers.map((server) => {
         const key = `${server.id}:${server.updatedAt.getTime()}`;
         let outcome = this.#connections.get(key);
@@ -51,10 +70,14 @@ export class McpTurnConnections {
             }),
           );
           this.#connections.set(key, outcome);
+          fresh.push(outcome);
         }
         return outcome;
       }),
     );
+    if (fresh.length === 0) return { outcomes, connect: null };
+    const connected = (await Promise.all(fresh)).filter((o) => o.ok).length;
+    return { outcomes, connect: { connected, failed: fresh.length - connected, ms: this.now() - started } };
   }
 
   /** The turn ended (or a new one began): close every session, including ones still connecting. */

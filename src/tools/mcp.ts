@@ -9,6 +9,7 @@ import type { JSONSchema7 } from "ai";
 import type { Database } from "../db/database";
 import { mcpServersByIds } from "../db/mcp/servers";
 import { defineLocalTool, type LocalTool } from "../llm/tools";
+import { logger } from "../log";
 import type { McpSession, McpToolInfo } from "../mcp/session";
 import { assignToolNames } from "../mcp/tool-names";
 import { toolResultFor } from "../mcp/tool-result";
@@ -40,22 +41,28 @@ export function mcpToolFamily(deps: McpToolDeps): ToolFamily {
       for (const row of rows) {
         if (!row.enabled) warnings.push({ code: MCP_WARNING.unavailable, message: `MCP server "${row.name}" is disabled; skipped` });
       }
-      const outcomes = await deps.connections.forTurn(
-        step?.turn ?? -1,
+      const turn = step?.turn ?? -1;
+      const sessions = await deps.connections.forTurn(
+        turn,
         rows.filter((r) => r.enabled),
       );
       // A step of an older turn: it is stale, it gets no MCP tools.
-      if (outcomes === null) return { tools: [], warnings };
-      const sessions: McpSession[] = [];
-      for (const outcome of outcomes) {
-        if (outcome.ok) sessions.push(outcome.session);
+      if (sessions === null) return { tools: [], warnings };
+      if (sessions.connect) {
+        // The spec's mcp_connect stage; "errored only when none connected".
+        const { connected, failed, ms } = sessions.connect;
+        logger.info("mcp_connect", { chat_id: chat.id, turn, connected, failed, ms, errored: connected === 0 });
+      }
+      const live: McpSession[] = [];
+      for (const outcome of sessions.outcomes) {
+        if (outcome.ok) live.push(outcome.session);
         else
           warnings.push({
             code: MCP_WARNING.connectFailed,
             message: `MCP server "${outcome.serverName}" could not be reached; its tools are skipped: ${outcome.error}`,
           });
       }
-      return { tools: toolsOf(sessions), warnings };
+      return { tools: toolsOf(live), warnings };
     },
   };
 }

@@ -37,8 +37,9 @@ describe("MCP connections of a turn", () => {
     const connections = new McpTurnConnections(connect);
     const servers = [server("a"), server("b", "http://down/mcp")];
     const first = await connections.forTurn(5, servers);
-    expect(first?.map((o) => o.ok)).toEqual([true, false]);
-    await connections.forTurn(5, servers);
+    expect(first?.outcomes.map((o) => o.ok)).toEqual([true, false]);
+    expect(first?.connect).toMatchObject({ connected: 1, failed: 1 });
+    expect((await connections.forTurn(5, servers))?.connect).toBeNull();
     expect(log).toEqual(["connect a", "connect b"]);
 
     await connections.forTurn(7, servers);
