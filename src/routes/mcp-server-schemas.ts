@@ -55,18 +55,18 @@ const headerName = z
   .string()
   .regex(/^[A-Za-z0-9!#$%&'*+.^_`|~-]{1,128}$/, { error: "an HTTP header name" })
   .refine((n) => !RESERVED_HEADERS.has(n.toLowerCase()), { error: "set by the MCP transport itself" });
-/** A CR or LF would split the header; tabs are allowed, as HTTP allows them. */
-function hasControlCharacter(value: string): boolean {
+/**
+ * Header values are sent as they are: printable ASCII, spaces and tabs. A CR or LF would split
+ * the header, and fetch refuses anything above U+00FF.
+ */
+function isHeaderValue(value: string): boolean {
   for (let i = 0; i < value.length; i++) {
     const code = value.charCodeAt(i);
-    if ((code < 0x20 && code !== 0x09) || code === 0x7f) return true;
+    if (code !== 0x09 && (code < 0x20 || code > 0x7e)) return false;
   }
-  return false;
+  return true;
 }
-const headerValue = z
-  .string()
-  .max(8192)
-  .refine((v) => !hasControlCharacter(v), { error: "no control characters" });
+const headerValue = z.string().max(8192).refine(isHeaderValue, { error: "printable ASCII, spaces and tabs only" });
 const headers = z
   .record(headerName, headerValue)
   .refine((h) => Object.keys(h).length <= MAX_MCP_HEADERS, { error: `at most ${MAX_MCP_HEADERS} headers` })

@@ -112,6 +112,7 @@ describe("MCP server routes", () => {
       [{ name: "a", url: "https://x.example/mcp", headers: { "Mcp-Session-Id": "x" } }, "headers"],
       [{ name: "a", url: "https://x.example/mcp", headers: { "bad header": "x" } }, "headers"],
       [{ name: "a", url: "https://x.example/mcp", headers: { "X-A": "line\r\nInjected: 1" } }, "headers"],
+      [{ name: "a", url: "https://x.example/mcp", headers: { "X-A": "caf\u00e9 \u2603" } }, "headers"],
       [{ name: "a", url: "https://x.example/mcp", bearer_token: "has space" }, "bearer_token"],
     ];
     for (const [body, field] of bad) {
