@@ -5,6 +5,7 @@
  */
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
+import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
 import type { McpServerRow } from "../db/mcp/servers";
 import type { McpCallResult } from "./tool-result";
@@ -28,6 +29,11 @@ export interface McpSession {
   serverId: string;
   serverName: string;
   tools: readonly McpToolInfo[];
+  /**
+   * A call failed below the protocol (the connection dropped, the server forgot the session): the
+   * next step of the turn connects afresh instead of reusing this session.
+   */
+  readonly broken: boolean;
   callTool(name: string, args: unknown, signal: AbortSignal): Promise<McpCallResult>;
   close(): Promise<void>;
 }
@@ -76,16 +82,26 @@ export async function connectMcpServer(
       cursor = listed.nextCursor;
       if (cursor === undefined) break;
     }
+    let broken = false;
     return {
       serverId: server.id,
       serverName: server.name,
       tools,
+      get broken() {
+        return broken;
+      },
       async callTool(name, args, signal) {
-        const result = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
-          signal,
-          timeout: MCP_CALL_TIMEOUT_MS,
-        });
-        return result as McpCallResult;
+        try {
+          const result = await client.callTool({ name, arguments: (args ?? {}) as Record<string, unknown> }, undefined, {
+            signal,
+            timeout: MCP_CALL_TIMEOUT_MS,
+          });
+          return result as McpCallResult;
+        } catch (err) {
+          // A JSON-RPC error is the server answering; anything else means the session is gone.
+          if (!(err instanceof McpError) && !signal.aborted) broken = true;
+          throw err;
+        }
       },
       close,
     };

@@ -35,6 +35,8 @@ export class McpTurnConnections {
   #turn: number | null = null;
   /** By server id and its last update, so an edited server is reached with its new settings. */
   #connections = new Map<string, Promise<McpConnectOutcome>>();
+  /** The same outcomes once settled, to see synchronously whether a session broke. */
+  #settled = new Map<string, McpConnectOutcome>();
 
   constructor(
     private readonly connect: (server: McpServerToConnect) => Promise<McpSession>,
@@ -58,6 +60,13 @@ export class McpTurnConnections {
     const outcomes = await Promise.all(
       servers.map((server) => {
         const key = `${server.id}:${server.updatedAt.getTime()}`;
+        const settled = this.#settled.get(key);
+        if (settled?.ok && settled.session.broken) {
+          // Its connection dropped during the turn: reconnect rather than fail every later call.
+          this.#connections.delete(key);
+          this.#settled.delete(key);
+          settled.session.close().catch(() => {});
+        }
         let outcome = this.#connections.get(key);
         if (!outcome) {
           outcome = this.connect(server).then(
@@ -70,6 +79,9 @@ export class McpTurnConnections {
             }),
           );
           this.#connections.set(key, outcome);
+          void outcome.then((o) => {
+            if (this.#connections.get(key) === outcome) this.#settled.set(key, o);
+          });
           fresh.push(outcome);
         }
         return outcome;
@@ -85,6 +97,7 @@ export class McpTurnConnections {
     const closing = [...this.#connections.values()];
     // The turn stays the high-water mark: a late step of an older turn still gets no tools.
     this.#connections.clear();
+    this.#settled.clear();
     for (const outcome of closing) {
       void outcome.then((o) => {
         if (!o.ok) return;

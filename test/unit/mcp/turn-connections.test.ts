@@ -10,6 +10,7 @@ function fakeConnector() {
     return {
       serverId: server.id,
       serverName: server.name,
+      broken: server.url.includes("broken"),
       tools: [],
       callTool: async () => ({ content: [] }),
       close: async () => {
@@ -71,5 +72,15 @@ describe("MCP connections of a turn", () => {
     connections.closeAll();
     await flush();
     expect(log.filter((l) => l === "close a")).toHaveLength(2);
+  });
+
+  it("reconnects a session that broke during the turn", async () => {
+    const { log, connect } = fakeConnector();
+    const connections = new McpTurnConnections(connect);
+    await connections.forTurn(1, [server("a", "http://broken/mcp")]);
+    await flush();
+    await connections.forTurn(1, [server("a", "http://broken/mcp")]);
+    await flush();
+    expect(log).toEqual(["connect a", "close a", "connect a"]);
   });
 });
