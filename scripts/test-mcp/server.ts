@@ -9,6 +9,7 @@
  * | `echo {text}` | answers `echo: <text>` |
  * | `add {a, b}` | answers the sum, as text and structured content `{sum}` |
  * | `fail {message}` | an `isError` result with `<message>` |
+ * | `sleep {ms}` | answers `slept` after `ms` (at most 30 s), or stops early when the client cancels |
  *
  * `GET /_stats` answers what it saw (sessions opened and closed, tool calls by name), so tests can
  * tell a reused connection from a new one and see sessions closed at the end of a turn.
@@ -27,6 +28,8 @@ export interface TestMcpStats {
   sessionsClosed: number;
   unauthorized: number;
   calls: Record<string, number>;
+  /** Calls the client cancelled (notifications/cancelled) before they answered. */
+  cancelled: number;
 }
 
 export interface TestMcpServer {
@@ -55,6 +58,22 @@ function toolsServer(stats: TestMcpStats): McpServer {
     count("fail");
     return { content: [{ type: "text", text: message }], isError: true };
   });
+  server.registerTool(
+    "sleep",
+    { description: "Waits, then answers.", inputSchema: { ms: z.number().int().min(0).max(30_000) } },
+    async ({ ms }, extra) => {
+      count("sleep");
+      const done = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), ms);
+        extra.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve(false);
+        });
+      });
+      if (!done) stats.cancelled += 1;
+      return { content: [{ type: "text", text: "slept" }] };
+    },
+  );
   return server;
 }
 
@@ -68,7 +87,7 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startTestMcpServer(options: { port?: number; host?: string } = {}): Promise<TestMcpServer> {
   const token = `mcp-${randomUUID()}`;
   const headerValue = `hv-${randomUUID().slice(0, 8)}`;
-  const stats: TestMcpStats = { sessionsOpened: 0, sessionsClosed: 0, unauthorized: 0, calls: {} };
+  const stats: TestMcpStats = { sessionsOpened: 0, sessionsClosed: 0, unauthorized: 0, calls: {}, cancelled: 0 };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {

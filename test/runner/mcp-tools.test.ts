@@ -27,6 +27,7 @@ interface Stats {
   sessionsClosed: number;
   unauthorized: number;
   calls: Record<string, number>;
+  cancelled: number;
 }
 
 const mcp = inject("mcpServer");
@@ -90,7 +91,7 @@ describe("MCP tools", () => {
     const id = await start(u, "", [server]);
 
     const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string; description: string }[];
-    expect(offered.map((t) => t.name).sort()).toEqual(["tools__add", "tools__echo", "tools__fail"]);
+    expect(offered.map((t) => t.name).sort()).toEqual(["tools__add", "tools__echo", "tools__fail", "tools__sleep"]);
     expect(offered.find((t) => t.name === "tools__echo")?.description).toContain("Echoes the text back.");
 
     const before = await stats();
@@ -170,7 +171,7 @@ describe("MCP tools", () => {
       expect(messages.join("\n")).not.toContain(mcp.token);
 
       const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
-      expect(offered.map((t) => t.name).sort()).toEqual(["tools__add", "tools__echo", "tools__fail"]);
+      expect(offered.map((t) => t.name).sort()).toEqual(["tools__add", "tools__echo", "tools__fail", "tools__sleep"]);
     } finally {
       stream.ws.close();
     }
@@ -188,6 +189,25 @@ describe("MCP tools", () => {
       200,
     );
     const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
-    expect(offered.map((t) => t.name).sort()).toEqual(["renamed__add", "renamed__echo", "renamed__fail"]);
+    expect(offered.map((t) => t.name).sort()).toEqual(["renamed__add", "renamed__echo", "renamed__fail", "renamed__sleep"]);
+  });
+
+  it("an interrupt during a call cancels it on the server and closes the turn's session", async () => {
+    const u = await adminWithModel();
+    const server = await register(u);
+    const before = await stats();
+    const id = await start(u, `/tool tools__sleep {"ms":20000}`, [server]);
+    await expect.poll(async () => ((await stats()).calls.sleep ?? 0) - (before.calls.sleep ?? 0), { timeout: 15_000 }).toBe(1);
+    await expectJson(await api(`/chats/${id}/interrupt`, { method: "POST", token: u.token }), 200);
+    expect((await untilWaiting(u, id)).last_error).toBeNull();
+    await expect
+      .poll(
+        async () => {
+          const s = await stats();
+          return [s.cancelled - before.cancelled, s.sessionsClosed - before.sessionsClosed];
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual([1, 1]);
   });
 });
