@@ -49,6 +49,8 @@ import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
 import { EpisodeRelays } from "../src/stream/episode-relays";
 import { PartBuffer } from "../src/stream/part-buffer";
 import { productionToolsFor } from "../src/tools/production";
+import { connectMcpServer } from "../src/mcp/session";
+import { McpTurnConnections } from "../src/mcp/turn-connections";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
 
 /** A few connections are plenty: one object serializes its chat's work. */
@@ -87,6 +89,8 @@ export class ChatObject extends DurableObject<Env> {
   });
   /** The chat owner's attribution key id, so a turn does not pay a transaction to resolve it. */
   readonly #attributionKeys = new AttributionKeyCache();
+  /** The MCP sessions of the turn in progress, reused across its steps, closed when it ends (docs/mcp.md). */
+  readonly #mcp = new McpTurnConnections((server) => connectMcpServer(server));
   /** When the next sync poll is due while streams are open (null: at once, e.g. after a restart). */
   #pollAt: number | null = null;
 
@@ -206,7 +210,7 @@ export class ChatObject extends DurableObject<Env> {
           db,
           config,
           parts: this.parts,
-          toolsFor: productionToolsFor({ db, now: () => new Date() }),
+          toolsFor: productionToolsFor({ db, now: () => new Date(), mcp: this.#mcp }),
           now: () => new Date(),
           sleep,
           turnFinished: (chat, history) => titles.afterTurn(chat, history),
@@ -374,6 +378,8 @@ export class ChatObject extends DurableObject<Env> {
     // Receivers drop anything at or below the watermark: duplicates and reordering are harmless.
     if (payload.snapshot_version <= this.#watermark) return;
     this.#watermark = payload.snapshot_version;
+    // The turn is over (finished, failed, interrupted or archived): its MCP sessions close.
+    if (payload.archived || payload.status === "waiting" || payload.status === "error") this.#mcp.closeAll();
     this.#streams.hint(hintsFromPayload(payload));
     this.worker()?.chatUpdated(payload);
   }

@@ -12,6 +12,7 @@ import { chatQueue } from "./routes/chat-queue";
 import { chatStream } from "./routes/chat-stream";
 import { chats } from "./routes/chats";
 import { files } from "./routes/files";
+import { mcpServerRoutes } from "./routes/mcp-servers";
 import { health } from "./routes/health";
 import { modelConfigs } from "./routes/model-configs";
 import { modelOverrides } from "./routes/model-overrides";
@@ -40,6 +41,7 @@ app.route("/organizations", modelConfigs);
 app.route("/organizations", models);
 app.route("/organizations", modelOverrides);
 app.route("/organizations", projects);
+app.route("/organizations", mcpServerRoutes);
 
 openapiDocs(app);
 app.notFound(notFound);

@@ -25,6 +25,8 @@ export interface Preview {
   blocks: PreviewBlock[];
   text: string;
   reasoning: string;
+  /** What the server reported about the step, e.g. an MCP server it skipped (docs/mcp.md). */
+  warnings: { code: string; message: string }[];
 }
 
 export interface ResumeCursors {
@@ -101,6 +103,7 @@ export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState 
           generationAttempt: mp.generation_attempt,
           lastSeq: 0,
           blocks: [],
+          warnings: [],
           text: "",
           reasoning: "",
         };
@@ -199,6 +202,8 @@ function applyPart(preview: Preview, part: StreamPart): Preview {
       else blocks.push(block);
       return { ...preview, blocks };
     }
+    case "warning":
+      return { ...preview, warnings: [...preview.warnings, { code: part.code, message: part.message }] };
   }
 }
 

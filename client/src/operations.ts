@@ -136,6 +136,24 @@ export const operations = {
     status: 204,
   }),
 
+  // MCP servers (organization-scoped; secrets never come back)
+  createMcpServer: op({
+    method: "post",
+    path: "/organizations/{organization}/mcp-servers",
+    body: "CreateMcpServerRequest",
+    response: "McpServer",
+    status: 201,
+  }),
+  listMcpServers: op({ method: "get", path: "/organizations/{organization}/mcp-servers", response: "McpServer[]" }),
+  getMcpServer: op({ method: "get", path: "/organizations/{organization}/mcp-servers/{id}", response: "McpServer" }),
+  updateMcpServer: op({
+    method: "patch",
+    path: "/organizations/{organization}/mcp-servers/{id}",
+    body: "UpdateMcpServerRequest",
+    response: "McpServer",
+  }),
+  deleteMcpServer: op({ method: "delete", path: "/organizations/{organization}/mcp-servers/{id}", response: null, status: 204 }),
+
   // compaction settings: the caller's threshold, the organization's compaction model
   getChatPreferences: op({ method: "get", path: "/users/me/chat-preferences", response: "ChatPreferences" }),
   updateChatPreferences: op({

@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import type * as chat from "../../src/routes/chat-schemas";
 import type * as files from "../../src/routes/file-schemas";
+import type * as mcp from "../../src/routes/mcp-server-schemas";
 import type * as health from "../../src/routes/health-schemas";
 import type * as configs from "../../src/routes/model-config-schemas";
 import type * as projects from "../../src/routes/project-schemas";
@@ -53,6 +54,10 @@ export interface Components {
   ProjectMemory: typeof projects.ProjectMemorySchema;
   CreateProjectRequest: typeof projects.CreateProjectBody;
   UpdateProjectRequest: typeof projects.UpdateProjectBody;
+  // MCP servers
+  McpServer: typeof mcp.McpServerSchema;
+  CreateMcpServerRequest: typeof mcp.CreateMcpServerBody;
+  UpdateMcpServerRequest: typeof mcp.UpdateMcpServerBody;
   // compaction settings
   ChatPreferences: typeof preferences.ChatPreferencesSchema;
   UpdateChatPreferencesRequest: typeof preferences.UpdateChatPreferencesBody;

@@ -8,6 +8,7 @@ import type { CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles, resolveContent } from "./content";
 import { checkModelChoice } from "./model-choice";
 import { checkProjectChoice } from "./project-choice";
+import { checkChatMcpServers } from "../db/mcp/servers";
 
 export interface CreateChatCommand {
   chatId: string;
@@ -21,6 +22,7 @@ export interface CreateChatCommand {
   labels?: Record<string, string> | undefined;
   unsafeDynamicTools?: DynamicToolDefinition[] | undefined;
   projectId?: string | undefined;
+  mcpServerIds?: string[] | undefined;
   parentChatId?: string | undefined;
 }
 
@@ -30,6 +32,7 @@ export async function createChatCommand(
 ): Promise<{ chat: ChatWire; messages: ChatMessageWire[] }> {
   await checkModelChoice(ctx, cmd.organizationId, cmd.modelConfigId);
   await checkProjectChoice(ctx, cmd);
+  const mcpServerIds = await checkChatMcpServers(ctx.db, cmd.organizationId, cmd.mcpServerIds ?? []);
   const content = await resolveContent(ctx, cmd.content, { ownerId: cmd.callerId, organizationId: cmd.organizationId });
   const created = await ctx.store.create({
     id: cmd.chatId,
@@ -44,6 +47,7 @@ export async function createChatCommand(
     labels: cmd.labels ?? {},
     unsafeDynamicTools: cmd.unsafeDynamicTools ?? null,
     projectId: cmd.projectId ?? null,
+    mcpServerIds,
     createdBy: cmd.callerId,
     afterInsert: (tx) => linkContentFiles(ctx, tx, content),
   });

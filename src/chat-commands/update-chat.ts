@@ -8,6 +8,7 @@ import { writeTitle } from "../db/title";
 import { type ChatWire, chatToWire } from "../db/wire";
 import { ChatNotFoundError } from "../chatstate/index";
 import { assertOwner, type CommandContext } from "./context";
+import { checkChatMcpServers } from "../db/mcp/servers";
 
 export interface UpdateChatCommand {
   chatId: string;
@@ -16,6 +17,7 @@ export interface UpdateChatCommand {
   title?: string | undefined;
   labels?: Record<string, string> | undefined;
   pinOrder?: number | undefined;
+  mcpServerIds?: string[] | undefined;
 }
 
 export interface UpdateChatResult {
@@ -29,6 +31,9 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
   if (!existing) throw new ChatNotFoundError(cmd.chatId);
   assertOwner(existing, cmd.callerId);
 
+  // Checked before any write: a refused server list leaves the chat untouched.
+  const mcpServerIds =
+    cmd.mcpServerIds === undefined ? undefined : await checkChatMcpServers(ctx.db, existing.organizationId, cmd.mcpServerIds);
   let familyChanged: string[] = [];
   if (cmd.archived !== undefined && cmd.archived !== existing.archived) {
     const result = await ctx.store.setArchived(cmd.chatId, cmd.archived);
@@ -38,10 +43,11 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
     const written = await writeTitle(ctx.store.pool, cmd.chatId, cmd.title, "user");
     if (written.applied) ctx.titleChanged(written.chat);
   }
-  if (cmd.labels !== undefined || cmd.pinOrder !== undefined) {
+  if (cmd.labels !== undefined || cmd.pinOrder !== undefined || mcpServerIds !== undefined) {
     await updateChatMetadata(ctx.store.pool, cmd.chatId, {
       ...(cmd.labels === undefined ? {} : { labels: cmd.labels }),
       ...(cmd.pinOrder === undefined ? {} : { pinOrder: cmd.pinOrder }),
+      ...(mcpServerIds === undefined ? {} : { mcpServerIds }),
     });
   }
   const chat = await getChat(ctx.store.pool, cmd.chatId);

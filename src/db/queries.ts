@@ -87,7 +87,7 @@ export async function listQueue(db: Queryable, chatId: string): Promise<ChatQueu
 export async function updateChatMetadata(
   db: Queryable,
   chatId: string,
-  fields: { labels?: Record<string, string>; pinOrder?: number },
+  fields: { labels?: Record<string, string>; pinOrder?: number; mcpServerIds?: readonly string[] },
 ): Promise<ChatRow | undefined> {
   const values: unknown[] = [chatId];
   const sets: string[] = [];
@@ -98,6 +98,10 @@ export async function updateChatMetadata(
   if (fields.pinOrder !== undefined) {
     values.push(fields.pinOrder);
     sets.push(`pin_order = $${values.length}`);
+  }
+  if (fields.mcpServerIds !== undefined) {
+    values.push(JSON.stringify(fields.mcpServerIds));
+    sets.push(`mcp_server_ids = $${values.length}::jsonb`);
   }
   if (sets.length === 0) return getChat(db, chatId);
   const { rows } = await db.query(`UPDATE chats SET ${sets.join(", ")}, updated_at = now() WHERE id = $1 RETURNING *`, values);

@@ -18,6 +18,7 @@ export interface ChatWire {
   last_model_config_id: string | null;
   last_reasoning_effort: string | null;
   project_id: string | null;
+  mcp_server_ids: string[];
   snapshot_version: number;
   history_version: number;
   queue_version: number;
@@ -76,6 +77,7 @@ export function chatToWire(c: ChatRow): ChatWire {
     last_model_config_id: c.lastModelConfigId,
     last_reasoning_effort: c.lastReasoningEffort,
     project_id: c.projectId,
+    mcp_server_ids: c.mcpServerIds,
     snapshot_version: c.snapshotVersion,
     history_version: c.historyVersion,
     queue_version: c.queueVersion,

@@ -17,6 +17,7 @@ import {
   ProviderInUseError,
   UnknownProviderError,
 } from "../db/model-configs/errors";
+import { McpServerUnavailableError } from "../db/mcp/errors";
 import { isChatProjectGone, ProjectUnavailableError } from "../db/projects/errors";
 import { logger } from "../log";
 
@@ -89,6 +90,7 @@ function accountAndModelConfigError(err: unknown): ApiError | undefined {
   if (err instanceof ProviderInUseError) return new ApiError(409, err.code, err.message);
   if (err instanceof ProjectUnavailableError) return invalid("project_id", err.message);
   if (isChatProjectGone(err)) return invalid("project_id", "the project no longer exists");
+  if (err instanceof McpServerUnavailableError) return invalid("mcp_server_ids", err.message);
   return undefined;
 }
 

@@ -3,6 +3,7 @@
  * come from the same definitions.
  */
 import { z } from "@hono/zod-openapi";
+import { McpServerIdsField } from "./mcp-server-schemas";
 import { REASONING_EFFORTS } from "../db/model-configs/options";
 
 /** Limits on what one request may carry; the body limit bounds the bytes as well. */
@@ -59,6 +60,8 @@ export const ChatSchema = z
     last_model_config_id: z.uuid().nullable(),
     last_reasoning_effort: z.string().nullable(),
     project_id: z.uuid().nullable(),
+    /** The organization MCP servers the chat's model may call (docs/mcp.md). */
+    mcp_server_ids: z.array(z.uuid()),
     snapshot_version: z.number().int(),
     history_version: z.number().int(),
     queue_version: z.number().int(),
@@ -121,6 +124,7 @@ export const CreateChatBody = z
       .refine((tools) => new Set(tools.map((t) => t.name)).size === tools.length, { error: "tool names must be unique" })
       .optional(),
     project_id: z.uuid().optional(),
+    mcp_server_ids: McpServerIdsField.optional(),
   })
   .openapi("CreateChatRequest");
 
@@ -130,6 +134,8 @@ export const UpdateChatBody = z
     title: z.string().trim().min(1).max(256).optional(),
     labels: labels.optional(),
     pin_order: z.number().int().min(0).max(1_000_000).optional(),
+    /** Replaces the chat's MCP servers from its next step on; `[]` removes them all. */
+    mcp_server_ids: McpServerIdsField.optional(),
   })
   .openapi("UpdateChatRequest");
 

@@ -49,6 +49,7 @@ chats.openapi(create, async (c) => {
       labels: body.labels,
       unsafeDynamicTools: body.unsafe_dynamic_tools,
       projectId: body.project_id,
+      mcpServerIds: body.mcp_server_ids,
     }),
   );
   return c.json(created.chat, 201);
@@ -110,7 +111,7 @@ chats.openapi(get, async (c) => {
 const update = createRoute({
   method: "patch",
   path: "/{chat}",
-  summary: "Archive or unarchive the family (SetArchived), set the title, labels or pin order",
+  summary: "Archive or unarchive the family (SetArchived), set the title, labels, pin order or MCP servers",
   middleware: [jsonBodyLimit],
   request: { params: ChatParams, body: jsonBody(UpdateChatBody) },
   responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404, 409, 413) },
@@ -127,6 +128,7 @@ chats.openapi(update, async (c) => {
       title: body.title,
       labels: body.labels,
       pinOrder: body.pin_order,
+      mcpServerIds: body.mcp_server_ids,
     }),
   );
   return c.json(result.chat, 200);

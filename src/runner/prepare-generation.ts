@@ -17,7 +17,7 @@ import { attributionFor } from "./attribution";
 import { modelForTurn } from "./model-choice";
 import { loadPromptFiles } from "./prompt-files";
 import type { TaskContext } from "./task-context";
-import type { ChatTools } from "../tools/chat-tools";
+import { type ChatTools, toolStepOf } from "../tools/chat-tools";
 
 export interface PreparedGeneration {
   client: ModelClient;
@@ -34,7 +34,11 @@ export interface PreparedGeneration {
  */
 export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history: readonly HistoryRow[]): Promise<PreparedGeneration> {
   // Independent reads: side by side, so preparation costs one round trip where it can.
-  const [resolved, attribution, tools] = await Promise.all([modelForTurn(ctx.db, chat), attributionFor(ctx, chat), ctx.toolsFor(chat)]);
+  const [resolved, attribution, tools] = await Promise.all([
+    modelForTurn(ctx.db, chat),
+    attributionFor(ctx, chat),
+    ctx.toolsFor(chat, toolStepOf(history)),
+  ]);
   const model = attributedModel(resolved, attribution, { fetch: ctx.fetch });
   const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, model.client.transport);
   return {

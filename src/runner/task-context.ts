@@ -8,7 +8,7 @@ import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
 import type { PartBuffer } from "../stream/part-buffer";
-import type { ChatTools, ToolChat } from "../tools/chat-tools";
+import type { ChatTools, ToolChat, ToolStep } from "../tools/chat-tools";
 import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
 import type { FileReader } from "./prompt-files";
@@ -19,7 +19,7 @@ export interface RunnerDeps {
   config: Config;
   parts: PartBuffer<StreamPart>;
   /** The chat's local tools for this step: offered to the model and run from the same registry (src/tools). */
-  toolsFor(chat: ToolChat): Promise<ChatTools>;
+  toolsFor(chat: ToolChat, step?: ToolStep): Promise<ChatTools>;
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;

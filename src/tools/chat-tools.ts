@@ -9,43 +9,71 @@
  * and MCP tools are the next families). Adding one is a new file and an entry in ./production.ts.
  */
 import type { ChatRow } from "../db/schema/chats";
+import { activeRows, type HistoryRow } from "../llm/active-history";
 import { type LocalTool, type LocalToolRegistry, localToolRegistry } from "../llm/tools";
 
 /** What a family may look at to decide. */
-export type ToolChat = Pick<ChatRow, "id" | "organizationId" | "ownerId" | "parentChatId" | "projectId">;
+export type ToolChat = Pick<ChatRow, "id" | "organizationId" | "ownerId" | "parentChatId" | "projectId"> &
+  Partial<Pick<ChatRow, "mcpServerIds">>;
+
+/** The step the tools are assembled for. */
+export interface ToolStep {
+  /**
+   * The turn: the seq of its prompt (the last user message that is not model-only), -1 without
+   * one. Families that hold resources across the steps of a turn (MCP connections) key them by it.
+   */
+  turn: number;
+}
+
+/** The step of a chat whose history is `history`. */
+export function toolStepOf(history: readonly HistoryRow[]): ToolStep {
+  const prompt = activeRows(history).findLast((row) => row.role === "user" && !row.modelOnly);
+  return { turn: prompt?.seq ?? -1 };
+}
+
+/** Something the client should know about the tools of a step (an MCP server that could not be reached). */
+export interface ToolWarning {
+  code: string;
+  message: string;
+}
 
 /** A family's contribution to one turn. */
 export interface FamilyTools {
   tools: LocalTool[];
   /** A static block for the system prompt; live data belongs in tool descriptions (it changes). */
   guidance?: string;
+  warnings?: ToolWarning[];
 }
 
 export interface ToolFamily {
   name: string;
   /** Null: the chat does not get this family's tools. */
-  forChat(chat: ToolChat): Promise<FamilyTools | null>;
+  forChat(chat: ToolChat, step?: ToolStep): Promise<FamilyTools | null>;
 }
 
 export interface ChatTools {
   registry: LocalToolRegistry;
   /** System prompt blocks of the families offered, in family order. */
   guidance: string[];
+  /** Shown to the client in the step's stream (a `warning` part), never to the model. */
+  warnings: ToolWarning[];
 }
 
-export const NO_CHAT_TOOLS: ChatTools = { registry: new Map(), guidance: [] };
+export const NO_CHAT_TOOLS: ChatTools = { registry: new Map(), guidance: [], warnings: [] };
 
 /** Builds the factory the runner calls once per step (RunnerDeps.toolsFor). */
-export function chatToolsFactory(families: readonly ToolFamily[]): (chat: ToolChat) => Promise<ChatTools> {
-  return async (chat) => {
-    const offered = await Promise.all(families.map((family) => family.forChat(chat)));
+export function chatToolsFactory(families: readonly ToolFamily[]): (chat: ToolChat, step?: ToolStep) => Promise<ChatTools> {
+  return async (chat, step = { turn: -1 }) => {
+    const offered = await Promise.all(families.map((family) => family.forChat(chat, step)));
     const tools: LocalTool[] = [];
     const guidance: string[] = [];
+    const warnings: ToolWarning[] = [];
     for (const family of offered) {
       if (!family) continue;
       tools.push(...family.tools);
       if (family.guidance) guidance.push(family.guidance);
+      if (family.warnings) warnings.push(...family.warnings);
     }
-    return { registry: localToolRegistry(tools), guidance };
+    return { registry: localToolRegistry(tools), guidance, warnings };
   };
 }

@@ -14,6 +14,7 @@ import { ErrorSchema } from "../../src/http/error-schema";
 import * as chat from "../../src/routes/chat-schemas";
 import * as files from "../../src/routes/file-schemas";
 import * as health from "../../src/routes/health-schemas";
+import * as mcp from "../../src/routes/mcp-server-schemas";
 import * as configs from "../../src/routes/model-config-schemas";
 import * as projects from "../../src/routes/project-schemas";
 import * as preferences from "../../src/routes/chat-preferences-schemas";
@@ -54,6 +55,9 @@ const components = {
   ProjectMemory: projects.ProjectMemorySchema,
   CreateProjectRequest: projects.CreateProjectBody,
   UpdateProjectRequest: projects.UpdateProjectBody,
+  McpServer: mcp.McpServerSchema,
+  CreateMcpServerRequest: mcp.CreateMcpServerBody,
+  UpdateMcpServerRequest: mcp.UpdateMcpServerBody,
   ChatPreferences: preferences.ChatPreferencesSchema,
   UpdateChatPreferencesRequest: preferences.UpdateChatPreferencesBody,
   ChatModelOverride: overrides.ModelOverrideSchema,

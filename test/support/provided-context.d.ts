@@ -4,6 +4,8 @@ declare module "vitest" {
     databaseUrl: string;
     wsProxy: string;
     fakeModelUrl: string;
+    /** The test MCP server of this project (scripts/test-mcp/server.ts): its endpoint and credentials. */
+    mcpServer: { url: string; token: string; headerValue: string };
     /** e2e only: the running dev server's origin, e.g. http://127.0.0.1:8787 */
     baseUrl: string;
     /** e2e only: where that server's output (the Worker's and the objects' log lines) goes */

@@ -14,6 +14,7 @@ import { ensureAttributionKey } from "../../src/auth/synthetic-key";
 import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
 import { createModelConfig } from "../../src/db/model-configs/configs";
 import { createProvider } from "../../src/db/model-configs/providers";
+import { createMcpServer } from "../../src/db/mcp/servers";
 import { setChatPreferences } from "../../src/db/chat-preferences";
 import { setModelOverride } from "../../src/db/model-overrides";
 import { saveMemory } from "../../src/db/projects/memories";
@@ -32,6 +33,7 @@ interface Victim {
   modelConfigId: string;
   projectId: string;
   memoryName: string;
+  mcpServerId: string;
 }
 
 interface Sweep {
@@ -93,6 +95,11 @@ const SWEEP: Record<string, Sweep> = {
   "GET /organizations/{organization}/chats/model-overrides/{context}": {},
   "PUT /organizations/{organization}/chats/model-overrides/{context}": { body: (v) => ({ model_config_id: v.modelConfigId }) },
   "DELETE /organizations/{organization}/chats/model-overrides/{context}": {},
+  "POST /organizations/{organization}/mcp-servers": { body: () => ({ name: unique("mcp"), url: "http://127.0.0.1:9/mcp" }) },
+  "GET /organizations/{organization}/mcp-servers": {},
+  "GET /organizations/{organization}/mcp-servers/{id}": {},
+  "PATCH /organizations/{organization}/mcp-servers/{id}": { body: () => ({ url: "http://127.0.0.1:9/pwned", enabled: false }) },
+  "DELETE /organizations/{organization}/mcp-servers/{id}": {},
 };
 
 /** Operations that need no credentials at all. */
@@ -123,6 +130,7 @@ function fillPath(template: string, v: Victim): string {
       case "id":
         if (template.includes("/model-configs/")) return v.modelConfigId;
         if (template.includes("/providers/")) return v.providerId;
+        if (template.includes("/mcp-servers/")) return v.mcpServerId;
         throw new Error(`the sweep cannot fill {id} in ${template}: add it to fillPath`);
       default:
         throw new Error(`the sweep cannot fill {${name}} in ${template}: add it to fillPath`);
@@ -160,6 +168,7 @@ async function victimRows(v: Victim): Promise<string> {
          'provider', (SELECT to_jsonb(p) FROM chat_providers p WHERE p.id = $3),
          'projects', (SELECT coalesce(jsonb_agg(to_jsonb(p) ORDER BY p.id), '[]') FROM projects p WHERE p.organization_id = $2),
          'memories', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM project_memories m JOIN projects p ON p.id = m.project_id WHERE p.organization_id = $2),
+         'mcp_servers', (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.id), '[]') FROM mcp_servers s WHERE s.organization_id = $2),
          'overrides', (SELECT coalesce(jsonb_agg(to_jsonb(o) ORDER BY o.context), '[]') FROM chat_organization_model_overrides o WHERE o.organization_id = $2),
          'preferences', (SELECT to_jsonb(p) FROM chat_user_preferences p WHERE p.user_id = $1))::text AS s`,
       [v.user.id, v.user.organizationId, v.providerId],
@@ -170,7 +179,7 @@ async function victimRows(v: Victim): Promise<string> {
 
 async function makeVictim(): Promise<Victim> {
   const user = await createTestUser({ role: "admin" });
-  const { providerId, modelConfigId, projectId } = await withDb(async (db) => {
+  const { providerId, modelConfigId, projectId, mcpServerId } = await withDb(async (db) => {
     const provider = await createProvider(db, {
       type: "openai-compatible",
       name: unique("victim-"),
@@ -183,7 +192,12 @@ async function makeVictim(): Promise<Victim> {
     await saveMemory(db, project.id, { name: "secret-plan", content: "the victim's memory" }, new Date());
     await setModelOverride(db, user.organizationId, "compaction", config.id);
     await setChatPreferences(db, user.id, { compactionThresholdPercent: 42 });
-    return { providerId: provider.id, modelConfigId: config.id, projectId: project.id };
+    const mcp = await createMcpServer(db, user.organizationId, {
+      name: "victim-tools",
+      url: "http://127.0.0.1:9/mcp",
+      bearerToken: "victim-secret",
+    });
+    return { providerId: provider.id, modelConfigId: config.id, projectId: project.id, mcpServerId: mcp.id };
   });
   const file = await expectJson<{ id: string }>(
     await SELF.fetch(`${BASE}/chats/files?organization=${user.organizationId}&name=secret.txt`, {
@@ -216,6 +230,7 @@ async function makeVictim(): Promise<Victim> {
     modelConfigId,
     projectId,
     memoryName: "secret-plan",
+    mcpServerId,
   };
 }
 
@@ -291,6 +306,8 @@ describe("tenancy sweep", () => {
       victim.modelConfigId,
       victim.projectId,
       "secret-plan",
+      victim.mcpServerId,
+      "victim-secret",
     ];
     const leaks: string[] = [];
     for (const intruder of intruders) {

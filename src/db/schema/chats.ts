@@ -124,6 +124,8 @@ export const chats = pgTable(
     projectId: uuid(),
     systemPrompt: text(),
     unsafeDynamicTools: jsonb().$type<DynamicToolDefinition[]>(),
+    /** The organization's MCP servers this chat uses (docs/mcp.md); checked on create and update. */
+    mcpServerIds: jsonb().$type<string[]>().notNull().default([]),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

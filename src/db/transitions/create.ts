@@ -34,6 +34,8 @@ export interface CreateChatInput {
   labels?: Record<string, string>;
   unsafeDynamicTools?: DynamicToolDefinition[] | null;
   projectId?: string | null;
+  /** Already checked (same organization, enabled): src/db/mcp/servers.ts. */
+  mcpServerIds?: readonly string[];
   /** The author of the first message; defaults to the owner. */
   createdBy?: string | null;
   /** Runs inside the transaction after the initial history is inserted (file links). */
@@ -72,8 +74,8 @@ export async function createChat(store: ChatStore, input: CreateChatInput): Prom
     const rootId = parentId === null ? null : await joinFamily(t, parentId);
     const [raw] = await t.query(
       `INSERT INTO chats (id, organization_id, owner_id, parent_chat_id, root_chat_id, status, snapshot_version,
-         title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools)
-       VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb)
+         title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools, mcp_server_ids)
+       VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb, $15::jsonb)
        ON CONFLICT (id) DO NOTHING
        RETURNING *`,
       [
@@ -91,6 +93,7 @@ export async function createChat(store: ChatStore, input: CreateChatInput): Prom
         input.projectId ?? null,
         input.systemPrompt ?? null,
         input.unsafeDynamicTools == null ? null : JSON.stringify(input.unsafeDynamicTools),
+        JSON.stringify(input.mcpServerIds ?? []),
       ],
     );
     if (raw === undefined) {

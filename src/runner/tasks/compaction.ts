@@ -7,6 +7,7 @@
  * progress part, and commits the boundary triplet plus the replayed pending user messages in ONE
  * CommitStep (consuming a manual request). The next decision pass carries on from there.
  */
+import { toolStepOf } from "../../tools/chat-tools";
 import type { ChatMessageRow, ChatRow, LastErrorDetail } from "../../db/schema/chats";
 import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
 import type { ResolvedModelConfig } from "../../db/model-configs/resolve";
@@ -150,7 +151,7 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
       providerOptions: model.providerOptions(),
       maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
       // A flattened prompt has no tool history left to define.
-      tools: reSanitize ? undefined : modelTools(chat, (await ctx.toolsFor(chat)).registry).set,
+      tools: reSanitize ? undefined : modelTools(chat, (await ctx.toolsFor(chat, toolStepOf(history))).registry).set,
       abortSignal: ctx.signal,
       maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
       sleep: ctx.sleep,

@@ -25,6 +25,8 @@ import { fencedRead, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import type { TaskContext } from "../task-context";
 import { compactBeforeModelCall, compactOnRequest } from "./compaction";
+import { toolStepOf } from "../../tools/chat-tools";
+import { logger } from "../../log";
 
 /** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
 export const MODEL_IDLE_TIMEOUT_MS = 60_000;
@@ -42,7 +44,8 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
       await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), true);
       return;
     case "run_local_tools": {
-      const { registry } = await ctx.toolsFor(chat);
+      // The same turn as the step that made the calls: its MCP connections are reused.
+      const { registry } = await ctx.toolsFor(chat, toolStepOf(history));
       const results = await executeLocalTools(next.calls, registry, { abortSignal: ctx.signal });
       // Parallel results in one CommitStep: history_version moves once.
       await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: [{ role: "tool", content: results }] }));
@@ -76,6 +79,11 @@ async function callModel(ctx: TaskContext): Promise<void> {
     const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
     const key = episodeKey(chat.id, chat.historyVersion, attempt);
     ctx.parts.createEpisode(key);
+    // What the client should know about this step's tools (an MCP server skipped), first in the episode.
+    for (const warning of prepared.tools.warnings) {
+      logger.warn("tool_warning", { chat_id: chat.id, code: warning.code, message: warning.message });
+      ctx.parts.addPart(key, { type: "warning", code: warning.code, message: warning.message });
+    }
     try {
       ctx.parts.startModelInvocation(key);
       const outcome = await runModelStep({

@@ -3,14 +3,14 @@ import { inject } from "vitest";
 import { createModelConfig } from "../../../src/db/model-configs/configs";
 import { createProvider } from "../../../src/db/model-configs/providers";
 import { chats } from "../../../src/db/schema/chats";
-import { api, createTestUser, type TestUser, withDb } from "../../worker/support/accounts";
+import { api, createTestUser, type TestUser, type TestUserOptions, withDb } from "../../worker/support/accounts";
 
 /** Every user made here, so a file's teardown can release what its chats still hold. */
 export const modelUsers: TestUser[] = [];
 
 /** A user whose organization's default model is the fake model (openai-compatible over HTTP). */
-export async function userWithModel(): Promise<TestUser> {
-  const user = await createTestUser();
+export async function userWithModel(opts: TestUserOptions = {}): Promise<TestUser> {
+  const user = await createTestUser(opts);
   await withDb(async (db) => {
     const provider = await createProvider(db, {
       type: "openai-compatible",

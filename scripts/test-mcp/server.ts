@@ -1,0 +1,151 @@
+/**
+ * A real MCP server for tests (docs/mcp.md "Tests"): the official SDK's McpServer over the
+ * Streamable HTTP transport, stateful (one session per client), in this Node process. It refuses
+ * any request without `Authorization: Bearer <token>` and the `X-Test-Header` value it was given,
+ * so a test proves the stored credentials reach it. Its tools:
+ *
+ * | tool | does |
+ * |---|---|
+ * | `echo {text}` | answers `echo: <text>` |
+ * | `add {a, b}` | answers the sum, as text and structured content `{sum}` |
+ * | `fail {message}` | an `isError` result with `<message>` |
+ * | `sleep {ms}` | answers `slept` after `ms` (at most 30 s), or stops early when the client cancels |
+ *
+ * `GET /_stats` answers what it saw (sessions opened and closed, tool calls by name), so tests can
+ * tell a reused connection from a new one and see sessions closed at the end of a turn.
+ */
+import { randomUUID } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
+import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
+import { z } from "zod";
+
+export const TEST_MCP_HEADER = "X-Test-Header";
+
+export interface TestMcpStats {
+  sessionsOpened: number;
+  sessionsClosed: number;
+  unauthorized: number;
+  calls: Record<string, number>;
+  /** Calls the client cancelled (notifications/cancelled) before they answered. */
+  cancelled: number;
+}
+
+export interface TestMcpServer {
+  /** The MCP endpoint, e.g. http://127.0.0.1:PORT/mcp */
+  url: string;
+  token: string;
+  headerValue: string;
+  stats(): TestMcpStats;
+  close(): Promise<void>;
+}
+
+function toolsServer(stats: TestMcpStats): McpServer {
+  const server = new McpServer({ name: "chatd-test-mcp", version: "1.0.0" });
+  const count = (name: string) => {
+    stats.calls[name] = (stats.calls[name] ?? 0) + 1;
+  };
+  server.registerTool("echo", { description: "Echoes the text back.", inputSchema: { text: z.string() } }, async ({ text }) => {
+    count("echo");
+    return { content: [{ type: "text", text: `echo: ${text}` }] };
+  });
+  server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => {
+    count("add");
+    return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
+  });
+  server.registerTool("fail", { description: "Always fails.", inputSchema: { message: z.string() } }, async ({ message }) => {
+    count("fail");
+    return { content: [{ type: "text", text: message }], isError: true };
+  });
+  server.registerTool(
+    "sleep",
+    { description: "Waits, then answers.", inputSchema: { ms: z.number().int().min(0).max(30_000) } },
+    async ({ ms }, extra) => {
+      count("sleep");
+      const done = await new Promise<boolean>((resolve) => {
+        const timer = setTimeout(() => resolve(true), ms);
+        extra.signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          resolve(false);
+        });
+      });
+      if (!done) stats.cancelled += 1;
+      return { content: [{ type: "text", text: "slept" }] };
+    },
+  );
+  return server;
+}
+
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString("utf8");
+  return text ? JSON.parse(text) : undefined;
+}
+
+export async function startTestMcpServer(options: { port?: number; host?: string } = {}): Promise<TestMcpServer> {
+  const token = `mcp-${randomUUID()}`;
+  const headerValue = `hv-${randomUUID().slice(0, 8)}`;
+  const stats: TestMcpStats = { sessionsOpened: 0, sessionsClosed: 0, unauthorized: 0, calls: {}, cancelled: 0 };
+  const sessions = new Map<string, StreamableHTTPServerTransport>();
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const path = new URL(req.url ?? "/", "http://x").pathname;
+    if (path === "/_stats") {
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stats));
+      return;
+    }
+    if (path !== "/mcp") {
+      res.writeHead(404).end();
+      return;
+    }
+    if (req.headers.authorization !== `Bearer ${token}` || req.headers[TEST_MCP_HEADER.toLowerCase()] !== headerValue) {
+      stats.unauthorized += 1;
+      res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
+      return;
+    }
+    const body = req.method === "POST" ? await readJson(req) : undefined;
+    const sessionId = req.headers["mcp-session-id"];
+    let transport = typeof sessionId === "string" ? sessions.get(sessionId) : undefined;
+    if (!transport) {
+      if (typeof sessionId === "string") {
+        res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: "unknown session" }));
+        return;
+      }
+      const created = new StreamableHTTPServerTransport({
+        sessionIdGenerator: () => randomUUID(),
+        onsessioninitialized: (id) => {
+          sessions.set(id, created);
+          stats.sessionsOpened += 1;
+        },
+        onsessionclosed: (id) => {
+          if (sessions.delete(id)) stats.sessionsClosed += 1;
+        },
+      });
+      await toolsServer(stats).connect(created);
+      transport = created;
+    }
+    await transport.handleRequest(req, res, body);
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+      res.end(JSON.stringify({ error: String(err) }));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    token,
+    headerValue,
+    stats: () => structuredClone(stats),
+    async close() {
+      for (const t of sessions.values()) await t.close().catch(() => {});
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}

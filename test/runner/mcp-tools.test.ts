@@ -1,0 +1,213 @@
+/**
+ * MCP tools in running chats, against the real test MCP server of the stack
+ * (scripts/test-mcp/server.ts: the SDK's McpServer over Streamable HTTP, requiring a bearer token
+ * and a header): the fake model is offered the server's tools and calls them (`/offered-tools`,
+ * `/tool`, `/parallel`), the chat object connects once per turn and closes at its end, a server
+ * that cannot be reached is a warning part and the turn goes on, a tool error is an error result.
+ */
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+import { openStream } from "./support/stream-client";
+
+interface Part {
+  type: string;
+  text?: string;
+  tool_call_id?: string;
+  tool_name?: string;
+  result?: unknown;
+  is_error?: boolean;
+}
+interface Message {
+  role: string;
+  content: Part[];
+}
+interface Stats {
+  sessionsOpened: number;
+  sessionsClosed: number;
+  unauthorized: number;
+  calls: Record<string, number>;
+  cancelled: number;
+}
+
+const mcp = inject("mcpServer");
+const nonce = () => crypto.randomUUID().slice(0, 8);
+
+afterAll(() => releaseChatsOf(modelUsers), 60_000);
+
+async function stats(): Promise<Stats> {
+  return (await fetch(new URL("/_stats", mcp.url))).json() as Promise<Stats>;
+}
+
+async function register(admin: TestUser, over: Record<string, unknown> = {}): Promise<string> {
+  const body = {
+    name: "tools",
+    url: mcp.url,
+    bearer_token: mcp.token,
+    headers: { "X-Test-Header": mcp.headerValue },
+    ...over,
+  };
+  return (
+    await expectJson<{ id: string }>(await api(`/organizations/${admin.organizationId}/mcp-servers`, { token: admin.token, body }), 201)
+  ).id;
+}
+
+/** MCP servers are registered by organization admins. */
+const adminWithModel = () => userWithModel({ role: "admin" });
+
+async function messagesOf(user: TestUser, id: string): Promise<Message[]> {
+  return (await expectJson<{ messages: Message[] }>(await api(`/chats/${id}/messages`, { token: user.token }), 200)).messages;
+}
+
+async function untilWaiting(user: TestUser, id: string): Promise<{ status: string; last_error: string | null }> {
+  const read = async () => expectJson<{ status: string; last_error: string | null }>(await api(`/chats/${id}`, { token: user.token }), 200);
+  await expect.poll(async () => (await read()).status, { timeout: 30_000, interval: 100 }).toBe("waiting");
+  return read();
+}
+
+async function start(user: TestUser, text: string, mcpServerIds: string[]): Promise<string> {
+  const body = { content: text ? [{ type: "text", text }] : [], mcp_server_ids: mcpServerIds };
+  return (await expectJson<{ id: string }>(await api("/chats", { token: user.token, body }), 201)).id;
+}
+
+async function turn(user: TestUser, id: string, text: string): Promise<Message[]> {
+  const before = (await messagesOf(user, id)).length;
+  await expectJson(await api(`/chats/${id}/messages`, { token: user.token, body: { content: [{ type: "text", text }] } }), 200);
+  await untilWaiting(user, id);
+  return (await messagesOf(user, id)).slice(before);
+}
+
+const results = (messages: Message[]) => messages.flatMap((m) => m.content).filter((p) => p.type === "tool-result");
+const textOf = (m: Message | undefined) =>
+  (m?.content ?? [])
+    .filter((p) => p.type === "text")
+    .map((p) => p.text)
+    .join("");
+
+describe("MCP tools", () => {
+  it("offers the server's tools as <server>__<tool>, runs calls through the model, and reuses one session per turn", async () => {
+    const u = await adminWithModel();
+    const server = await register(u);
+    const id = await start(u, "", [server]);
+
+    const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string; description: string }[];
+    expect(offered.map((t) => t.name).sort()).toEqual(["tools__add", "tools__echo", "tools__fail", "tools__sleep"]);
+    expect(offered.find((t) => t.name === "tools__echo")?.description).toContain("Echoes the text back.");
+
+    const before = await stats();
+    const call = await turn(u, id, `/tool tools__echo {"text":"hello ${nonce()}"}`);
+    expect(call.map((m) => m.role)).toEqual(["user", "assistant", "tool", "assistant"]);
+    expect(results(call)).toEqual([
+      expect.objectContaining({ tool_name: "tools__echo", is_error: false, result: { content: expect.stringMatching(/^echo: hello /) } }),
+    ]);
+    expect(textOf(call.at(-1))).toContain("tool result received");
+    // Two model steps and one tool run in this turn: one session, closed once the turn ended.
+    await expect
+      .poll(
+        async () => {
+          const s = await stats();
+          return [
+            s.sessionsOpened - before.sessionsOpened,
+            s.sessionsClosed - before.sessionsClosed,
+            (s.calls.echo ?? 0) - (before.calls.echo ?? 0),
+          ];
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual([1, 1, 1]);
+    expect((await stats()).unauthorized).toBe(before.unauthorized);
+  });
+
+  it("runs parallel calls and carries structured content", async () => {
+    const u = await adminWithModel();
+    const server = await register(u);
+    const calls = [
+      { name: "tools__add", args: { a: 2, b: 3 } },
+      { name: "tools__echo", args: { text: "side by side" } },
+    ];
+    const id = await start(u, `/parallel ${JSON.stringify(calls)}`, [server]);
+    expect((await untilWaiting(u, id)).last_error).toBeNull();
+    expect(results(await messagesOf(u, id))).toEqual([
+      expect.objectContaining({ tool_name: "tools__add", is_error: false, result: { content: "5", structured_content: { sum: 5 } } }),
+      expect.objectContaining({ tool_name: "tools__echo", is_error: false, result: { content: "echo: side by side" } }),
+    ]);
+  });
+
+  it("an isError result and a failed call are error results; the turn completes", async () => {
+    const u = await adminWithModel();
+    const server = await register(u);
+    const id = await start(u, `/tool tools__fail {"message":"boom ${nonce()}"}`, [server]);
+    expect((await untilWaiting(u, id)).last_error).toBeNull();
+    const first = await messagesOf(u, id);
+    expect(results(first)).toEqual([
+      expect.objectContaining({ tool_name: "tools__fail", is_error: true, result: { error: expect.stringMatching(/^boom /) } }),
+    ]);
+    expect(textOf(first.at(-1))).toContain("tool result received");
+
+    // Arguments the server's schema refuses: the server answers with an error, the model reads it.
+    const bad = await turn(u, id, `/tool tools__add {"a":"not a number"}`);
+    expect(results(bad)).toEqual([expect.objectContaining({ tool_name: "tools__add", is_error: true })]);
+    expect((await untilWaiting(u, id)).last_error).toBeNull();
+  });
+
+  it("a server that cannot be reached is a warning part in the stream and is skipped; the others' tools still work", async () => {
+    const u = await adminWithModel();
+    const good = await register(u);
+    const down = await register(u, { name: "down", url: "http://127.0.0.1:9/mcp" });
+    const wrongKey = await register(u, { name: "locked", bearer_token: "wrong" });
+    const id = await start(u, "", [good, down, wrongKey]);
+    const stream = await openStream(u, id);
+    try {
+      const call = await turn(u, id, `/tool tools__echo {"text":"still here"}`);
+      expect(results(call)).toEqual([expect.objectContaining({ is_error: false, result: { content: "echo: still here" } })]);
+      const warnings = () =>
+        stream.events.flatMap((e) =>
+          e.message_part?.part.type === "warning" ? [e.message_part.part as unknown as { code: string; message: string }] : [],
+        );
+      await expect.poll(() => warnings().length, { timeout: 10_000 }).toBeGreaterThan(0);
+      const messages = warnings().map((w) => `${w.code} ${w.message}`);
+      expect(messages.some((m) => m.startsWith("mcp_connect_failed") && m.includes('"down"'))).toBe(true);
+      expect(messages.some((m) => m.startsWith("mcp_connect_failed") && m.includes('"locked"'))).toBe(true);
+      expect(messages.join("\n")).not.toContain(mcp.token);
+
+      const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
+      expect(offered.map((t) => t.name).sort()).toEqual(["tools__add", "tools__echo", "tools__fail", "tools__sleep"]);
+    } finally {
+      stream.ws.close();
+    }
+  });
+
+  it("only the chat's own servers: a chat without mcp_server_ids is offered none, and a server's later edit applies from the next turn", async () => {
+    const u = await adminWithModel();
+    const server = await register(u);
+    const plain = await start(u, "", []);
+    expect(JSON.parse(textOf((await turn(u, plain, `/offered-tools ${nonce()}`)).at(-1)))).toEqual([]);
+
+    const id = await start(u, "", [server]);
+    await expectJson(
+      await api(`/organizations/${u.organizationId}/mcp-servers/${server}`, { method: "PATCH", token: u.token, body: { name: "renamed" } }),
+      200,
+    );
+    const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
+    expect(offered.map((t) => t.name).sort()).toEqual(["renamed__add", "renamed__echo", "renamed__fail", "renamed__sleep"]);
+  });
+
+  it("an interrupt during a call cancels it on the server and closes the turn's session", async () => {
+    const u = await adminWithModel();
+    const server = await register(u);
+    const before = await stats();
+    const id = await start(u, `/tool tools__sleep {"ms":20000}`, [server]);
+    await expect.poll(async () => ((await stats()).calls.sleep ?? 0) - (before.calls.sleep ?? 0), { timeout: 15_000 }).toBe(1);
+    await expectJson(await api(`/chats/${id}/interrupt`, { method: "POST", token: u.token }), 200);
+    expect((await untilWaiting(u, id)).last_error).toBeNull();
+    await expect
+      .poll(
+        async () => {
+          const s = await stats();
+          return [s.cancelled - before.cancelled, s.sessionsClosed - before.sessionsClosed];
+        },
+        { timeout: 10_000 },
+      )
+      .toEqual([1, 1]);
+  });
+});
