@@ -8,6 +8,8 @@ import type { CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles, resolveContent } from "./content";
 import { checkModelChoice } from "./model-choice";
 import { checkProjectChoice } from "./project-choice";
+import { submitPrompt } from "./prompt-hooks";
+import { insertHistory } from "../db/history";
 
 export interface CreateChatCommand {
   chatId: string;
@@ -31,12 +33,19 @@ export async function createChatCommand(
   await checkModelChoice(ctx, cmd.organizationId, cmd.modelConfigId);
   await checkProjectChoice(ctx, cmd);
   const content = await resolveContent(ctx, cmd.content, { ownerId: cmd.callerId, organizationId: cmd.organizationId });
+  const prompt = await submitPrompt(ctx, {
+    chat: { id: cmd.chatId, organization_id: cmd.organizationId, owner_id: cmd.callerId, parent_chat_id: cmd.parentChatId ?? null },
+    parts: content.parts,
+    source: "create",
+    trigger: [],
+    sessionStart: true,
+  });
   const created = await ctx.store.create({
     id: cmd.chatId,
     organizationId: cmd.organizationId,
     ownerId: cmd.callerId,
     parentChatId: cmd.parentChatId ?? null,
-    content: content.parts,
+    content: prompt.parts,
     title: cmd.title ?? null,
     systemPrompt: cmd.systemPrompt ?? null,
     modelConfigId: cmd.modelConfigId ?? null,
@@ -45,7 +54,11 @@ export async function createChatCommand(
     unsafeDynamicTools: cmd.unsafeDynamicTools ?? null,
     projectId: cmd.projectId ?? null,
     createdBy: cmd.callerId,
-    afterInsert: (tx) => linkContentFiles(ctx, tx, content),
+    afterInsert: async (tx) => {
+      // Hook context goes right after the first prompt, in the creating transaction.
+      if (prompt.context.length > 0) await insertHistory(tx, prompt.context, "a lifecycle hook added context");
+      await linkContentFiles(ctx, tx, content);
+    },
   });
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
 }
