@@ -105,3 +105,48 @@ export async function stopHook(
   });
   return continued ? [] : hookContextRows("stop", response);
 }
+
+/**
+ * pre_compact, before the summary is written. Its context guides the summary (spec: "context
+ * returned before a compaction guides the compaction summary instead"): the text the summarizer
+ * gets as a last instruction, or null.
+ */
+export async function preCompactHook(ctx: TaskContext, chat: ChatRow, source: "automatic" | "manual"): Promise<string | null> {
+  const hooks = hooksOf(ctx);
+  if (!hooks.enabled) return null;
+  const response = await hooks.dispatch({
+    event: "pre_compact",
+    chat: hookChat(chat),
+    data: { source },
+    trigger: [chat.historyVersion, source],
+    kind: "admitted",
+    signal: ctx.signal,
+  });
+  const guidance = [response.model_context, response.user_context].filter((t) => t !== undefined && t !== "");
+  return guidance.length > 0 ? guidance.join("\n\n") : null;
+}
+
+/**
+ * post_compact, once the summary is written and before it is committed: the event's context rows
+ * join the compaction's CommitStep (a task commits once; the step that follows would be fenced
+ * out). A visible row leaves the history incomplete, so the turn continues (spec "Manual
+ * compaction" step 4); a model-only row waits for the next model call.
+ */
+export async function postCompactHook(
+  ctx: TaskContext,
+  chat: ChatRow,
+  source: "automatic" | "manual",
+  summary: string,
+): Promise<NewMessage[]> {
+  const hooks = hooksOf(ctx);
+  if (!hooks.enabled) return [];
+  const response = await hooks.dispatch({
+    event: "post_compact",
+    chat: hookChat(chat),
+    data: { source, summary },
+    trigger: [chat.historyVersion, source],
+    kind: "admitted",
+    signal: ctx.signal,
+  });
+  return hookContextRows("post_compact", response);
+}
