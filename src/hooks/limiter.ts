@@ -51,7 +51,9 @@ export class DispatchLimiter {
 
   /** Resolves with a release function once a slot of `kind` is free; rejects after `timeoutMs`. */
   acquire(kind: DispatchClass, timeoutMs: number): Promise<() => void> {
-    if (this.#waiters.length === 0 && this.#fits(kind)) return Promise.resolve(this.#take(kind));
+    // Every release serves the waiters that fit, so a waiter still queued does not fit: a dispatch
+    // that fits now jumps no one of its own class.
+    if (this.#fits(kind)) return Promise.resolve(this.#take(kind));
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         kind,
