@@ -104,7 +104,8 @@ export default defineConfig({
           CHAT_HOOK_OBJECT_CONCURRENCY: "2",
           CHAT_HOOK_CONCURRENCY: "16",
           CHAT_HOOK_ADMISSION_PERCENT: "50",
-          CHAT_MAX_STEPS_PER_TURN: "3",
+          // One step per turn: a tool call reaches the step limit, where the stop hook may go one past it.
+          CHAT_MAX_STEPS_PER_TURN: "1",
         },
         { globalSetup: ["./test/support/hook-consumer-setup.ts"], injected: { CHAT_HOOK_URL: "hookConsumerUrl" } },
       ),

@@ -3,7 +3,7 @@
  * this project's CHAT_HOOK_URL points at the test consumer (test/support/hook-consumer.ts), a Node
  * server that checks every signature, records every event and answers as each test scripts it for
  * its own user. Test config (vitest.config.ts, project "hooks"): 3 s hook timeout, 2 dispatches per
- * chat object, 3 steps per turn.
+ * chat object, 1 step per turn.
  */
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { RecordedEvent, ScriptedAnswer } from "../support/hook-consumer";
@@ -236,6 +236,69 @@ describe("lifecycle hooks", () => {
       ["user", true],
       ["assistant", false],
     ]);
+  });
+
+  it("lets the stop hook take a turn one response past the step limit", async () => {
+    const u = await userWithModel();
+    const project = await newProject(u);
+    await script(u, "stop", { body: { model_context: "summarize what the tool said" } });
+    const id = await started(u, `/tool read_memory {"name":"x"}`, { project_id: project });
+    await until(u, id, "waiting");
+    const stops = (await eventsOf(u)).filter((e) => e.envelope.event === "stop").map((e) => e.envelope.data);
+    // The tool call was the turn's one step: the limit finishes it, the stop hook continues it once.
+    expect(stops).toEqual([
+      { reason: "step_limit", stop_hook_active: false, last_assistant_text: "" },
+      expect.objectContaining({ reason: "complete", stop_hook_active: true }),
+    ]);
+    expect((await rowsOf(id)).map((r) => [r.role, r.modelOnly])).toEqual([
+      ["user", false],
+      ["assistant", false],
+      ["tool", false],
+      ["user", true],
+      ["assistant", false],
+    ]);
+  });
+
+  it("starts a session on edit and evaluates the edited prompt", async () => {
+    const u = await userWithModel();
+    const id = await started(u, `first ${nonce()}`);
+    await until(u, id, "waiting");
+    const first = (await messagesOf(u, id))[0]!;
+    const before = (await eventsOf(u)).length;
+    await script(u, "user_prompt_submit", { body: { updated_prompt: "edited by policy" } });
+    const res = await api(`/chats/${id}/messages/${first.id}`, { method: "PATCH", token: u.token, body: { content: [{ type: "text", text: "edited" }] } });
+    expect(res.status).toBe(200);
+    await until(u, id, "waiting");
+    const events = (await eventsOf(u)).slice(before);
+    expect(names(events)).toEqual(["session_start", "user_prompt_submit", "stop"]);
+    expect(events[0]!.envelope.data).toEqual({ source: "edit" });
+    expect(events[1]!.envelope.data).toMatchObject({ source: "edit", prompt: "edited" });
+    expect((await messagesOf(u, id)).map(textOf)).toEqual(["edited by policy", "edited by policy"]);
+  });
+
+  it("sends pre_compact and post_compact around a compaction: guidance for the summary, context after it", async () => {
+    const u = await userWithModel();
+    const id = await started(u, `hello ${nonce()}`);
+    await until(u, id, "waiting");
+    await script(u, "pre_compact", { body: { model_context: "keep every name" } });
+    await script(u, "post_compact", { body: { user_context: "compacted under policy" } });
+    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
+    await expect.poll(async () => names(await eventsOf(u)).filter((n) => n === "stop").length, { timeout: 30_000 }).toBe(2);
+    await until(u, id, "waiting");
+    const events = (await eventsOf(u)).filter((e) => e.envelope.event.endsWith("_compact"));
+    expect(events.map((e) => e.envelope.data)).toEqual([
+      { source: "manual" },
+      // The fake summarizer echoes its last instruction: the pre_compact guidance reached it.
+      { source: "manual", summary: "Guidance for this summary:\nkeep every name" },
+    ]);
+    const rows = await rowsOf(id);
+    // The visible post_compact row joins the compaction's commit and leaves the history incomplete;
+    // the turn would continue with a reply (test/unit/llm/decide.test.ts), but this project's
+    // one-step limit was spent by the first reply, so it ends there, through the stop hook.
+    expect(rows.at(-1)!.role).toBe("user");
+    expect(textOf(rows.at(-1) as unknown as Message)).toContain("compacted under policy");
+    const lastStop = (await eventsOf(u)).filter((e) => e.envelope.event === "stop").at(-1)!;
+    expect(lastStop.envelope.data).toMatchObject({ reason: "step_limit" });
   });
 
   it("caps concurrent dispatches per chat object", async () => {

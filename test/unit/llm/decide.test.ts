@@ -199,6 +199,17 @@ describe("the stop hook's continuation", () => {
     expect(stopContinuedThisTurn(h.rows)).toBe(false);
   });
 
+  it("continues after a visible post_compact row, not after a model-only one", () => {
+    const h = new History();
+    h.user("hi");
+    h.assistant("hello");
+    h.user("summary", { modelOnly: true, compressed: true });
+    h.addMessages(hookContextRows("post_compact", { model_context: "for the model" }));
+    expect(decide(h)).toEqual({ kind: "finish_turn", reason: "complete" });
+    h.addMessages(hookContextRows("post_compact", { user_context: "for the user" }));
+    expect(decide(h)).toEqual({ kind: "call_model" });
+  });
+
   it("does not count hook context as a new turn", () => {
     const h = new History();
     h.user("hi");
