@@ -80,10 +80,12 @@ export async function submissionChat(
   callerId: string,
 ): Promise<{ chat: HookChat; snapshotVersion: number } | null> {
   if (!(ctx.hooks ?? DISABLED_HOOKS).enabled) return null;
-  const { rows } = await ctx.store.pool.query<{ organization_id: string; owner_id: string; parent_chat_id: string | null; snapshot_version: string }>(
-    "SELECT organization_id, owner_id, parent_chat_id, snapshot_version FROM chats WHERE id = $1",
-    [chatId],
-  );
+  const { rows } = await ctx.store.pool.query<{
+    organization_id: string;
+    owner_id: string;
+    parent_chat_id: string | null;
+    snapshot_version: string;
+  }>("SELECT organization_id, owner_id, parent_chat_id, snapshot_version FROM chats WHERE id = $1", [chatId]);
   const row = rows[0];
   assertOwner({ id: chatId, ownerId: row?.owner_id ?? "" }, callerId);
   const found = row as NonNullable<typeof row>;

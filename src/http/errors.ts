@@ -78,7 +78,8 @@ export function notFound(c: Context): Response {
 /** Lifecycle hooks fail closed (docs/hooks.md): the submission writes nothing. */
 function hookError(err: unknown): ApiError | undefined {
   if (err instanceof HookDeniedError) return new ApiError(403, err.code, err.message, err.reason);
-  if (err instanceof HookFailureError) return new ApiError(502, err.code, "The lifecycle hook consumer did not give a usable answer.", err.message);
+  if (err instanceof HookFailureError)
+    return new ApiError(502, err.code, "The lifecycle hook consumer did not give a usable answer.", err.message);
   return undefined;
 }
 

@@ -134,7 +134,9 @@ describe("lifecycle hooks", () => {
   it("replaces a prompt and adds model-only and visible context after it", async () => {
     const u = await userWithModel();
     const replaced = `replaced ${nonce()}`;
-    await script(u, "user_prompt_submit", { body: { updated_prompt: replaced, model_context: "policy: be brief", user_context: "noted by policy" } });
+    await script(u, "user_prompt_submit", {
+      body: { updated_prompt: replaced, model_context: "policy: be brief", user_context: "noted by policy" },
+    });
     const id = await started(u, "original prompt");
     await until(u, id, "waiting");
     const rows = await rowsOf(id);
@@ -164,7 +166,9 @@ describe("lifecycle hooks", () => {
     const project = await newProject(u);
     // Override: the tool runs with the consumer's input.
     await script(u, "pre_tool_use", { body: { updated_input: { name: "from-hook", content: "rewritten" } } });
-    const id = await started(u, `/tool save_memory ${JSON.stringify({ name: "from-model", content: "original" })}`, { project_id: project });
+    const id = await started(u, `/tool save_memory ${JSON.stringify({ name: "from-model", content: "original" })}`, {
+      project_id: project,
+    });
     await until(u, id, "waiting");
     expect(await memoriesOf(u, project)).toEqual([expect.objectContaining({ name: "from-hook", content: "rewritten" })]);
     let events = await eventsOf(u);
@@ -172,7 +176,11 @@ describe("lifecycle hooks", () => {
     const pre = events[2]!.envelope;
     const post = events[3]!.envelope;
     const call = (await messagesOf(u, id))[1]!.content.find((p) => p.type === "tool-call")!;
-    expect(pre.data).toEqual({ tool_call_id: call.tool_call_id, tool_name: "save_memory", input: { name: "from-model", content: "original" } });
+    expect(pre.data).toEqual({
+      tool_call_id: call.tool_call_id,
+      tool_name: "save_memory",
+      input: { name: "from-model", content: "original" },
+    });
     expect(post.data).toEqual({
       tool_call_id: call.tool_call_id,
       tool_name: "save_memory",
@@ -266,7 +274,11 @@ describe("lifecycle hooks", () => {
     const first = (await messagesOf(u, id))[0]!;
     const before = (await eventsOf(u)).length;
     await script(u, "user_prompt_submit", { body: { updated_prompt: "edited by policy" } });
-    const res = await api(`/chats/${id}/messages/${first.id}`, { method: "PATCH", token: u.token, body: { content: [{ type: "text", text: "edited" }] } });
+    const res = await api(`/chats/${id}/messages/${first.id}`, {
+      method: "PATCH",
+      token: u.token,
+      body: { content: [{ type: "text", text: "edited" }] },
+    });
     expect(res.status).toBe(200);
     await until(u, id, "waiting");
     const events = (await eventsOf(u)).slice(before);

@@ -56,12 +56,17 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? "/", "http://consumer");
     if (req.method === "POST" && url.pathname === "/_script") {
-      const { owner_id, event, answer } = JSON.parse(await bodyOf(req)) as { owner_id: string; event: string; answer: ScriptedAnswer | null };
+      const { owner_id, event, answer } = JSON.parse(await bodyOf(req)) as {
+        owner_id: string;
+        event: string;
+        answer: ScriptedAnswer | null;
+      };
       if (answer === null) scripts.delete(`${owner_id}/${event}`);
       else scripts.set(`${owner_id}/${event}`, answer);
       return json(res, 200, {});
     }
-    if (req.method === "GET" && url.pathname === "/_events") return json(res, 200, events.get(url.searchParams.get("owner_id") ?? "") ?? []);
+    if (req.method === "GET" && url.pathname === "/_events")
+      return json(res, 200, events.get(url.searchParams.get("owner_id") ?? "") ?? []);
     if (req.method === "GET" && url.pathname === "/_stats") {
       return json(res, 200, { max_in_flight: maxInFlight.get(url.searchParams.get("owner_id") ?? "") ?? 0 });
     }
@@ -75,7 +80,12 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
     const signatureValid = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
     const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
     const answer = scripts.get(`${owner}/${envelope.event}`);
-    const record: RecordedEvent = { envelope, headers, signature_valid: signatureValid, answered: answer ? (answer.close ? "closed" : "scripted") : "ok" };
+    const record: RecordedEvent = {
+      envelope,
+      headers,
+      signature_valid: signatureValid,
+      answered: answer ? (answer.close ? "closed" : "scripted") : "ok",
+    };
     events.set(owner, [...(events.get(owner) ?? []), record]);
 
     const now = (inFlight.get(owner) ?? 0) + 1;

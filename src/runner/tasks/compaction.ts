@@ -135,7 +135,13 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
     const { pendingUsers } = input;
     const guidance = await preCompactHook(ctx, chat, source);
     const prompt = guidance
-      ? { ...input.prompt, messages: [...input.prompt.messages, { role: "user" as const, content: [{ type: "text" as const, text: `Guidance for this summary:\n${guidance}` }] }] }
+      ? {
+          ...input.prompt,
+          messages: [
+            ...input.prompt.messages,
+            { role: "user" as const, content: [{ type: "text" as const, text: `Guidance for this summary:\n${guidance}` }] },
+          ],
+        }
       : input.prompt;
     // The owner's attribution, like every call the chat makes; an owner who may not generate ends the turn.
     let attribution: Attribution;

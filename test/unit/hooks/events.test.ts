@@ -10,7 +10,10 @@ describe("parseHookResponse", () => {
     expect(parseHookResponse("user_prompt_submit", { decision: "deny", reason: "no" }).ok).toBe(true);
     expect(parseHookResponse("user_prompt_submit", { updated_prompt: "x" }).ok).toBe(true);
     expect(parseHookResponse("pre_tool_use", { decision: "allow", updated_input: { a: 1 } }).ok).toBe(true);
-    expect(parseHookResponse("pre_tool_use", { updated_prompt: "x" })).toEqual({ ok: false, why: "pre_tool_use does not accept updated_prompt" });
+    expect(parseHookResponse("pre_tool_use", { updated_prompt: "x" })).toEqual({
+      ok: false,
+      why: "pre_tool_use does not accept updated_prompt",
+    });
     for (const event of HOOK_EVENTS.filter((e) => e !== "user_prompt_submit" && e !== "pre_tool_use")) {
       expect(parseHookResponse(event, { decision: "allow" }).ok).toBe(false);
       expect(parseHookResponse(event, { updated_input: {} }).ok).toBe(false);

@@ -37,8 +37,12 @@ describe("DispatchLimiter", () => {
     const a = await limiter.acquire("admission", 1000);
     const w = await limiter.acquire("admitted", 1000);
     const order: string[] = [];
-    const admission = limiter.acquire("admission", 1000).then((r) => (order.push("admission"), r));
-    const admitted = limiter.acquire("admitted", 1000).then((r) => (order.push("admitted"), r));
+    const noted = (name: string) => (release: () => void) => {
+      order.push(name);
+      return release;
+    };
+    const admission = limiter.acquire("admission", 1000).then(noted("admission"));
+    const admitted = limiter.acquire("admitted", 1000).then(noted("admitted"));
     w();
     (await admitted)();
     expect(order).toEqual(["admitted"]);
