@@ -52,6 +52,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     modelConfigId: cmd.modelConfigId ?? null,
     reasoningEffort: cmd.reasoningEffort ?? null,
     createdBy: cmd.callerId,
+    hookContext: prompt.context.map((row) => ({ content: row.content, model_only: row.modelOnly ?? false })),
   };
   const { value } = await ctx.store.update(
     cmd.chatId,
@@ -59,8 +60,6 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       assertOwner(tx.chat, cmd.callerId);
       const untitled = isUntitled(tx.chat);
       const sent = await sendMessage(tx, input);
-      // Hook context follows a prompt that went into history; a queued prompt carries none (docs/hooks.md).
-      if (!sent.queued && prompt.context.length > 0) sent.messages.push(...(await insertHistory(tx, prompt.context, HOOK_CONTEXT_REASON)));
       await linkContentFiles(ctx, tx, content);
       return { ...sent, untitled };
     },

@@ -151,6 +151,30 @@ describe("lifecycle hooks", () => {
     expect(textOf(rows[2] as unknown as Message)).toContain("policy: be brief");
   });
 
+  it("evaluates a queued prompt once, at submission, and carries its context into history at promotion", async () => {
+    const u = await userWithModel();
+    const id = await started(u, `/slow 60 ${Array.from({ length: 30 }, (_, i) => `t${i}`).join(" ")} ${nonce()}`);
+    await script(u, "user_prompt_submit", {
+      body: { updated_prompt: "queued, rewritten", model_context: "context for the queued prompt" },
+    });
+    const sent = await expectJson<{ queued: boolean }>(await send(u, id, "queued"), 200);
+    expect(sent.queued).toBe(true);
+    await script(u, "user_prompt_submit", null);
+    await until(u, id, "waiting");
+    const rows = await rowsOf(id);
+    expect(rows.map((r) => [r.role, r.modelOnly])).toEqual([
+      ["user", false],
+      ["assistant", false],
+      ["user", false],
+      ["user", true],
+      ["assistant", false],
+    ]);
+    expect(textOf(rows[2] as unknown as Message)).toBe("queued, rewritten");
+    expect(textOf(rows[3] as unknown as Message)).toContain("context for the queued prompt");
+    // Promotion fired nothing again: one user_prompt_submit per prompt.
+    expect(names(await eventsOf(u)).filter((n) => n === "user_prompt_submit")).toHaveLength(2);
+  });
+
   it("answers 502 hook_unavailable when the consumer is down at submission, and writes nothing", async () => {
     const u = await userWithModel();
     await script(u, "session_start", { close: true });
