@@ -349,4 +349,17 @@ describe("lifecycle hooks", () => {
     // Five calls' pre_tool_use at once, but CHAT_HOOK_OBJECT_CONCURRENCY=2 lets two through at a time.
     expect(stats.max_in_flight).toBe(2);
   });
+
+  it("lets new submissions hold only their share of a chat object's cap", async () => {
+    const u = await userWithModel();
+    const id = await started(u, `/slow 60 ${Array.from({ length: 20 }, (_, i) => `t${i}`).join(" ")} ${nonce()}`);
+    await script(u, "user_prompt_submit", { delay_ms: 300, body: {} });
+    // Three prompts at once: admission may hold 50% of CHAT_HOOK_OBJECT_CONCURRENCY=2, one slot.
+    const sends = await Promise.all(["q1", "q2", "q3"].map((text) => send(u, id, text)));
+    expect(sends.map((r) => r.status)).toEqual([200, 200, 200]);
+    const stats = (await (await fetch(`${consumer}/_stats?owner_id=${u.id}`)).json()) as { max_in_flight: number };
+    expect(stats.max_in_flight).toBe(1);
+    await script(u, "user_prompt_submit", null);
+    await until(u, id, "waiting");
+  });
 });
