@@ -11,6 +11,7 @@ import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep, type RunModelStepInput, type StepOutcome } from "../../src/llm/step";
 import type { StreamPart } from "../../src/llm/stream-part";
 import { defineLocalTool, localToolRegistry, modelTools } from "../../src/llm/tools";
+import { fakeProvider, messageRow, modelConfigRow } from "./support/model-rows";
 
 const HANG_ABORT_AFTER_MS = 100;
 /** The aborted outcome must come this soon after the abort, not at some socket timeout. */
@@ -33,28 +34,13 @@ const CASES: Case[] = [
 ];
 
 function providerRow(c: Case, url = baseURL): ProviderRow {
-  const now = new Date();
-  return { id: crypto.randomUUID(), type: c.type, name: c.name, baseUrl: url, apiKey: "x", enabled: true, createdAt: now, updatedAt: now };
+  return fakeProvider({ type: c.type, name: c.name, baseUrl: url });
 }
 
 function configRow(c: Case, options: ModelConfigRow["options"] = {}): ModelConfigRow {
-  const now = new Date();
-  return {
-    id: crypto.randomUUID(),
-    organizationId: crypto.randomUUID(),
-    providerId: crypto.randomUUID(),
-    model: "fake",
-    displayName: "fake",
-    enabled: true,
-    isDefault: true,
-    contextLimit: null,
-    compressionThreshold: null,
-    // Explicit for OpenAI: a reasoning model id alone would pick Responses from the known list.
-    options: c.type === "openai" ? { ...options, openai_config: { use_responses_api: c.responses === true } } : options,
-    deletedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  // Explicit for OpenAI: a reasoning model id alone would pick Responses from the known list.
+  const withTransport = c.type === "openai" ? { ...options, openai_config: { use_responses_api: c.responses === true } } : options;
+  return modelConfigRow({ id: crypto.randomUUID() }, { displayName: "fake", options: withTransport });
 }
 
 const weatherSchema = {
@@ -94,26 +80,7 @@ const registry = localToolRegistry([
 const tools = modelTools(chat, registry);
 
 let seq = 0;
-function row(role: ChatMessageRow["role"], content: ChatMessageRow["content"]): ChatMessageRow {
-  seq += 1;
-  return {
-    id: crypto.randomUUID(),
-    seq,
-    chatId: "c",
-    role,
-    content,
-    revision: seq,
-    queuedMessageId: null,
-    modelConfigId: null,
-    reasoningEffort: null,
-    createdBy: null,
-    deleted: false,
-    modelOnly: false,
-    compressed: false,
-    usage: null,
-    createdAt: new Date(),
-  };
-}
+const row = (role: ChatMessageRow["role"], content: ChatMessageRow["content"]) => messageRow(role, content, ++seq);
 
 /** A unique prompt: the fake model counts scripted errors per prompt string for its whole life. */
 function unique(text: string): string {
