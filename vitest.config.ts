@@ -16,15 +16,29 @@ const STACK = "./test/support/stack-setup.ts";
 mkdirSync("./dist/web", { recursive: true });
 
 /** A project inside workerd, reaching the shared stack's Postgres through its proxy, with its own vars. */
-function workersProject(name: string, include: string, testTimeout: number, vars: Record<string, string>) {
+function workersProject(
+  name: string,
+  include: string,
+  testTimeout: number,
+  vars: Record<string, string>,
+  extra: { globalSetup?: string[]; injected?: Record<string, "hookConsumerUrl"> } = {},
+) {
   return {
     plugins: [
       cloudflareTest(({ inject }) => ({
         wrangler: { configPath: "./wrangler.toml" },
-        miniflare: { bindings: { DATABASE_URL: inject("databaseUrl"), NEON_WS_PROXY: inject("wsProxy"), ...vars } },
+        miniflare: {
+          bindings: {
+            DATABASE_URL: inject("databaseUrl"),
+            NEON_WS_PROXY: inject("wsProxy"),
+            ...vars,
+            // Vars whose value a globalSetup only knows at run time (the hook consumer's address).
+            ...Object.fromEntries(Object.entries(extra.injected ?? {}).map(([name, key]) => [name, inject(key)])),
+          },
+        },
       })),
     ],
-    test: { name, include: [include], globalSetup: [STACK], testTimeout },
+    test: { name, include: [include], globalSetup: [STACK, ...(extra.globalSetup ?? [])], testTimeout },
   };
 }
 
@@ -74,6 +88,30 @@ export default defineConfig({
         CHAT_ROOT_CONCURRENCY: "0",
         CHAT_STREAM_SYNC_POLL_MS: "2000",
       }),
+      workersProject(
+        "hooks",
+        "test/hooks/**/*.test.ts",
+        60_000,
+        {
+          // The runner project's timers, plus lifecycle hooks pointed at the test consumer, which
+          // this project alone starts (test/support/hook-consumer-setup.ts): no other project's
+          // chats send events. Small caps so the dispatch cap is reachable with a few tool calls.
+          CHAT_HEARTBEAT_INTERVAL_MS: "2000",
+          CHAT_STALE_THRESHOLD_MS: "10000",
+          CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
+          CHAT_MAX_GENERATION_RETRIES: "2",
+          CHAT_ROOT_CONCURRENCY: "0",
+          CHAT_STREAM_SYNC_POLL_MS: "2000",
+          CHAT_HOOK_SECRET: "test-hook-secret-0123456789",
+          CHAT_HOOK_TIMEOUT_MS: "3000",
+          CHAT_HOOK_OBJECT_CONCURRENCY: "2",
+          CHAT_HOOK_CONCURRENCY: "16",
+          CHAT_HOOK_ADMISSION_PERCENT: "50",
+          // One step per turn: a tool call reaches the step limit, where the stop hook may go one past it.
+          CHAT_MAX_STEPS_PER_TURN: "1",
+        },
+        { globalSetup: ["./test/support/hook-consumer-setup.ts"], injected: { CHAT_HOOK_URL: "hookConsumerUrl" } },
+      ),
       {
         test: {
           name: "e2e",

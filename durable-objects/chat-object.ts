@@ -31,6 +31,7 @@ import { PartsSession } from "../src/chat-object/parts-socket";
 import { logSocketSession, socketSession } from "../src/chat-object/socket-session";
 import { hintsFromPayload, StreamSockets } from "../src/chat-object/stream-sockets";
 import { configFromEnv } from "../src/config/env";
+import { createHookDispatcher } from "../src/hooks/dispatcher";
 import { createDb, createPool } from "../src/db/client";
 import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
 import { ChatStore } from "../src/db/store";
@@ -125,7 +126,15 @@ export class ChatObject extends DurableObject<Env> {
           this.env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: String(err) })),
         );
       };
-      this.#context = { store, db: createDb(pool), config, evictFiles, titleChanged: (chat) => this.#titleChanged(chat) };
+      this.#context = {
+        store,
+        db: createDb(pool),
+        config,
+        evictFiles,
+        titleChanged: (chat) => this.#titleChanged(chat),
+        // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
+        hooks: createHookDispatcher(config),
+      };
     }
     return this.#context;
   }
@@ -190,7 +199,7 @@ export class ChatObject extends DurableObject<Env> {
     const chatId = this.#chatId;
     if (!chatId) return undefined;
     if (!this.#worker) {
-      const { store, db, config } = this.context(chatId);
+      const { store, db, config, hooks } = this.context(chatId);
       if (!config.CHAT_WORKER_ENABLED) return undefined;
       const sleep = (ms: number, signal: AbortSignal) => this.#clock.sleep(ms, signal);
       const titles = new TitleGenerator({
@@ -216,6 +225,7 @@ export class ChatObject extends DurableObject<Env> {
           turnFinished: (chat, history) => titles.afterTurn(chat, history),
           files: r2FileReader(this.env.FILES),
           attributionKeys: this.#attributionKeys,
+          ...(hooks ? { hooks } : {}),
         },
         {
           keepAlive: (work) => this.ctx.waitUntil(work.catch(() => {})),

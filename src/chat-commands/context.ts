@@ -7,6 +7,7 @@ import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import type { ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../db/store";
+import type { HookDispatcher } from "../hooks/dispatcher";
 
 export interface CommandContext {
   store: ChatStore;
@@ -16,6 +17,8 @@ export interface CommandContext {
   evictFiles(storageKeys: readonly string[]): void;
   /** A title was written: tell the chat's stream clients (titles are outside the Sync algorithm). */
   titleChanged(chat: ChatRow): void;
+  /** Lifecycle hooks (src/hooks); off when absent. */
+  hooks?: HookDispatcher;
 }
 
 /** Another user's chat answers exactly as a missing one (docs/api.md "Auth": the caller never learns that it exists). */

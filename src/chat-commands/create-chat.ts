@@ -9,6 +9,8 @@ import { type ChatInputPart, linkContentFiles, resolveContent } from "./content"
 import { checkModelChoice } from "./model-choice";
 import { checkProjectChoice } from "./project-choice";
 import { checkChatMcpServers } from "../db/mcp/servers";
+import { submitPrompt } from "./prompt-hooks";
+import { insertHistory } from "../db/history";
 
 export interface CreateChatCommand {
   chatId: string;
@@ -34,12 +36,19 @@ export async function createChatCommand(
   await checkProjectChoice(ctx, cmd);
   const mcpServerIds = await checkChatMcpServers(ctx.db, cmd.organizationId, cmd.mcpServerIds ?? []);
   const content = await resolveContent(ctx, cmd.content, { ownerId: cmd.callerId, organizationId: cmd.organizationId });
+  const prompt = await submitPrompt(ctx, {
+    chat: { id: cmd.chatId, organization_id: cmd.organizationId, owner_id: cmd.callerId, parent_chat_id: cmd.parentChatId ?? null },
+    parts: content.parts,
+    source: "create",
+    trigger: [],
+    sessionStart: true,
+  });
   const created = await ctx.store.create({
     id: cmd.chatId,
     organizationId: cmd.organizationId,
     ownerId: cmd.callerId,
     parentChatId: cmd.parentChatId ?? null,
-    content: content.parts,
+    content: prompt.parts,
     title: cmd.title ?? null,
     systemPrompt: cmd.systemPrompt ?? null,
     modelConfigId: cmd.modelConfigId ?? null,
@@ -49,7 +58,11 @@ export async function createChatCommand(
     projectId: cmd.projectId ?? null,
     mcpServerIds,
     createdBy: cmd.callerId,
-    afterInsert: (tx) => linkContentFiles(ctx, tx, content),
+    afterInsert: async (tx) => {
+      // Hook context goes right after the first prompt, in the creating transaction.
+      if (prompt.context.length > 0) await insertHistory(tx, prompt.context, "a lifecycle hook added context");
+      await linkContentFiles(ctx, tx, content);
+    },
   });
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
 }

@@ -4,6 +4,7 @@
  */
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
 import { DEFAULT_CHAT_TITLE, fallbackTitle, writeTitle } from "../db/title";
+import { insertHistory } from "../db/history";
 import { editMessage } from "../db/transitions/edit-message";
 import { logger } from "../log";
 import { sendMessage } from "../db/transitions/send-message";
@@ -11,6 +12,9 @@ import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queued
 import { assertOwner, type CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles } from "./content";
 import { prepareMessage } from "./prepare-message";
+import { submissionChat, submitPrompt } from "./prompt-hooks";
+
+const HOOK_CONTEXT_REASON = "a lifecycle hook added context";
 
 export interface SendMessageCommand {
   chatId: string;
@@ -31,12 +35,24 @@ export interface SendMessageResponse {
 
 export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCommand): Promise<SendMessageResponse> {
   const content = await prepareMessage(ctx, cmd, cmd.content, cmd.modelConfigId);
+  const hookChat = await submissionChat(ctx, cmd.chatId, cmd.callerId);
+  const prompt = hookChat
+    ? await submitPrompt(ctx, {
+        chat: hookChat.chat,
+        parts: content.parts,
+        source: "send",
+        trigger: [hookChat.snapshotVersion],
+        sessionStart: false,
+        busyBehavior: cmd.busyBehavior,
+      })
+    : { parts: content.parts, context: [] };
   const input = {
-    content: content.parts,
+    content: prompt.parts,
     busyBehavior: cmd.busyBehavior,
     modelConfigId: cmd.modelConfigId ?? null,
     reasoningEffort: cmd.reasoningEffort ?? null,
     createdBy: cmd.callerId,
+    hookContext: prompt.context.map((row) => ({ content: row.content, model_only: row.modelOnly ?? false })),
   };
   const { value } = await ctx.store.update(
     cmd.chatId,
@@ -49,7 +65,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     },
     { prefetchTail: sendMessage.prefetchTail(input) },
   );
-  if (value.untitled) await titleFirstMessage(ctx, cmd.chatId, content.parts);
+  if (value.untitled) await titleFirstMessage(ctx, cmd.chatId, prompt.parts);
   return {
     ...(value.message ? { message: messageToWire(value.message) } : {}),
     messages: value.messages.map((m) => messageToWire(m)),
@@ -97,15 +113,26 @@ export interface EditMessageResponse {
 
 export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCommand): Promise<EditMessageResponse> {
   const content = await prepareMessage(ctx, cmd, cmd.content, cmd.modelConfigId);
+  const hookChat = await submissionChat(ctx, cmd.chatId, cmd.callerId);
+  const prompt = hookChat
+    ? await submitPrompt(ctx, {
+        chat: hookChat.chat,
+        parts: content.parts,
+        source: "edit",
+        trigger: [cmd.messageId, hookChat.snapshotVersion],
+        sessionStart: true,
+      })
+    : { parts: content.parts, context: [] };
   const { value } = await ctx.store.update(cmd.chatId, async (tx) => {
     assertOwner(tx.chat, cmd.callerId);
     const edited = await editMessage(tx, {
       messageId: cmd.messageId,
-      content: content.parts,
+      content: prompt.parts,
       ...(cmd.modelConfigId === undefined ? {} : { modelConfigId: cmd.modelConfigId }),
       ...(cmd.reasoningEffort === undefined ? {} : { reasoningEffort: cmd.reasoningEffort }),
       createdBy: cmd.callerId,
     });
+    if (prompt.context.length > 0) edited.messages.push(...(await insertHistory(tx, prompt.context, HOOK_CONTEXT_REASON)));
     await linkContentFiles(ctx, tx, content);
     return edited;
   });

@@ -38,6 +38,19 @@ export const configSchema = z.object({
   CHAT_ARCHIVE_RETENTION_DAYS: int("CHAT_ARCHIVE_RETENTION_DAYS", 0),
   CHAT_WORKER_ENABLED: z.enum(["true", "false"], { error: "CHAT_WORKER_ENABLED must be true or false" }).transform((v) => v === "true"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "LOG_LEVEL must be debug, info, warn or error" }),
+  // Lifecycle hooks (docs/hooks.md): an empty URL turns them off; with a URL the secret is required.
+  CHAT_HOOK_URL: z
+    .string()
+    .regex(/^$|^https?:\/\/\S+$/, { error: "CHAT_HOOK_URL must be empty (hooks off) or an http(s) URL" })
+    .default(""),
+  CHAT_HOOK_SECRET: z.string().default(""),
+  CHAT_HOOK_TIMEOUT_MS: int("CHAT_HOOK_TIMEOUT_MS", 100).default(10_000),
+  // Concurrent dispatches per Worker isolate and per chat object; admission may hold this percentage.
+  CHAT_HOOK_CONCURRENCY: int("CHAT_HOOK_CONCURRENCY", 1).default(64),
+  CHAT_HOOK_OBJECT_CONCURRENCY: int("CHAT_HOOK_OBJECT_CONCURRENCY", 1).default(8),
+  CHAT_HOOK_ADMISSION_PERCENT: int("CHAT_HOOK_ADMISSION_PERCENT", 1)
+    .pipe(z.number().max(100, { error: "CHAT_HOOK_ADMISSION_PERCENT must be at most 100" }))
+    .default(50),
   NEON_WS_PROXY: z
     .string()
     .regex(/^$|^[\w.-]+:\d+$/, { error: "NEON_WS_PROXY must be empty or host:port" })
@@ -45,6 +58,13 @@ export const configSchema = z.object({
 });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** Rules across settings: a hook URL needs a secret to sign with. */
+const configRules = configSchema.superRefine((config, ctx) => {
+  if (config.CHAT_HOOK_URL !== "" && config.CHAT_HOOK_SECRET.length < 16) {
+    ctx.addIssue({ code: "custom", message: "CHAT_HOOK_SECRET must be at least 16 characters when CHAT_HOOK_URL is set" });
+  }
+});
 
 export class ConfigError extends Error {
   override name = "ConfigError";
@@ -56,7 +76,7 @@ export class ConfigError extends Error {
 
 /** Parses raw vars; throws ConfigError listing every bad value at once. */
 export function parseConfig(vars: Record<string, unknown>): Config {
-  const result = configSchema.safeParse(vars);
+  const result = configRules.safeParse(vars);
   if (result.success) return result.data;
   throw new ConfigError(result.error.issues.map((issue) => issue.message));
 }

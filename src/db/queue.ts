@@ -9,9 +9,9 @@
  */
 import type { ChatTx } from "./chat-tx";
 import { QueueFullError, StoreInvariantError } from "./errors";
-import { answerPendingToolCalls } from "./history";
+import { answerPendingToolCalls, insertHistory } from "./history";
 import { messageFromRaw, queuedFromRaw, type RawRow } from "./rows";
-import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow } from "./schema/chats";
+import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, QueuedHookContext } from "./schema/chats";
 
 export interface NewQueuedMessage {
   content: ChatMessagePart[];
@@ -19,14 +19,16 @@ export interface NewQueuedMessage {
   reasoningEffort?: string | null;
   /** Falls back to the chat's owner. */
   createdBy?: string | null;
+  /** Lifecycle hook context for after the message, once promoted. */
+  hookContext?: QueuedHookContext[] | null;
 }
 
 /** Appends to the tail of the queue. */
 export async function enqueue(tx: ChatTx, message: NewQueuedMessage): Promise<ChatQueuedMessageRow> {
   if (tx.queueLength >= tx.options.maxQueueLength) throw new QueueFullError(tx.chatId, tx.options.maxQueueLength);
   const [raw] = await tx.query(
-    `INSERT INTO chat_queued_messages (chat_id, position, content, model_config_id, reasoning_effort, created_by)
-     VALUES ($1, $2, $3::jsonb, $4::uuid, $5, $6::uuid) RETURNING *`,
+    `INSERT INTO chat_queued_messages (chat_id, position, content, model_config_id, reasoning_effort, created_by, hook_context)
+     VALUES ($1, $2, $3::jsonb, $4::uuid, $5, $6::uuid, $7::jsonb) RETURNING *`,
     [
       tx.chatId,
       tx.queueLength,
@@ -34,6 +36,7 @@ export async function enqueue(tx: ChatTx, message: NewQueuedMessage): Promise<Ch
       message.modelConfigId ?? null,
       message.reasoningEffort ?? null,
       message.createdBy ?? tx.chat.ownerId,
+      message.hookContext && message.hookContext.length > 0 ? JSON.stringify(message.hookContext) : null,
     ],
   );
   if (raw === undefined) throw new StoreInvariantError("queue insert returned no row");
@@ -126,5 +129,14 @@ export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelR
   tx.noteQueueChange(-1);
   const message = messageFromRaw(row.message);
   tx.noteInserted([message]);
-  return { inserted: [...cancellations, message], message, queued: queuedFromRaw(row.queued) };
+  const queued = queuedFromRaw(row.queued);
+  // A lifecycle hook's context for this prompt follows it into history (docs/hooks.md).
+  const context = queued.hookContext?.length
+    ? await insertHistory(
+        tx,
+        queued.hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null })),
+        cancelReason,
+      )
+    : [];
+  return { inserted: [...cancellations, message, ...context], message, queued };
 }

@@ -19,6 +19,7 @@ import {
 } from "../db/model-configs/errors";
 import { McpServerUnavailableError } from "../db/mcp/errors";
 import { isChatProjectGone, ProjectUnavailableError } from "../db/projects/errors";
+import { HookDeniedError, HookFailureError } from "../hooks/errors";
 import { logger } from "../log";
 
 export interface ErrorBody {
@@ -54,7 +55,7 @@ export function errorBody(err: ApiError): ErrorBody {
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) return httpException(err);
-  const domain = chatError(err) ?? accountAndModelConfigError(err);
+  const domain = chatError(err) ?? accountAndModelConfigError(err) ?? hookError(err);
   if (domain) return domain;
   if (err instanceof ConfigError) {
     // A misconfigured deployment: say which setting is wrong, there is nothing secret in it.
@@ -73,6 +74,14 @@ export function onError(err: Error, c: Context): Response {
 
 export function notFound(c: Context): Response {
   return c.json(errorBody(new ApiError(404, "not_found", "Resource not found.")), 404);
+}
+
+/** Lifecycle hooks fail closed (docs/hooks.md): the submission writes nothing. */
+function hookError(err: unknown): ApiError | undefined {
+  if (err instanceof HookDeniedError) return new ApiError(403, err.code, err.message, err.reason);
+  if (err instanceof HookFailureError)
+    return new ApiError(502, err.code, "The lifecycle hook consumer did not give a usable answer.", err.message);
+  return undefined;
 }
 
 /** Accounts, providers, model configs and projects (src/db/accounts, src/db/model-configs, src/db/projects). */

@@ -14,7 +14,7 @@ export function createRouter(): OpenAPIHono<AppEnv> {
 }
 
 /** OpenAPI response entries for the errors most routes can answer. */
-export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429)[]) {
+export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 413 | 429 | 502)[]) {
   const descriptions: Record<number, string> = {
     400: "Validation failed",
     401: "Missing, invalid or expired token",
@@ -23,6 +23,7 @@ export function errorResponses(...statuses: (400 | 401 | 403 | 404 | 409 | 413 |
     409: "Not allowed in the current state",
     413: "Body too large",
     429: "Too many",
+    502: "The lifecycle hook consumer did not give a usable answer (docs/hooks.md)",
   };
   return Object.fromEntries(
     statuses.map((status) => [

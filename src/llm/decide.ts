@@ -6,13 +6,16 @@
  * 2. pending dynamic tool calls: EnterRequiresAction;
  * 3. compaction requested and an uncompressed assistant message after the latest boundary: compact
  *    (with nothing to compact the request is ignored and the checks go on);
- * 4. the last user-visible message is an assistant message: the turn is complete;
- * 5. the turn's step count reached the limit: finish the turn like a complete one;
- * 6. otherwise call the model.
+ * 4. a stop hook's context follows the last assistant response: the turn continues once, even
+ *    past the step limit ("a turn can exceed the limit by one response");
+ * 5. the last user-visible message is an assistant message: the turn is complete;
+ * 6. the turn's step count reached the limit: finish the turn like a complete one;
+ * 7. otherwise call the model.
  */
 import type { ToolCallPart } from "../chatstate/rules";
 import { pendingToolCalls } from "../chatstate/rules";
 import type { ChatRow } from "../db/schema/chats";
+import { hookContextEvent } from "../hooks/context-rows";
 import { activeRows, activeTail, type HistoryRow, latestBoundaryIndex } from "./active-history";
 import { isDynamicTool } from "./tools";
 
@@ -41,6 +44,9 @@ export function decideNextStep(input: DecideInput): NextStep {
 
   if (input.chat.compactionRequestedAt !== null && hasSomethingToCompact(active)) return { kind: "compact" };
 
+  const lastAssistant = active.findLastIndex((row) => row.role === "assistant" && !row.compressed);
+  if (lastAssistant >= 0 && active.some((row, i) => i > lastAssistant && hookContextEvent(row) === "stop")) return { kind: "call_model" };
+
   // The decision reads user-visible history: model-only rows (hook context, replayed input, the
   // system prompt) and boundary rows neither complete nor reopen a turn.
   const lastVisible = active.findLast((row) => !row.modelOnly && !row.compressed);
@@ -61,6 +67,18 @@ export function hasSomethingToCompact(active: readonly HistoryRow[]): boolean {
  * count. The count starts after the latest user message that is not model-only."
  */
 export function stepsThisTurn(active: readonly HistoryRow[]): number {
-  const start = active.findLastIndex((row) => row.role === "user" && !row.modelOnly);
+  const start = turnStart(active);
   return active.filter((row, i) => i > start && row.role === "assistant" && !row.compressed).length;
+}
+
+/** The latest user message the user sent: not model-only and not a hook's visible context row. */
+function turnStart(active: readonly HistoryRow[]): number {
+  return active.findLastIndex((row) => row.role === "user" && !row.modelOnly && hookContextEvent(row) === null);
+}
+
+/** The stop hook already continued this turn once: it may not continue it again. */
+export function stopContinuedThisTurn(history: readonly HistoryRow[]): boolean {
+  const active = activeRows(history);
+  const start = turnStart(active);
+  return active.some((row, i) => i > start && hookContextEvent(row) === "stop");
 }

@@ -51,7 +51,7 @@ const send = createRoute({
   summary: "Send a message (SendMessage, busy_behavior queue or interrupt)",
   middleware: [jsonBodyLimit],
   request: { params: ChatParams, body: jsonBody(SendMessageBody) },
-  responses: { 200: jsonContent(SendMessageResponse, "Inserted or queued"), ...errorResponses(400, 401, 404, 409, 413, 429) },
+  responses: { 200: jsonContent(SendMessageResponse, "Inserted or queued"), ...errorResponses(400, 401, 403, 404, 409, 413, 429, 502) },
 });
 
 chatMessages.openapi(send, async (c) => {
@@ -76,7 +76,7 @@ const edit = createRoute({
   summary: "Edit a user message (EditMessage): the suffix is soft-deleted and the turn restarts",
   middleware: [jsonBodyLimit],
   request: { params: MessageParams, body: jsonBody(EditMessageBody) },
-  responses: { 200: jsonContent(EditMessageResponse, "The replacement"), ...errorResponses(400, 401, 404, 409, 413) },
+  responses: { 200: jsonContent(EditMessageResponse, "The replacement"), ...errorResponses(400, 401, 403, 404, 409, 413, 502) },
 });
 
 chatMessages.openapi(edit, async (c) => {

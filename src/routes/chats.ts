@@ -27,7 +27,7 @@ const create = createRoute({
   summary: "Create a chat (Create: N -> R0; empty content: N -> W)",
   middleware: [jsonBodyLimit],
   request: { body: jsonBody(CreateChatBody) },
-  responses: { 201: jsonContent(ChatSchema, "The new chat"), ...errorResponses(400, 401, 404, 413) },
+  responses: { 201: jsonContent(ChatSchema, "The new chat"), ...errorResponses(400, 401, 403, 404, 413, 502) },
 });
 
 chats.openapi(create, async (c) => {

@@ -9,6 +9,7 @@ import type { ChatStore } from "../db/store";
 import type { StreamPart } from "../llm/stream-part";
 import type { PartBuffer } from "../stream/part-buffer";
 import type { ChatTools, ToolChat, ToolStep } from "../tools/chat-tools";
+import type { HookDispatcher } from "../hooks/dispatcher";
 import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
 import type { FileReader } from "./prompt-files";
@@ -29,6 +30,8 @@ export interface RunnerDeps {
   fetch?: typeof fetch;
   /** Attachment bytes (the object's R2 bucket); without it files reach the model as text placeholders. */
   files?: FileReader;
+  /** Lifecycle hooks (src/hooks); off when absent. */
+  hooks?: HookDispatcher;
   /** The owner's attribution key id, kept across turns (src/runner/attribution.ts). */
   attributionKeys?: AttributionKeyCache;
 }

@@ -6,6 +6,8 @@ declare module "vitest" {
     fakeModelUrl: string;
     /** The test MCP server of this project (scripts/test-mcp/server.ts): its endpoint and credentials. */
     mcpServer: { url: string; token: string; headerValue: string };
+    /** hooks only: the test hook consumer (test/support/hook-consumer.ts), e.g. http://127.0.0.1:40123 */
+    hookConsumerUrl: string;
     /** e2e only: the running dev server's origin, e.g. http://127.0.0.1:8787 */
     baseUrl: string;
     /** e2e only: where that server's output (the Worker's and the objects' log lines) goes */

@@ -29,6 +29,24 @@ describe("deployment options", () => {
     expect(config.NEON_WS_PROXY).toBe("");
   });
 
+  it("turns hooks off by default and requires a signing secret with a hook URL", () => {
+    const off = parseConfig(valid);
+    expect(off.CHAT_HOOK_URL).toBe("");
+    expect(off.CHAT_HOOK_ADMISSION_PERCENT).toBe(50);
+    expect(() => parseConfig({ ...valid, CHAT_HOOK_URL: "https://policy.example/hook" })).toThrow(
+      "CHAT_HOOK_SECRET must be at least 16 characters when CHAT_HOOK_URL is set",
+    );
+    const on = parseConfig({
+      ...valid,
+      CHAT_HOOK_URL: "https://policy.example/hook",
+      CHAT_HOOK_SECRET: "0123456789abcdef",
+      CHAT_HOOK_CONCURRENCY: "4",
+    });
+    expect(on.CHAT_HOOK_CONCURRENCY).toBe(4);
+    expect(() => parseConfig({ ...valid, CHAT_HOOK_URL: "ftp://x" })).toThrow("CHAT_HOOK_URL must be empty (hooks off) or an http(s) URL");
+    expect(() => parseConfig({ ...valid, CHAT_HOOK_ADMISSION_PERCENT: "150" })).toThrow("CHAT_HOOK_ADMISSION_PERCENT must be at most 100");
+  });
+
   it("accepts 0 as unlimited concurrency", () => {
     expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY: "0" }).CHAT_ROOT_CONCURRENCY).toBe(0);
   });

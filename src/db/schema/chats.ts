@@ -37,6 +37,12 @@ export type ChatMessagePart =
   | { type: "tool-result"; tool_call_id: string; tool_name: string; result: unknown; is_error: boolean }
   | { type: "file"; file_id: string; media_type: string; name: string };
 
+/** One hook context row waiting with a queued message. */
+export interface QueuedHookContext {
+  content: ChatMessagePart[];
+  model_only: boolean;
+}
+
 export type ChatMessageRole = "system" | "user" | "assistant" | "tool";
 
 /** A client-executed tool the chat was created with (docs/api.md `unsafe_dynamic_tools`). */
@@ -203,10 +209,13 @@ export const chatQueuedMessages = pgTable(
     reasoningEffort: text(),
     createdBy: uuid().notNull(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
+    /** Context a lifecycle hook returned at submission, inserted after the message when promoted (docs/hooks.md). */
+    hookContext: jsonb().$type<QueuedHookContext[]>(),
   },
   (t) => [
     check("chat_queued_messages_position_check", sql`${t.position} >= 0`),
     check("chat_queued_messages_content_is_array", sql`jsonb_typeof(${t.content}) = 'array'`),
+    check("chat_queued_messages_hook_context_is_array", sql`${t.hookContext} IS NULL OR jsonb_typeof(${t.hookContext}) = 'array'`),
   ],
 );
 

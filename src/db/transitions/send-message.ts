@@ -9,7 +9,7 @@
 import type { ChatTx } from "../chat-tx";
 import { insertHistory } from "../history";
 import { enqueue, promoteQueued } from "../queue";
-import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, ChatRow } from "../schema/chats";
+import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, ChatRow, QueuedHookContext } from "../schema/chats";
 import { finishInterruption } from "./finish-interruption";
 
 export type BusyBehavior = "queue" | "interrupt";
@@ -21,6 +21,8 @@ export interface SendMessageInput {
   reasoningEffort?: string | null;
   /** Falls back to the chat's owner. */
   createdBy?: string | null;
+  /** Rows a lifecycle hook returned for m: inserted right after m, now or when m is promoted. */
+  hookContext?: QueuedHookContext[];
 }
 
 export interface SendMessageResult {
@@ -41,6 +43,7 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
   const from = tx.from("SendMessage", variant);
   const mark = tx.insertedCount;
   const createdBy = input.createdBy ?? tx.chat.ownerId;
+  const hookContext = input.hookContext ?? [];
   const m = {
     content: input.content,
     modelConfigId: input.modelConfigId ?? null,
@@ -49,21 +52,22 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
   };
 
   if (from === "W" || from === "E0") {
-    const inserted = await insertHistory(tx, [{ role: "user", ...m }], NEW_MESSAGE_REASON);
+    const context = hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null }));
+    const inserted = await insertHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON);
     await tx.land("SendMessage", from, variant);
-    return { queued: false, message: inserted[inserted.length - 1] ?? null, messages: inserted, queuedMessage: null };
+    return { queued: false, message: inserted[inserted.length - 1 - context.length] ?? null, messages: inserted, queuedMessage: null };
   }
 
   if (from === "E1") {
     // "appends m to the end of the queue, promotes the current queue head, and clears the error".
     // Promoting first keeps a full queue from refusing m for a slot the head is about to free.
     await promoteQueued(tx, "head", NEW_MESSAGE_REASON);
-    const queuedMessage = await enqueue(tx, m);
+    const queuedMessage = await enqueue(tx, { ...m, hookContext });
     await tx.land("SendMessage", from, variant);
     return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage };
   }
 
-  const queuedMessage = await enqueue(tx, m);
+  const queuedMessage = await enqueue(tx, { ...m, hookContext });
   const to = await tx.land("SendMessage", from, variant, { cancelReason: NEW_MESSAGE_REASON });
   if (variant === "interrupt" && to === "I1" && tx.ownership() === "U") {
     const finished = await finishInterruption(tx, {});

@@ -31,6 +31,7 @@ import { type CompactionSetup, compactionSetup } from "../compaction-setup";
 import { fencedUpdate } from "../fenced-db";
 import { modelForTurn } from "../model-choice";
 import { preparationFailureMessage } from "../prepare-generation";
+import { postCompactHook, preCompactHook } from "../hook-calls";
 import type { TaskContext } from "../task-context";
 
 export const SUMMARIZING_TEXT = "Summarizing…";
@@ -131,7 +132,18 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
       // Best-effort, like every part.
     }
     const reSanitize = summarizer.provider.type !== setup.chatModel.provider.type;
-    const { prompt, pendingUsers } = summaryInput(chat, history, { reSanitize });
+    const input = summaryInput(chat, history, { reSanitize });
+    const { pendingUsers } = input;
+    const guidance = await preCompactHook(ctx, chat, source);
+    const prompt = guidance
+      ? {
+          ...input.prompt,
+          messages: [
+            ...input.prompt.messages,
+            { role: "user" as const, content: [{ type: "text" as const, text: `Guidance for this summary:\n${guidance}` }] },
+          ],
+        }
+      : input.prompt;
     // The owner's attribution, like every call the chat makes; an owner who may not generate ends the turn.
     let attribution: Attribution;
     try {
@@ -169,6 +181,7 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
       modelConfigId: setup.chatModel.config.id,
       summarizer: { provider: summarizer.provider.type, model: summarizer.config.model, inputTokens: outcome.inputTokens },
     });
+    messages.push(...(await postCompactHook(ctx, chat, source, outcome.text)));
     await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages, consumeCompactionRequest: source === "manual" }));
     logger.info("chat_compacted", {
       chat_id: chat.id,

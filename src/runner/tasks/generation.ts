@@ -15,7 +15,7 @@ import { finishTurn } from "../../db/transitions/finish-turn";
 import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
 import { enterRequiresAction } from "../../db/transitions/requires-action";
 import { decideNextStep } from "../../llm/decide";
-import { executeLocalTools } from "../../llm/local-tools";
+import { HookFailureError } from "../../hooks/errors";
 import { type ModelCallError, isModelCallError } from "../../llm/model-call-error";
 import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { messageUsage, runModelStep } from "../../llm/step";
@@ -23,6 +23,7 @@ import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../stream/part-buffer";
 import { fencedRead, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
+import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
 import type { TaskContext } from "../task-context";
 import { compactBeforeModelCall, compactOnRequest } from "./compaction";
 import { toolStepOf } from "../../tools/chat-tools";
@@ -32,10 +33,28 @@ import { logger } from "../../log";
 export const MODEL_IDLE_TIMEOUT_MS = 60_000;
 
 export async function generationTask(ctx: TaskContext): Promise<void> {
+  try {
+    await step(ctx);
+  } catch (err) {
+    // Hooks fail closed: the step stops and the chat shows why; sending a message (or retrying
+    // from error) runs the turn again once the consumer answers.
+    if (!(err instanceof HookFailureError)) throw err;
+    const detail = { kind: err.code, provider: null, retryable: true, status_code: null, detail: err.detail };
+    await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: err.message, detail }));
+  }
+}
+
+async function step(ctx: TaskContext): Promise<void> {
   const { chat, history } = await fencedRead(ctx.store, ctx.fence);
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
   switch (next.kind) {
     case "finish_turn": {
+      const context = await stopHook(ctx, chat, history, next.reason);
+      if (context.length > 0) {
+        // The stop hook continues the turn once: the next decision sees its rows and calls the model.
+        await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: context }));
+        return;
+      }
       const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
       ctx.turnFinished(finished.chat, history);
       return;
@@ -46,9 +65,9 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
     case "run_local_tools": {
       // The same turn as the step that made the calls: its MCP connections are reused.
       const { registry } = await ctx.toolsFor(chat, toolStepOf(history));
-      const results = await executeLocalTools(next.calls, registry, { abortSignal: ctx.signal });
-      // Parallel results in one CommitStep: history_version moves once.
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: [{ role: "tool", content: results }] }));
+      const { results, context } = await runLocalToolsWithHooks(ctx, chat, next.calls, registry);
+      // Parallel results (and the hooks' context) in one CommitStep: history_version moves once.
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: [{ role: "tool", content: results }, ...context] }));
       return;
     }
     case "compact":

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { clearBoundaryMessages } from "../../../src/db/transitions/clear-context";
-import { decideNextStep, stepsThisTurn } from "../../../src/llm/decide";
+import { hookContextRows } from "../../../src/hooks/context-rows";
+import { decideNextStep, stepsThisTurn, stopContinuedThisTurn } from "../../../src/llm/decide";
 import { History } from "./history-rows";
 
 const MAX_STEPS = 1200;
@@ -178,5 +179,42 @@ describe("decideNextStep", () => {
       expect(decide(h, idle, 2)).toEqual({ kind: "finish_turn", reason: "step_limit" });
       expect(decide(h, idle, 3)).toEqual({ kind: "call_model" });
     });
+  });
+});
+
+describe("the stop hook's continuation", () => {
+  const stopRow = (h: History) => h.addMessages(hookContextRows("stop", { model_context: "check the tests" }));
+
+  it("continues a complete turn once, past the step limit", async () => {
+    const h = new History();
+    h.user("hi");
+    h.assistant("done");
+    expect(stopContinuedThisTurn(h.rows)).toBe(false);
+    stopRow(h);
+    expect(decide(h, idle, 1)).toEqual({ kind: "call_model" });
+    h.assistant("checked");
+    expect(decide(h, idle, 1)).toEqual({ kind: "finish_turn", reason: "complete" });
+    expect(stopContinuedThisTurn(h.rows)).toBe(true);
+    h.user("next");
+    expect(stopContinuedThisTurn(h.rows)).toBe(false);
+  });
+
+  it("continues after a visible post_compact row, not after a model-only one", () => {
+    const h = new History();
+    h.user("hi");
+    h.assistant("hello");
+    h.user("summary", { modelOnly: true, compressed: true });
+    h.addMessages(hookContextRows("post_compact", { model_context: "for the model" }));
+    expect(decide(h)).toEqual({ kind: "finish_turn", reason: "complete" });
+    h.addMessages(hookContextRows("post_compact", { user_context: "for the user" }));
+    expect(decide(h)).toEqual({ kind: "call_model" });
+  });
+
+  it("does not count hook context as a new turn", () => {
+    const h = new History();
+    h.user("hi");
+    h.assistant("one");
+    h.addMessages(hookContextRows("post_tool_use", { user_context: "visible note" }));
+    expect(decide(h, idle, 1)).toEqual({ kind: "finish_turn", reason: "step_limit" });
   });
 });

@@ -1,0 +1,121 @@
+/**
+ * A lifecycle hook consumer for tests (docs/hooks.md), a plain Node HTTP server: it checks each
+ * event's signature, records it, and answers as the test scripted for the event's chat owner.
+ * Tests in workerd drive it over HTTP:
+ *   POST /_script {owner_id, event, answer}  answer: {status?, body?, raw?, close?, delay_ms?}
+ *     (`close` drops the connection: the consumer is down for that owner's events)
+ *   GET  /_events?owner_id=  the events recorded for that owner, oldest first
+ *   GET  /_stats?owner_id=   the highest number of that owner's events in flight at once
+ * Anything not scripted answers 200 `{}`.
+ */
+import { createHmac, timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export interface ScriptedAnswer {
+  status?: number;
+  body?: unknown;
+  raw?: string;
+  close?: boolean;
+  delay_ms?: number;
+}
+
+export interface RecordedEvent {
+  envelope: { id: string; event: string; sent_at: string; chat: { id: string; owner_id: string }; data: Record<string, unknown> };
+  headers: Record<string, string>;
+  signature_valid: boolean;
+  answered: "ok" | "scripted" | "closed";
+}
+
+export interface HookConsumer {
+  url: string;
+  close(): Promise<void>;
+}
+
+async function bodyOf(req: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+function json(res: ServerResponse, status: number, value: unknown): void {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.end(JSON.stringify(value));
+}
+
+export async function startHookConsumer(secret: string, port = 0): Promise<HookConsumer> {
+  const scripts = new Map<string, ScriptedAnswer>();
+  const events = new Map<string, RecordedEvent[]>();
+  const inFlight = new Map<string, number>();
+  const maxInFlight = new Map<string, number>();
+
+  const server: Server = createServer((req, res) => {
+    void handle(req, res).catch((err: unknown) => json(res, 500, { error: String(err) }));
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? "/", "http://consumer");
+    if (req.method === "POST" && url.pathname === "/_script") {
+      const { owner_id, event, answer } = JSON.parse(await bodyOf(req)) as {
+        owner_id: string;
+        event: string;
+        answer: ScriptedAnswer | null;
+      };
+      if (answer === null) scripts.delete(`${owner_id}/${event}`);
+      else scripts.set(`${owner_id}/${event}`, answer);
+      return json(res, 200, {});
+    }
+    if (req.method === "GET" && url.pathname === "/_events")
+      return json(res, 200, events.get(url.searchParams.get("owner_id") ?? "") ?? []);
+    if (req.method === "GET" && url.pathname === "/_stats") {
+      return json(res, 200, { max_in_flight: maxInFlight.get(url.searchParams.get("owner_id") ?? "") ?? 0 });
+    }
+    if (req.method !== "POST" || url.pathname.startsWith("/_")) return json(res, 404, {});
+
+    const raw = await bodyOf(req);
+    const envelope = JSON.parse(raw) as RecordedEvent["envelope"];
+    const owner = envelope.chat.owner_id;
+    const expected = `sha256=${createHmac("sha256", secret).update(raw).digest("hex")}`;
+    const given = String(req.headers["x-chat-hook-signature"] ?? "");
+    const signatureValid = given.length === expected.length && timingSafeEqual(Buffer.from(given), Buffer.from(expected));
+    const headers = Object.fromEntries(Object.entries(req.headers).map(([k, v]) => [k, String(v)]));
+    const answer = scripts.get(`${owner}/${envelope.event}`);
+    const record: RecordedEvent = {
+      envelope,
+      headers,
+      signature_valid: signatureValid,
+      answered: answer ? (answer.close ? "closed" : "scripted") : "ok",
+    };
+    events.set(owner, [...(events.get(owner) ?? []), record]);
+
+    const now = (inFlight.get(owner) ?? 0) + 1;
+    inFlight.set(owner, now);
+    maxInFlight.set(owner, Math.max(maxInFlight.get(owner) ?? 0, now));
+    try {
+      if (answer?.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
+      if (answer?.close) {
+        req.socket.destroy();
+        return;
+      }
+      if (answer?.raw !== undefined) {
+        res.writeHead(answer.status ?? 200, { "content-type": "application/json" });
+        res.end(answer.raw);
+        return;
+      }
+      json(res, answer?.status ?? 200, answer?.body ?? {});
+    } finally {
+      inFlight.set(owner, (inFlight.get(owner) ?? 1) - 1);
+    }
+  }
+
+  await new Promise<void>((resolve) => server.listen(port, "127.0.0.1", resolve));
+  const { port: bound } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${bound}`,
+    close: () =>
+      new Promise((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
