@@ -4,3 +4,4 @@ export * from "./chats";
 export * from "./files";
 export * from "./compaction";
 export * from "./projects";
+export * from "./subagents";
