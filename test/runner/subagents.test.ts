@@ -235,3 +235,32 @@ describe("subagents", () => {
     await expect.poll(async () => (await chatOf(u, child)).worker_id, { timeout: 20_000, interval: 200 }).toBeNull();
   });
 });
+
+describe("the subagent pool (CHAT_SUBAGENT_CONCURRENCY = 10)", () => {
+  it("the 11th child waits for a slot and runs once one is released", async () => {
+    const u = await userWithModel();
+    const spawns = Array.from({ length: 11 }, (_, i) => ({ name: "spawn_agent", args: { prompt: "/hang", title: `c${i}` } }));
+    const parent = await start(u, `/parallel ${JSON.stringify(spawns)}`);
+    await untilStatus(u, parent, "waiting");
+    const owned = async () => (await childrenOf(u, parent)).filter((c) => c.worker_id !== null);
+    await expect.poll(async () => (await owned()).length, { timeout: 20_000, interval: 200 }).toBe(10);
+    const children = await childrenOf(u, parent);
+    expect(children).toHaveLength(11);
+    const waiting = children.filter((c) => c.worker_id === null);
+    expect(waiting).toHaveLength(1);
+    expect(waiting[0]!.status).toBe("running");
+    // It stays out while the pool is full.
+    await new Promise((r) => setTimeout(r, 1_000));
+    expect((await chatOf(u, waiting[0]!.id)).worker_id).toBeNull();
+
+    // One child stops: its slot goes to the waiting one.
+    const first = (await owned())[0]!;
+    await expectJson(await api(`/chats/${first.id}/interrupt`, { method: "POST", token: u.token }), 200);
+    await expect.poll(async () => (await chatOf(u, waiting[0]!.id)).worker_id, { timeout: 20_000, interval: 200 }).not.toBeNull();
+
+    // Release the pool for whatever runs next.
+    for (const c of await childrenOf(u, parent))
+      if (c.status === "running") await api(`/chats/${c.id}/interrupt`, { method: "POST", token: u.token });
+    await expect.poll(async () => (await owned()).length, { timeout: 20_000, interval: 200 }).toBe(0);
+  });
+});
