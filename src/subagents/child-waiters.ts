@@ -35,7 +35,10 @@ export class ChildWaiters {
     };
     for (const id of childIds) {
       let set = this.#listeners.get(id);
-      if (!set) this.#listeners.set(id, (set = new Set()));
+      if (!set) {
+        set = new Set();
+        this.#listeners.set(id, set);
+      }
       set.add(listener);
     }
     const close = () => {

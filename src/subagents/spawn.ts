@@ -45,8 +45,7 @@ export async function selectChildModel(db: Database, pool: Queryable, request: S
     try {
       await resolveModelConfig(db, { organizationId, modelConfigId: request.modelConfigId });
     } catch (err) {
-      if (err instanceof ModelConfigUnavailableError)
-        throw new SpawnArgumentError(`model_config_id: ${err.message}`);
+      if (err instanceof ModelConfigUnavailableError) throw new SpawnArgumentError(`model_config_id: ${err.message}`);
       throw err;
     }
   }

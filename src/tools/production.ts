@@ -10,7 +10,11 @@ import { type ChatTools, chatToolsFactory, type ToolChat, type ToolFamily } from
 import { memoryToolFamily } from "./memory";
 import { subagentToolFamily } from "./subagents";
 
-export function productionToolsFor(deps: { db: Database; now(): Date; subagents?: { host: SubagentHost; pool: Queryable } }): (chat: ToolChat) => Promise<ChatTools> {
+export function productionToolsFor(deps: {
+  db: Database;
+  now(): Date;
+  subagents?: { host: SubagentHost; pool: Queryable };
+}): (chat: ToolChat) => Promise<ChatTools> {
   const families: ToolFamily[] = [memoryToolFamily(deps)];
   if (deps.subagents) families.push(subagentToolFamily({ db: deps.db, ...deps.subagents, now: () => deps.now().getTime() }));
   return chatToolsFactory(families);

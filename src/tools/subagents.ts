@@ -20,7 +20,7 @@ import { defineLocalTool, type LocalTool, type LocalToolContext } from "../llm/t
 import { getChild, isSettled, latestAnswer, listChildren, SUBAGENT_TYPE_LABEL, type ChildSummary } from "../subagents/children";
 import type { SubagentHost } from "../subagents/host";
 import { SUBAGENT_GUIDANCE, SUBAGENT_SYSTEM_PROMPTS } from "../subagents/prompts";
-import { childIdFor, selectChildModel, SpawnArgumentError } from "../subagents/spawn";
+import { childIdFor, selectChildModel } from "../subagents/spawn";
 import type { ToolChat, ToolFamily } from "./chat-tools";
 
 export const SUBAGENT_TOOL_NAMES = [
@@ -71,7 +71,11 @@ const SpawnArgs = z.object({
   reasoning_effort: z.enum(REASONING_EFFORTS).optional(),
 });
 const WaitArgs = z.object({ agent_id: agentId, timeout_seconds: z.number().positive().max(MAX_WAIT_SECONDS).optional() });
-const MessageArgs = z.object({ agent_id: agentId, message: z.string().trim().min(1).max(MAX_PROMPT_CHARS), interrupt: z.boolean().optional() });
+const MessageArgs = z.object({
+  agent_id: agentId,
+  message: z.string().trim().min(1).max(MAX_PROMPT_CHARS),
+  interrupt: z.boolean().optional(),
+});
 const AgentArgs = z.object({ agent_id: agentId });
 
 function parseArgs<T>(schema: z.ZodType<T>, args: unknown): T {
@@ -132,20 +136,15 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
       const childId = await childIdFor(chat.id, context.toolCallId);
       const already = await getChild(pool, chat.id, childId);
       if (already) return { ...agentWire(already), model_config_id: already.modelConfigId, reasoning_effort: already.reasoningEffort };
-      let selection;
-      try {
-        selection = await selectChildModel(db, pool, {
-          parentId: chat.id,
-          organizationId: chat.organizationId,
-          ownerId: chat.ownerId,
-          type: input.type,
-          modelConfigId: input.model_config_id,
-          reasoningEffort: input.reasoning_effort,
-        });
-      } catch (err) {
-        if (err instanceof SpawnArgumentError) throw new Error(err.message);
-        throw err;
-      }
+      // An unusable explicit model is a SpawnArgumentError: an error result, and no child.
+      const selection = await selectChildModel(db, pool, {
+        parentId: chat.id,
+        organizationId: chat.organizationId,
+        ownerId: chat.ownerId,
+        type: input.type,
+        modelConfigId: input.model_config_id,
+        reasoningEffort: input.reasoning_effort,
+      });
       const created = await host.createChild({
         chatId: childId,
         callerId: chat.ownerId,

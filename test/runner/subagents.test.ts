@@ -107,7 +107,13 @@ describe("subagents", () => {
     expect(Date.now() - waitStarted).toBeLessThan(20_000);
     const r = lastResult(waited);
     expect(r.is_error).toBe(false);
-    expect(r.result).toMatchObject({ agent_id: child, status: "waiting", done: true, timed_out: false, answer: "the child found four facts" });
+    expect(r.result).toMatchObject({
+      agent_id: child,
+      status: "waiting",
+      done: true,
+      timed_out: false,
+      answer: "the child found four facts",
+    });
     // The parent's turn went on with the answer in hand.
     expect(textOf(waited.at(-1))).toContain("the child found four facts");
 
