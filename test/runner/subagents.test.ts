@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { createModelConfig, updateModelConfig } from "../../src/db/model-configs/configs";
 import { createProvider } from "../../src/db/model-configs/providers";
+import { setModelOverride } from "../../src/db/model-overrides";
 import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { inject } from "vitest";
@@ -223,6 +224,46 @@ describe("subagents", () => {
     expect(row).toMatchObject({ last_model_config_id: second, last_reasoning_effort: "high" });
     const first = (await messagesOf(u, child))[0]!;
     expect(first.reasoning_effort).toBe("high");
+  });
+
+  it("without explicit arguments: the personal override, then the organization's, each falling through softly", async () => {
+    const u = await userWithModel();
+    const [orgModel, personalModel] = await withDb(async (db) => {
+      const [existing] = await db.query.chatModelConfigs.findMany({ where: (c, { eq }) => eq(c.organizationId, u.organizationId) });
+      const make = (model: string) =>
+        createModelConfig(db, u.organizationId, { providerId: existing!.providerId, model }, new Date()).then((c) => c.id);
+      return [await make("fake-org"), await make("fake-personal")];
+    });
+    const mine = `/users/me/chats/model-overrides/explore?organization=${u.organizationId}`;
+    const put = async (path: string, body: unknown) => expectJson(await api(path, { method: "PUT", token: u.token, body }), 200);
+    // The organization's row, as its admin would set it (the caller is a plain member).
+    await withDb((db) => setModelOverride(db, u.organizationId, "explore", orgModel));
+
+    await put(mine, { mode: "deployment_default" });
+    expect((await spawned(u, { type: "explore", prompt: "a" })).result).toMatchObject({
+      model_source: "organization",
+      model_config_id: orgModel,
+    });
+
+    await put(mine, { mode: "model", model_config_id: personalModel, reasoning_effort: "medium" });
+    expect((await spawned(u, { type: "explore", prompt: "b" })).result).toMatchObject({
+      model_source: "personal",
+      model_config_id: personalModel,
+      reasoning_effort: "medium",
+    });
+    // The general type has no override: the parent's model.
+    expect((await spawned(u, { type: "general", prompt: "c" })).result).toMatchObject({ model_source: "parent" });
+
+    // The personal model becomes unusable: softly down to the organization's.
+    await withDb((db) => updateModelConfig(db, u.organizationId, personalModel, { enabled: false }, new Date()));
+    expect((await spawned(u, { type: "explore", prompt: "d" })).result).toMatchObject({
+      model_source: "organization",
+      model_config_id: orgModel,
+    });
+
+    // chat_default keeps the type default even though the organization has a row.
+    await put(mine, { mode: "chat_default" });
+    expect((await spawned(u, { type: "explore", prompt: "e" })).result).toMatchObject({ model_source: "parent" });
   });
 
   it("archiving the root takes the whole family, all or nothing: refused while a child runs, done once it stopped", async () => {
