@@ -98,8 +98,10 @@ describe("subagents", () => {
     const children = await childrenOf(u, parent);
     expect(children.map((c) => c.id)).toEqual([child]);
     expect(children[0]).toMatchObject({ parent_chat_id: parent, root_chat_id: parent, labels: { subagent_type: "explore" } });
-    // Only the parent's children: the parent itself is not listed.
+    // Only the parent's children: the parent itself is not listed; another user sees none of them.
     expect(await childrenOf(u, child)).toEqual([]);
+    expect(await childrenOf(await userWithModel(), parent)).toEqual([]);
+    expect((await api("/chats?parent_chat_id=nope", { token: u.token })).status).toBe(400);
 
     // The child is still streaming when the wait starts: the wait ends on its object's report, long before the timeout.
     expect((await chatOf(u, child)).status).toBe("running");
