@@ -226,6 +226,22 @@ describe("subagents", () => {
     expect(row).toMatchObject({ last_model_config_id: second, last_reasoning_effort: "high" });
     const first = (await messagesOf(u, child))[0]!;
     expect(first.reasoning_effort).toBe("high");
+
+    // list_subagent_models shows what may be passed, with the effort range; a disabled config is left out.
+    const parent2 = await start(u, call("list_subagent_models", {}));
+    await untilStatus(u, parent2, "waiting");
+    const listed = lastResult(await messagesOf(u, parent2)).result as unknown as {
+      models: { model_config_id: string; reasoning_effort?: unknown }[];
+    };
+    expect(listed.models).toContainEqual(
+      expect.objectContaining({ model_config_id: second, reasoning_effort: { default: "low", max: "high" } }),
+    );
+    await withDb((db) => updateModelConfig(db, u.organizationId, second, { enabled: false }, new Date()));
+    const parent3 = await start(u, call("list_subagent_models", {}));
+    await untilStatus(u, parent3, "waiting");
+    const after = lastResult(await messagesOf(u, parent3)).result as unknown as { models: { model_config_id: string }[] };
+    expect(after.models.map((m) => m.model_config_id)).not.toContain(second);
+    expect(after.models).toHaveLength(1);
   });
 
   it("without explicit arguments: the personal override, then the organization's, each falling through softly", async () => {
