@@ -25,8 +25,10 @@ import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "..
 import { type UpdateChatCommand, updateChatCommand } from "../src/chat-commands/update-chat";
 import { AlarmClock } from "../src/chat-object/alarm-clock";
 import { ObjectNotifier } from "../src/chat-object/object-notifier";
-import { CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../src/chat-object/headers";
+import { type ChatCommandName, isChatCommand } from "../src/chat-object/commands";
+import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../src/chat-object/headers";
 import { PartsSession } from "../src/chat-object/parts-socket";
+import { logSocketSession, socketSession } from "../src/chat-object/socket-session";
 import { hintsFromPayload, StreamSockets } from "../src/chat-object/stream-sockets";
 import { configFromEnv } from "../src/config/env";
 import { createDb, createPool } from "../src/db/client";
@@ -34,6 +36,7 @@ import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
 import { ChatStore } from "../src/db/store";
 import type { ToolResultInput } from "../src/db/transitions/requires-action";
 import { logger, setLogLevel } from "../src/log";
+import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../src/observability/request-context";
 import type { StreamPart } from "../src/llm/stream-part";
 import { AttributionKeyCache } from "../src/runner/attribution";
 import { ChatWorker } from "../src/runner/chat-worker";
@@ -136,6 +139,13 @@ export class ChatObject extends DurableObject<Env> {
   }
 
   // ---- chat commands (called by the Worker's routes) ------------------------------------------
+
+  /** A route's chat command, run inside the context of the request that sent it (its request id). */
+  command<K extends ChatCommandName>(requestId: string, name: K, args: Parameters<this[K]>): ReturnType<this[K]> {
+    if (!isChatCommand(name)) throw new Error(`not a chat command: ${String(name)}`);
+    const method = this[name] as (...a: unknown[]) => ReturnType<this[K]>;
+    return runInRequest(requestIdFrom(requestId), () => method.apply(this, args));
+  }
 
   create(cmd: CreateChatCommand) {
     return outcome("create", () => createChatCommand(this.context(cmd.chatId), cmd));
@@ -304,30 +314,41 @@ export class ChatObject extends DurableObject<Env> {
 
   /** The Worker forwards the authorized upgrade here; the chat id comes in a header it sets. */
   override async fetch(request: Request): Promise<Response> {
+    return runInRequest(requestIdFrom(request.headers.get(REQUEST_ID_HEADER)), () => this.#upgrade(request));
+  }
+
+  #upgrade(request: Request): Response {
     const chatId = request.headers.get(CHAT_ID_HEADER);
     if (!chatId || request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
       return new Response("expected a WebSocket upgrade", { status: 426 });
     this.#chatId ??= chatId;
+    const session = socketSession(currentRequestId() ?? crypto.randomUUID(), request.headers.get(CALLER_ID_HEADER));
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     if (!new URL(request.url).pathname.endsWith("/parts")) {
       // The stream: hibernatable, its loop's cursors in the socket's attachment.
-      this.#streams.open(server, chatId, parseCursorsHeader(request.headers.get(STREAM_CURSORS_HEADER)));
+      this.#streams.open(server, chatId, parseCursorsHeader(request.headers.get(STREAM_CURSORS_HEADER)), session);
       this.#pollAt ??= Date.now() + configFromEnv(this.env).CHAT_STREAM_SYNC_POLL_MS;
       this.#clock.arm();
       return new Response(null, { status: 101, webSocket: client });
     }
     // Not hibernated: a parts subscription lives in this object's memory, as the part buffer does.
     server.accept();
-    const session = new PartsSession(chatId, this.parts, {
+    const parts = new PartsSession(chatId, this.parts, {
       send: (t) => server.send(t),
       close: (code, reason) => server.close(code, reason),
     });
     server.addEventListener("message", (event) =>
-      session.onMessage(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)),
+      parts.onMessage(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)),
     );
-    server.addEventListener("close", () => session.stop());
-    server.addEventListener("error", () => session.stop());
+    server.addEventListener("close", (event) => {
+      parts.stop();
+      logSocketSession("parts", chatId, session, event.code);
+    });
+    server.addEventListener("error", () => {
+      parts.stop();
+      logSocketSession("parts", chatId, session, null);
+    });
     return new Response(null, { status: 101, webSocket: client });
   }
 
@@ -335,7 +356,7 @@ export class ChatObject extends DurableObject<Env> {
   override webSocketMessage(): void {}
 
   override webSocketClose(socket: WebSocket, code: number, reason: string): void {
-    this.#streams.closed(socket);
+    this.#streams.closed(socket, code);
     try {
       socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
     } catch {
@@ -344,7 +365,7 @@ export class ChatObject extends DurableObject<Env> {
   }
 
   override webSocketError(socket: WebSocket): void {
-    this.#streams.closed(socket);
+    this.#streams.closed(socket, null);
   }
 
   // ---- notifications (the spec's pubsub, from transitions run elsewhere) ----------------------

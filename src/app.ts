@@ -4,6 +4,7 @@
  */
 import { createRouter } from "./http/router";
 import { notFound, onError } from "./http/errors";
+import { requestLog } from "./http/request-log";
 import { chatActions } from "./routes/chat-actions";
 import { chatPreferences } from "./routes/chat-preferences";
 import { chatMessages } from "./routes/chat-messages";
@@ -22,6 +23,8 @@ import { users } from "./routes/users";
 import { openapiDocs } from "./routes/openapi";
 
 export const app = createRouter().basePath("/api/v2");
+
+app.use("*", requestLog);
 
 app.route("/health", health);
 app.route("/users", users);

@@ -1,14 +1,15 @@
 /**
- * The Worker: HTTP and WebSocket API (Hono), the cron sweep, and the ChatObject class.
+ * The Worker: HTTP and WebSocket API (Hono), the Cron Trigger (sweep, auto-archive, purge), and the
+ * ChatObject class.
  */
 import { app } from "./app";
-import { sweep } from "./cron/sweep";
+import { runScheduled } from "./cron/scheduled";
 
 export { ChatObject } from "../durable-objects/chat-object";
 
 export default {
   fetch: app.fetch,
   async scheduled(_controller, env, ctx) {
-    await sweep(env, (p) => ctx.waitUntil(p));
+    await runScheduled(env, (p) => ctx.waitUntil(p));
   },
 } satisfies ExportedHandler<Env>;

@@ -1,6 +1,9 @@
 /**
- * Structured logs: one JSON object per line, which Workers Logs indexes field by field.
+ * Structured logs: one JSON object per line, which Workers Logs indexes field by field. A line
+ * written on behalf of a request carries its `request_id`.
  */
+import { currentRequestId } from "./observability/request-context";
+
 type Level = "debug" | "info" | "warn" | "error";
 const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
 
@@ -12,7 +15,8 @@ export function setLogLevel(level: Level): void {
 
 function write(level: Level, event: string, fields: Record<string, unknown>): void {
   if (ORDER[level] < ORDER[threshold]) return;
-  const line = JSON.stringify({ level, event, ...fields });
+  const requestId = currentRequestId();
+  const line = JSON.stringify(requestId === undefined ? { level, event, ...fields } : { level, event, request_id: requestId, ...fields });
   if (level === "error") console.error(line);
   else if (level === "warn") console.warn(line);
   else console.log(line);

@@ -7,14 +7,13 @@
  *   tsx scripts/bench/bootstrap.ts [--messages 10000] [--reps 10] [--warmup 2] [--inspector] [--json FILE]
  */
 import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import pg from "pg";
 import WebSocket from "ws";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
 import { apiClient, type ChatWire, streamUrl } from "./common/api";
 import { settle } from "./common/proc";
-import { environment, machineLine, runBench, type Session, wholeNumberOption } from "./common/session";
+import { environment, machineLine, runBench, type Session, parseBenchArgs, wholeNumberOption } from "./common/session";
 import { fixed, median, minMax, ratio, sleep } from "./common/stats";
 
 const USER_CHARS = 200;
@@ -44,25 +43,14 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      messages: { type: "string", default: "10000" },
-      reps: { type: "string", default: "10" },
-      warmup: { type: "string", default: "2" },
-      "gap-ms": { type: "string", default: "200" },
-      inspector: { type: "boolean", default: false },
-      "timeout-ms": { type: "string", default: "60000" },
-      json: { type: "string" },
-      worktree: { type: "boolean", default: false },
-      keep: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
+  const values = parseBenchArgs(argv, USAGE, {
+    messages: { type: "string", default: "10000" },
+    reps: { type: "string", default: "10" },
+    warmup: { type: "string", default: "2" },
+    "gap-ms": { type: "string", default: "200" },
+    inspector: { type: "boolean", default: false },
+    "timeout-ms": { type: "string", default: "60000" },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   const int = wholeNumberOption;
   return {
     messages: int("messages", values.messages, 1, 1_000_000),

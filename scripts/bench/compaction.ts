@@ -13,11 +13,10 @@
  * Markdown on stdout, progress on stderr.
  */
 import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import pg from "pg";
 import { log } from "../lib/log";
 import { apiClient } from "./common/api";
-import { environment, machineLine, runBench, type Session, wholeNumberOption } from "./common/session";
+import { environment, machineLine, runBench, type Session, parseBenchArgs, wholeNumberOption } from "./common/session";
 import { fixed, median, minMax, ratio, sleep } from "./common/stats";
 
 interface Options {
@@ -42,24 +41,13 @@ const USAGE = `usage: tsx scripts/bench/compaction.ts [options]
   --keep           keep the run folder`;
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      turns: { type: "string", default: "200" },
-      window: { type: "string", default: "32000" },
-      threshold: { type: "string", default: "70" },
-      chars: { type: "string", default: "1200" },
-      "timeout-ms": { type: "string", default: "60000" },
-      json: { type: "string" },
-      worktree: { type: "boolean", default: false },
-      keep: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
+  const values = parseBenchArgs(argv, USAGE, {
+    turns: { type: "string", default: "200" },
+    window: { type: "string", default: "32000" },
+    threshold: { type: "string", default: "70" },
+    chars: { type: "string", default: "1200" },
+    "timeout-ms": { type: "string", default: "60000" },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   const int = wholeNumberOption;
   return {
     turns: int("turns", values.turns, 1, 10_000),

@@ -13,14 +13,13 @@
 import { type ChildProcess, spawn } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import WebSocket from "ws";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
 import { type Api, apiClient, type ChatWire, streamUrl } from "./common/api";
 import { openHeapReader } from "./common/heap";
 import { cpuSeconds, memory, resetPeak, settle } from "./common/proc";
-import { environment, machineLine, runBench, type Session, UsageError, wholeNumberOption } from "./common/session";
+import { environment, machineLine, runBench, type Session, UsageError, parseBenchArgs, wholeNumberOption } from "./common/session";
 import { fixed, median, ratio, sleep, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -61,28 +60,17 @@ interface Options {
 }
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      sockets: { type: "string", default: "1000" },
-      parts: { type: "string", default: "1000" },
-      "part-chars": { type: "string", default: "968" },
-      "delay-ms": { type: "string", default: "10" },
-      reps: { type: "string", default: "3" },
-      targets: { type: "string", default: "chatd,baseline" },
-      inspector: { type: "boolean", default: false },
-      heap: { type: "boolean", default: false },
-      "timeout-ms": { type: "string", default: "300000" },
-      json: { type: "string" },
-      worktree: { type: "boolean", default: false },
-      keep: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
+  const values = parseBenchArgs(argv, USAGE, {
+    sockets: { type: "string", default: "1000" },
+    parts: { type: "string", default: "1000" },
+    "part-chars": { type: "string", default: "968" },
+    "delay-ms": { type: "string", default: "10" },
+    reps: { type: "string", default: "3" },
+    targets: { type: "string", default: "chatd,baseline" },
+    inspector: { type: "boolean", default: false },
+    heap: { type: "boolean", default: false },
+    "timeout-ms": { type: "string", default: "300000" },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   const int = wholeNumberOption;
   return {
     sockets: int("sockets", values.sockets, 1, 10_000),

@@ -13,11 +13,10 @@
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
-import { parseArgs } from "node:util";
 import { freePort } from "../lib/free-port";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
-import { environment, machineLine, runBench, type Session, UsageError, wholeNumberOption } from "./common/session";
+import { environment, machineLine, runBench, type Session, UsageError, parseBenchArgs, wholeNumberOption } from "./common/session";
 import { count, fixed, median, ratio, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -89,27 +88,16 @@ interface TurnRecord extends RelayRun {
 }
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
-      clients: { type: "string", default: "200" },
-      tokens: { type: "string", default: "5000" },
-      reps: { type: "string", default: "3" },
-      warmup: { type: "string", default: "500" },
-      modes: { type: "string", default: "unpaced,paced" },
-      "delay-ms": { type: "string", default: "5" },
-      inspector: { type: "boolean", default: false },
-      timeout: { type: "string", default: "180" },
-      json: { type: "string" },
-      keep: { type: "boolean", default: false },
-      worktree: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
-    },
+  const values = parseBenchArgs(argv, USAGE, {
+    clients: { type: "string", default: "200" },
+    tokens: { type: "string", default: "5000" },
+    reps: { type: "string", default: "3" },
+    warmup: { type: "string", default: "500" },
+    modes: { type: "string", default: "unpaced,paced" },
+    "delay-ms": { type: "string", default: "5" },
+    inspector: { type: "boolean", default: false },
+    timeout: { type: "string", default: "180" },
   });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
   const int = wholeNumberOption;
   const delayMs = int("delay-ms", values["delay-ms"], 1, 1000);
   const modes = values.modes.split(",").map((m) => {

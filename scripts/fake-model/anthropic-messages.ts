@@ -111,8 +111,9 @@ export const anthropicMessages: WireFormat = {
         ...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) =>
           event("content_block_delta", { index, delta: { type: "text_delta", text: token } }),
         ),
-        event("content_block_stop", { index }),
       );
+      if (reply.ending !== "finish") return frames;
+      frames.push(event("content_block_stop", { index }));
     } else {
       // One tool_use block per call, opened, filled and closed in turn.
       content.calls.forEach((call, index) => {

@@ -88,6 +88,7 @@ export const openAIChat: WireFormat = {
     if (content.type === "text") {
       frames.push(chunk({ role: "assistant", content: "", refusal: null }));
       frames.push(...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) => chunk({ content: token })));
+      if (reply.ending !== "finish") return frames;
     } else {
       // Per call (its own `index`), the first delta carries id, type and name; later ones only
       // argument fragments. The role comes once, with the first call.

@@ -131,6 +131,9 @@ export const openAIResponses: WireFormat = {
         ...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) =>
           event("response.output_text.delta", { ...part, delta: token, logprobs: [] }),
         ),
+      );
+      if (reply.ending !== "finish") return frames;
+      frames.push(
         event("response.output_text.done", { ...part, text, logprobs: [] }),
         event("response.content_part.done", { ...part, part: { type: "output_text", text, annotations: [] } }),
       );

@@ -5,7 +5,13 @@
 /** What the client most recently said: a user text, or the result(s) of tool calls. */
 export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; text: string };
 
-export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number };
+/**
+ * How a streamed text reply ends: normally, or right after its last token, either closed cleanly
+ * with no finish (`/cut`) or with the connection reset (`/reset`).
+ */
+export type StreamEnding = "finish" | "cut" | "reset";
+
+export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number; ending?: StreamEnding };
 
 /** A tool the request offered the model (name and description, as the client sent them). */
 export interface OfferedTool {
@@ -153,6 +159,10 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
       return echo(JSON.stringify(offered));
     case "/hang":
       return { kind: "hang" };
+    case "/cut":
+      return { ...echo(args), ending: "cut" };
+    case "/reset":
+      return { ...echo(args), ending: "reset" };
     default:
       return echo(text);
   }

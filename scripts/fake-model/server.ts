@@ -14,7 +14,7 @@ import { openAIChat } from "./openai-chat";
 import { openAIResponses } from "./openai-responses";
 import { filesReplyText, RequestLog } from "./request-log";
 import { parseScript, tokenize } from "./script";
-import type { Script } from "./script";
+import type { Script, StreamEnding } from "./script";
 import { BadRequestError } from "./wire";
 import type { Frame, ModelRequest, Reply, ReplyContent, WireFormat } from "./wire";
 
@@ -224,16 +224,23 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       tokenDelayMs: script.kind === "text" ? script.tokenDelayMs : 0,
       usage: { inputTokens, outputTokens },
       includeUsage: request.includeUsage,
+      // Only a stream can stop short; a non-streaming `/cut` or `/reset` answers in full.
+      ending: script.kind === "text" && request.stream ? (script.ending ?? "finish") : "finish",
     };
   }
 
-  async function writeFrames(res: ServerResponse, frames: Frame[], signal: AbortSignal): Promise<void> {
+  async function writeFrames(res: ServerResponse, frames: Frame[], signal: AbortSignal, ending: StreamEnding = "finish"): Promise<void> {
     for (const frame of frames) {
       if (signal.aborted) return;
       if (typeof frame === "string") res.write(frame);
       else await sleep(frame.pauseMs, signal);
     }
-    if (!signal.aborted) res.end();
+    if (signal.aborted) return;
+    if (ending === "reset") {
+      // Let the written frames reach the client first, then drop the connection under it.
+      await new Promise<void>((resolve) => res.write("", () => resolve()));
+      res.socket?.resetAndDestroy();
+    } else res.end();
   }
 
   async function handleModel(
@@ -291,7 +298,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     const frames = format.encodeStream(reply);
     if (request.stream) {
       res.writeHead(200, SSE_HEADERS);
-      await writeFrames(res, frames, signal);
+      await writeFrames(res, frames, signal, reply.ending);
     } else {
       // Non-streaming replies still take as long as the paced stream would.
       for (const frame of frames) if (typeof frame !== "string") await sleep(frame.pauseMs, signal);

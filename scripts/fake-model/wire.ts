@@ -2,7 +2,7 @@
 // A format reads its provider's request body into a neutral ModelRequest and
 // encodes a neutral Reply back into its provider's JSON or SSE shapes.
 
-import type { LastTurn, OfferedTool } from "./script";
+import type { LastTurn, OfferedTool, StreamEnding } from "./script";
 
 export interface ModelRequest {
   model: string;
@@ -39,6 +39,8 @@ export interface Reply {
   tokenDelayMs: number;
   usage: { inputTokens: number; outputTokens: number };
   includeUsage: boolean;
+  /** Not "finish": the stream stops right after the last text token (the server then closes or resets). */
+  ending: StreamEnding;
 }
 
 /** A stream is a list of raw SSE frames, with pauses where a token delay applies. */

@@ -14,7 +14,7 @@ function declaredVars(): Record<string, string> {
  * overridden by same-named environment variables, plus the stack's addresses. Validated with the
  * Worker's own schema so a bad value stops the command before anything starts.
  */
-export function localWorkerVars(stack: Stack, extra: Record<string, string> = {}): Record<string, string> {
+export function localWorkerVars(stack: Pick<Stack, "databaseUrl" | "wsProxy">, extra: Record<string, string> = {}): Record<string, string> {
   const declared = declaredVars();
   const overrides = Object.fromEntries(
     Object.keys(declared).flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key] as string]])),

@@ -9,6 +9,7 @@
  */
 import type { ChatUpdatePayload } from "../db/notifier";
 import { logger } from "../log";
+import { logSocketSession, type SocketSession } from "./socket-session";
 import type { ChatStreamEvent } from "../stream/stream-events";
 import type { SyncReader, SyncSnapshot } from "../stream/sync-snapshot";
 import type { StreamCursors, SyncHints } from "../stream/sync-state";
@@ -21,6 +22,7 @@ interface StreamAttachment {
   kind: "stream";
   chatId: string;
   cursors: StreamCursors;
+  session?: SocketSession;
 }
 
 export interface StreamSocketsDeps {
@@ -59,10 +61,10 @@ export class StreamSockets {
   }
 
   /** A new client: accept its socket and start its loop with a bootstrap Sync. */
-  open(socket: WebSocket, chatId: string, cursors: StreamCursors): void {
+  open(socket: WebSocket, chatId: string, cursors: StreamCursors, session: SocketSession): void {
     this.deps.state.acceptWebSocket(socket, [STREAM_SOCKET_TAG]);
-    socket.serializeAttachment({ kind: "stream", chatId, cursors } satisfies StreamAttachment);
-    this.#loopFor(socket, chatId, cursors).start();
+    socket.serializeAttachment({ kind: "stream", chatId, cursors, session } satisfies StreamAttachment);
+    this.#loopFor(socket, chatId, cursors, session).start();
   }
 
   /** Sync(hints) on every socket's loop. */
@@ -90,9 +92,11 @@ export class StreamSockets {
   }
 
   /** The socket closed or failed: its loop stops. */
-  closed(socket: WebSocket): void {
+  closed(socket: WebSocket, code: number | null): void {
     this.#loops.get(socket)?.stop();
     this.#loops.delete(socket);
+    const attachment = socket.deserializeAttachment() as StreamAttachment | null;
+    if (attachment?.kind === "stream") logSocketSession("stream", attachment.chatId, attachment.session, code);
   }
 
   /** The loop of a socket, rebuilt from its attachment after hibernation (and then resynced). */
@@ -102,12 +106,12 @@ export class StreamSockets {
     const attachment = socket.deserializeAttachment() as StreamAttachment | null;
     if (attachment?.kind !== "stream") return undefined;
     this.deps.chatSeen(attachment.chatId);
-    const restored = this.#loopFor(socket, attachment.chatId, attachment.cursors);
+    const restored = this.#loopFor(socket, attachment.chatId, attachment.cursors, attachment.session);
     restored.resync();
     return restored;
   }
 
-  #loopFor(socket: WebSocket, chatId: string, cursors: StreamCursors): StreamLoop {
+  #loopFor(socket: WebSocket, chatId: string, cursors: StreamCursors, session: SocketSession | undefined): StreamLoop {
     const loop = new StreamLoop({
       chatId,
       cursors,
@@ -120,7 +124,7 @@ export class StreamSockets {
       },
       saved: (saved) => {
         try {
-          socket.serializeAttachment({ kind: "stream", chatId, cursors: saved } satisfies StreamAttachment);
+          socket.serializeAttachment({ kind: "stream", chatId, cursors: saved, session } satisfies StreamAttachment);
         } catch (err) {
           logger.warn("stream_attachment_failed", { chat_id: chatId, error: String(err) });
         }

@@ -32,6 +32,10 @@ export const configSchema = z.object({
   CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),
   CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
   CHAT_MAX_QUEUED_MESSAGES: int("CHAT_MAX_QUEUED_MESSAGES", 1),
+  // Days without a message before a root chat is archived (docs/retention.md); 0 turns it off.
+  CHAT_AUTO_ARCHIVE_DAYS: int("CHAT_AUTO_ARCHIVE_DAYS", 0),
+  // Days an archived chat is kept before its family and files are deleted; 0 keeps them forever.
+  CHAT_ARCHIVE_RETENTION_DAYS: int("CHAT_ARCHIVE_RETENTION_DAYS", 0),
   CHAT_WORKER_ENABLED: z.enum(["true", "false"], { error: "CHAT_WORKER_ENABLED must be true or false" }).transform((v) => v === "true"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "LOG_LEVEL must be debug, info, warn or error" }),
   NEON_WS_PROXY: z

@@ -1,10 +1,10 @@
 /**
- * The Cron Trigger: the spec's periodic acquisition pass and heartbeat cleanup. Runnable chats
- * without a fresh lease get a wake-up on their object, which then tries to acquire them (ownership
- * hints are the fast path; this is what catches a chat whose owner died or whose hint was lost).
+ * The spec's periodic acquisition pass and heartbeat cleanup. Runnable chats without a fresh
+ * lease get a wake-up on their object, which then tries to acquire them (ownership hints are the
+ * fast path; this is what catches a chat whose owner died or whose hint was lost).
  */
-import { configFromEnv } from "../config/env";
-import { createPool } from "../db/client";
+import type { Pool } from "@neondatabase/serverless";
+import type { Config } from "../config/env";
 import { cleanupHeartbeats } from "../db/worker/heartbeats";
 import { findRunnableUnowned } from "../db/worker/sweep";
 import { logger } from "../log";
@@ -12,23 +12,22 @@ import { logger } from "../log";
 /** Chats woken per run; the rest wait for the next minute (hints cover the common case). */
 export const SWEEP_BATCH = 200;
 
-export async function sweep(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<{ woken: number; cleaned: number }> {
-  const config = configFromEnv(env);
-  const pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: 2 });
-  try {
-    const ids = await findRunnableUnowned(pool, { staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS, limit: SWEEP_BATCH });
-    for (const id of ids) {
-      const stub = env.CHAT_OBJECT.get(env.CHAT_OBJECT.idFromName(id));
-      waitUntil(
-        stub
-          .wake({ chat_id: id, snapshot_version: 0 })
-          .catch((err: unknown) => logger.warn("sweep_wake_failed", { chat_id: id, error: String(err) })),
-      );
-    }
-    const cleaned = await cleanupHeartbeats(pool, config.CHAT_STALE_THRESHOLD_MS);
-    logger.info("sweep_done", { woken: ids.length, heartbeats_cleaned: cleaned });
-    return { woken: ids.length, cleaned };
-  } finally {
-    waitUntil(pool.end());
+export async function sweep(
+  env: Env,
+  pool: Pool,
+  config: Config,
+  waitUntil: (p: Promise<unknown>) => void,
+): Promise<{ woken: number; cleaned: number }> {
+  const ids = await findRunnableUnowned(pool, { staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS, limit: SWEEP_BATCH });
+  for (const id of ids) {
+    const stub = env.CHAT_OBJECT.get(env.CHAT_OBJECT.idFromName(id));
+    waitUntil(
+      stub
+        .wake({ chat_id: id, snapshot_version: 0 })
+        .catch((err: unknown) => logger.warn("sweep_wake_failed", { chat_id: id, error: String(err) })),
+    );
   }
+  const cleaned = await cleanupHeartbeats(pool, config.CHAT_STALE_THRESHOLD_MS);
+  logger.info("sweep_done", { woken: ids.length, heartbeats_cleaned: cleaned });
+  return { woken: ids.length, cleaned };
 }

@@ -63,6 +63,11 @@ export function classifyModelError(error: unknown, provider: string): ModelCallE
   if (RetryError.isInstance(error)) return classifyModelError(error.lastError, provider);
 
   if (APICallError.isInstance(error)) {
+    // A success status whose body broke while it was read (the connection reset mid-stream): a
+    // network failure like any other, not the provider refusing the request.
+    if (error.statusCode !== undefined && error.statusCode < 300 && isNetworkFailure(error.cause)) {
+      return build("network", true, provider, error.message, undefined, error);
+    }
     const facts: Facts = { statusCode: error.statusCode, codes: errorCodes(error.data) };
     if (facts.statusCode === undefined && facts.codes.length === 0) {
       // No response: the SDK wraps connection failures this way and flags them retryable.

@@ -5,12 +5,13 @@
  * - `GET /chats/{chat}/stream/parts` (spec "Parts endpoint"), where the part buffer lives.
  */
 import { type Context, Hono } from "hono";
-import { CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../chat-object/headers";
+import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../chat-object/headers";
 import type { AppEnv } from "../http/app-env";
 import { ownedChat } from "../http/owned-chat";
 import { requireStreamCaller } from "../http/auth";
 import { ApiError } from "../http/errors";
 import { requestDb } from "../http/request-db";
+import { currentRequestId, REQUEST_ID_HEADER } from "../observability/request-context";
 import { cursorsFromResume, resumeQuerySchema } from "../stream/resume-cursors";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -43,6 +44,8 @@ async function forwardUpgrade(c: Context<AppEnv>, extra: Record<string, string>)
   await ownedChat(c, chatId);
   const headers = new Headers(c.req.raw.headers);
   headers.set(CHAT_ID_HEADER, chatId);
+  headers.set(CALLER_ID_HEADER, c.get("caller").userId);
+  headers.set(REQUEST_ID_HEADER, currentRequestId() ?? crypto.randomUUID());
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
   const stub = c.env.CHAT_OBJECT.get(c.env.CHAT_OBJECT.idFromName(chatId));
   return stub.fetch(new Request(c.req.raw.url, { headers }));

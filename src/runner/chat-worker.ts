@@ -26,6 +26,7 @@ export class ChatWorker {
   readonly workerId = crypto.randomUUID();
   #runner: ChatRunner | null = null;
   #acquiring: Promise<void> | null = null;
+  #wokenDuringAcquire = false;
   #isRoot = true;
 
   constructor(
@@ -38,9 +39,22 @@ export class ChatWorker {
     return this.#runner;
   }
 
-  /** `chat:ownership`: the chat is runnable and unowned. Acquire it (once at a time). */
+  /**
+   * `chat:ownership`: the chat is runnable and unowned. Acquire it (once at a time). A wake that
+   * arrives during an attempt runs one more attempt after it: the attempt in flight may have read
+   * the pools before the slot this wake announces was freed, and would otherwise swallow it.
+   */
   wake(): Promise<void> {
-    this.#acquiring ??= this.#acquire().finally(() => {
+    if (this.#acquiring) {
+      this.#wokenDuringAcquire = true;
+      return this.#acquiring;
+    }
+    this.#acquiring = (async () => {
+      do {
+        this.#wokenDuringAcquire = false;
+        await this.#acquire();
+      } while (this.#wokenDuringAcquire && !this.#runner);
+    })().finally(() => {
       this.#acquiring = null;
     });
     return this.#acquiring;

@@ -2,8 +2,8 @@
  * The web app in a real Chromium (playwright-core driving Debian's chromium) against the client
  * project's `wrangler dev` (chat worker on, fake model): sign in, create a chat and watch a reply
  * stream in, queue two messages and promote one, interrupt, edit, answer a dynamic tool call,
- * reload mid-stream, two tabs on one chat. With CHATD_SCREENSHOTS=1 it also writes the main views
- * to docs/screenshots/.
+ * clear and compact, reload mid-stream, two tabs on one chat. With CHATD_SCREENSHOTS=1 it also
+ * writes the main views to docs/screenshots/.
  */
 import { mkdirSync } from "node:fs";
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
@@ -154,6 +154,41 @@ describe("the web app in Chromium", () => {
     await expect.poll(inList, WAIT).toBe(0);
     await page.getByLabel("Archived").uncheck();
     await expect.poll(inList, WAIT).toBe(1);
+  });
+
+  it("clears and compacts the context from the chat's actions, and shows a refusal when there is nothing to do", async () => {
+    // Signed in already when the file runs in order; on its own (-t) it needs the session cookie.
+    await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);
+    const chat = await sdk().createChat({ body: { content: [text("remember the word alpha")] } });
+    await openChat(page, chat.id);
+    const badge = page.locator(".chat-head .badge").first();
+    await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("remember the word alpha");
+    await expect.poll(() => badge.textContent(), WAIT).toBe("waiting");
+    const toolNamed = (name: string) => page.locator(".message .tool", { has: page.locator("code", { hasText: name }) });
+    const refusal = (what: string) => page.getByRole("alert").filter({ hasText: `There is nothing to ${what}.` });
+
+    // Clear: a chat_cleared call and result close the context; the history stays on screen.
+    await page.getByRole("button", { name: "Clear", exact: true }).click();
+    await expect.poll(() => toolNamed("chat_cleared").count(), WAIT).toBe(2);
+    expect(await page.locator(".message.user .text").allTextContents()).toContain("remember the word alpha");
+    await expect.poll(() => badge.textContent(), WAIT).toBe("waiting");
+    // Nothing since the boundary: a second clear is refused (409), and the refusal is shown.
+    await page.getByRole("button", { name: "Clear", exact: true }).click();
+    await refusal("clear").waitFor(WAIT);
+
+    // A turn after the boundary, then Compact: the worker summarizes it; the visible boundary is
+    // the chat_summarized call and its result, marked manual.
+    await composer(page).fill("after the clear");
+    await composer(page).press("Enter");
+    await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("after the clear");
+    await expect.poll(() => badge.textContent(), WAIT).toBe("waiting");
+    await page.getByRole("button", { name: "Compact", exact: true }).click();
+    await expect.poll(() => toolNamed("chat_summarized").count(), WAIT).toBe(2);
+    expect(await toolNamed("chat_summarized").last().locator("pre").textContent()).toMatch(/"source": "manual"/);
+    await expect.poll(() => badge.textContent(), WAIT).toBe("waiting");
+    expect(await refusal("clear").count()).toBe(0);
+    await page.getByRole("button", { name: "Compact", exact: true }).click();
+    await refusal("compact").waitFor(WAIT);
   });
 
   it("sends with a picked model and reasoning effort, and with an attached file", async () => {

@@ -12,6 +12,18 @@ beforeAll(async () => {
 });
 afterAll(() => env.pool.end());
 
+/**
+ * How many backends wait, directly or in line, behind $1's locks. A second waiter on a row waits
+ * on the first waiter's tuple lock, not on the holder, hence the walk.
+ */
+const WAITING_BEHIND = `
+  WITH RECURSIVE behind(pid) AS (
+    SELECT $1::int
+    UNION
+    SELECT a.pid FROM pg_stat_activity a JOIN behind b ON b.pid = ANY(pg_blocking_pids(a.pid))
+  )
+  SELECT count(*) - 1 AS n FROM behind`;
+
 describe("concurrent transitions", () => {
   it("advances snapshot_version by exactly N for N concurrent transitions on one chat", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
@@ -54,35 +66,58 @@ describe("concurrent transitions", () => {
   });
 
   it("never leaves an unarchived child under an archived root when archiving races child creation", async () => {
-    const outcomes = { childFirst: 0, archiveFirst: 0 };
-    for (let round = 0; round < 8; round++) {
+    // Each interleaving forced: a blocker holds the root's row lock while the two transactions
+    // queue behind it in the chosen order, then lets them go.
+    for (const first of ["child", "archive"] as const) {
       const root = await makeChat(env, "W");
-      const createChild = () =>
-        env.store
-          .create({ organizationId: env.owner.organizationId, ownerId: env.owner.userId, parentChatId: root.chatId, content: [] })
-          .then(
-            (c) => c.chat.id,
-            (err: unknown) => {
-              expect(err).toBeInstanceOf(FamilyArchivedError);
-              return null;
-            },
-          );
-      const [children, archived] = await Promise.all([
-        Promise.all([createChild(), createChild(), createChild()]),
-        // Let some creations start first in some rounds, in others the archive.
-        new Promise((r) => setTimeout(r, round % 4)).then(() => env.store.setArchived(root.chatId, true)),
-      ]);
-      const created = children.filter((id): id is string => id !== null);
-      const { rows } = await env.pool.query<{ id: string; archived: boolean }>(`SELECT id, archived FROM chats WHERE root_chat_id = $1`, [
-        root.chatId,
-      ]);
-      expect(rows.map((r) => r.id).sort()).toEqual([...created].sort());
-      expect(rows.filter((r) => !r.archived)).toEqual([]);
-      expect(archived.chats.map((c) => c.id).sort()).toEqual([root.chatId, ...created].sort());
-      if (created.length > 0) outcomes.childFirst++;
-      if (created.length < 3) outcomes.archiveFirst++;
+      const blocker = await env.pool.connect();
+      try {
+        await blocker.query("BEGIN");
+        await blocker.query("SELECT 1 FROM chats WHERE id = $1 FOR UPDATE", [root.chatId]);
+        const blockerPid = (await blocker.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]!.pid;
+        const queued = async (n: number) =>
+          expect
+            .poll(async () => Number((await env.pool.query(WAITING_BEHIND, [blockerPid])).rows[0].n), { timeout: 10_000, interval: 20 })
+            .toBe(n);
+        const createChild = () =>
+          env.store
+            .create({ organizationId: env.owner.organizationId, ownerId: env.owner.userId, parentChatId: root.chatId, content: [] })
+            .then(
+              (c) => c.chat.id,
+              (err: unknown) => {
+                expect(err).toBeInstanceOf(FamilyArchivedError);
+                return null;
+              },
+            );
+        const archive = () => env.store.setArchived(root.chatId, true);
+        let child: Promise<string | null>;
+        let archived: ReturnType<typeof archive>;
+        if (first === "child") {
+          child = createChild();
+          await queued(1);
+          archived = archive();
+        } else {
+          archived = archive();
+          await queued(1);
+          child = createChild();
+        }
+        await queued(2);
+        await blocker.query("COMMIT");
+        const created = await child;
+        const { chats } = await archived;
+
+        const { rows } = await env.pool.query<{ id: string; archived: boolean }>(`SELECT id, archived FROM chats WHERE root_chat_id = $1`, [
+          root.chatId,
+        ]);
+        // Child first: it is created, then archived with the family. Archive first: it is refused.
+        expect(created === null).toBe(first === "archive");
+        expect(rows.map((r) => r.id)).toEqual(created === null ? [] : [created]);
+        expect(rows.filter((r) => !r.archived)).toEqual([]);
+        expect(chats.map((c) => c.id).sort()).toEqual([root.chatId, ...(created === null ? [] : [created])].sort());
+      } finally {
+        await blocker.query("ROLLBACK").catch(() => {});
+        blocker.release();
+      }
     }
-    // Both interleavings happen over the rounds; the invariant above held in each.
-    expect(outcomes.childFirst + outcomes.archiveFirst).toBeGreaterThan(0);
   });
 });

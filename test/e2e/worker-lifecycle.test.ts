@@ -4,99 +4,24 @@
  * own (so counts are exact), with test config only: 0.5 s heartbeats, a 3 s stale threshold, and
  * `/__scheduled` to fire the Cron Trigger's sweep on demand.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import { startWranglerDev, type WranglerDev } from "../../scripts/lib/wrangler-dev";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { addMember } from "../../src/db/accounts/organizations";
-import { createUser } from "../../src/db/accounts/users";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider } from "../../src/db/model-configs/providers";
-import { organizations } from "../../src/db/schema/auth";
-import { createOwnDatabase, type OwnDatabase } from "../db/support/own-database";
+import { afterAll, describe, expect, it } from "vitest";
+import type { OwnDatabase } from "../db/support/own-database";
+import { createChat, type Deployment, deployment as newDeployment, sweepNow, words } from "./support/deployment";
 
-const workdir = mkdtempSync(join(tmpdir(), "chatd-lifecycle-"));
-const cleanups: (() => Promise<void>)[] = [];
+const deployments: Deployment[] = [];
 afterAll(async () => {
-  for (const fn of cleanups.reverse()) await fn().catch(() => {});
-  rmSync(workdir, { recursive: true, force: true });
+  for (const d of deployments) await d.close();
 });
 
-interface Deployment {
-  own: OwnDatabase;
-  token: string;
-  start(): Promise<WranglerDev>;
-}
-
 async function deployment(prefix: string, vars: Record<string, string>): Promise<Deployment> {
-  const own = await createOwnDatabase(prefix);
-  cleanups.push(own.drop);
-  const [org] = await own.db
-    .insert(organizations)
-    .values({ name: `${prefix}-org` })
-    .returning();
-  const user = await createUser(own.db, {
-    email: `${prefix}@example.com`,
-    username: prefix,
-    siteRoles: [],
-    organizationId: org!.id,
-    role: "member",
-  });
-  await addMember(own.db, org!.id, user.id, "member").catch(() => {});
-  const { token } = await createApiKey(own.db, {
-    userId: user.id,
-    tokenName: "t",
-    loginType: TOKEN_LOGIN_TYPE,
-    expiresAt: new Date(Date.now() + 3_600_000),
-  });
-  const provider = await createProvider(own.db, {
-    type: "openai-compatible",
-    name: "fake",
-    baseUrl: `${inject("fakeModelUrl")}/v1`,
-    apiKey: "x",
-    enabled: true,
-  });
-  await createModelConfig(own.db, org!.id, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
-  const persistTo = join(workdir, prefix);
-  return {
-    own,
-    token,
-    start: async () => {
-      const dev = await startWranglerDev({
-        vars: {
-          DATABASE_URL: own.url,
-          NEON_WS_PROXY: inject("wsProxy"),
-          CHAT_HEARTBEAT_INTERVAL_MS: "500",
-          CHAT_STALE_THRESHOLD_MS: "3000",
-          ...vars,
-        },
-        persistTo,
-        logFile: join(workdir, `${prefix}.log`),
-        testScheduled: true,
-      });
-      cleanups.push(dev.stop);
-      return dev;
-    },
-  };
-}
-
-async function createChat(dev: WranglerDev, token: string, text: string): Promise<string> {
-  const res = await fetch(`${dev.url}/api/v2/chats`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
-    body: JSON.stringify({ content: [{ type: "text", text }] }),
-  });
-  expect(res.status).toBe(201);
-  return ((await res.json()) as { id: string }).id;
+  const d = await newDeployment(prefix, vars);
+  deployments.push(d);
+  return d;
 }
 
 async function rows(own: OwnDatabase): Promise<{ id: string; status: string; worker_id: string | null }[]> {
   return (await own.pool.query("SELECT id, status, worker_id FROM chats ORDER BY created_at")).rows;
 }
-
-const words = (n: number) => Array.from({ length: n }, (_, i) => `w${i}`).join(" ");
 
 describe("the chat worker across processes", () => {
   it("admits five chats at a time; the sixth starts when a slot frees", { timeout: 180_000 }, async () => {
@@ -131,13 +56,25 @@ describe("the chat worker across processes", () => {
     await new Promise((r) => setTimeout(r, 800));
     // The runtime dies at once: no Abandon, no cleanup, the lease is left to go stale.
     process.kill(-first.pid, "SIGKILL");
-    const before = (await d.own.pool.query("SELECT worker_id FROM chats WHERE id = $1", [id])).rows[0];
-    expect(before.worker_id).not.toBeNull();
+    const before = (await d.own.pool.query("SELECT worker_id, status FROM chats WHERE id = $1", [id])).rows[0];
+    // Killed mid-generation: owned, running, no answer committed yet (6 s of words at 100 ms each).
+    expect(before).toMatchObject({ status: "running", worker_id: expect.any(String) });
+    const committed = await d.own.pool.query("SELECT 1 FROM chat_messages WHERE chat_id = $1 AND role = 'assistant'", [id]);
+    expect(committed.rowCount).toBe(0);
 
     const second = await d.start();
-    await new Promise((r) => setTimeout(r, 3_500)); // past the stale threshold
-    const swept = await fetch(`${second.url}/__scheduled?cron=*+*+*+*+*`);
-    expect(swept.status).toBe(200);
+    // The sweep takes the chat over once its lease is stale: sweep until the owner changes.
+    await expect
+      .poll(
+        async () => {
+          await sweepNow(second);
+          const row = (await rows(d.own))[0];
+          // Released already counts: the new owner finished the turn between two polls.
+          return row?.worker_id ?? (row?.status === "waiting" ? "released" : before.worker_id);
+        },
+        { timeout: 30_000, interval: 500 },
+      )
+      .not.toBe(before.worker_id);
     await expect.poll(async () => (await rows(d.own))[0]?.status, { timeout: 60_000, interval: 100 }).toBe("waiting");
     const msgs = (await d.own.pool.query("SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY seq", [id]))
       .rows as { role: string; content: { type: string; text?: string }[] }[];

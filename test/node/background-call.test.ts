@@ -1,43 +1,17 @@
 // backgroundModelCall (titles, summaries) against the fake model over HTTP: one non-streaming
 // request per attempt, its own retry budget, final failures at once.
-import { describe, expect, inject, it } from "vitest";
-import type { ModelConfigRow } from "../../src/db/model-configs/configs";
-import type { ProviderRow, ProviderType } from "../../src/db/model-configs/providers";
+import { describe, expect, it } from "vitest";
+import type { ProviderType } from "../../src/db/model-configs/providers";
 import { backgroundModelCall } from "../../src/llm/background-call";
 import { isModelCallError } from "../../src/llm/model-call-error";
 import { languageModelFor } from "../../src/llm/provider";
+import { fakeProvider, modelConfigRow } from "./support/model-rows";
 
-const baseURL = `${inject("fakeModelUrl")}/v1`;
 const nonce = () => crypto.randomUUID().slice(0, 8);
 
 function model(type: ProviderType) {
-  const now = new Date();
-  const provider: ProviderRow = {
-    id: crypto.randomUUID(),
-    type,
-    name: type,
-    baseUrl: baseURL,
-    apiKey: "x",
-    enabled: true,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const config: ModelConfigRow = {
-    id: crypto.randomUUID(),
-    organizationId: crypto.randomUUID(),
-    providerId: provider.id,
-    model: "fake",
-    displayName: null,
-    enabled: true,
-    isDefault: true,
-    contextLimit: null,
-    compressionThreshold: null,
-    options: {},
-    deletedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  return languageModelFor(provider, config);
+  const provider = fakeProvider({ type });
+  return languageModelFor(provider, modelConfigRow(provider));
 }
 
 /** Records the waits instead of sleeping them. */

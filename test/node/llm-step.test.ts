@@ -11,6 +11,7 @@ import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep, type RunModelStepInput, type StepOutcome } from "../../src/llm/step";
 import type { StreamPart } from "../../src/llm/stream-part";
 import { defineLocalTool, localToolRegistry, modelTools } from "../../src/llm/tools";
+import { fakeProvider, messageRow, modelConfigRow } from "./support/model-rows";
 
 const HANG_ABORT_AFTER_MS = 100;
 /** The aborted outcome must come this soon after the abort, not at some socket timeout. */
@@ -33,28 +34,13 @@ const CASES: Case[] = [
 ];
 
 function providerRow(c: Case, url = baseURL): ProviderRow {
-  const now = new Date();
-  return { id: crypto.randomUUID(), type: c.type, name: c.name, baseUrl: url, apiKey: "x", enabled: true, createdAt: now, updatedAt: now };
+  return fakeProvider({ type: c.type, name: c.name, baseUrl: url });
 }
 
 function configRow(c: Case, options: ModelConfigRow["options"] = {}): ModelConfigRow {
-  const now = new Date();
-  return {
-    id: crypto.randomUUID(),
-    organizationId: crypto.randomUUID(),
-    providerId: crypto.randomUUID(),
-    model: "fake",
-    displayName: "fake",
-    enabled: true,
-    isDefault: true,
-    contextLimit: null,
-    compressionThreshold: null,
-    // Explicit for OpenAI: a reasoning model id alone would pick Responses from the known list.
-    options: c.type === "openai" ? { ...options, openai_config: { use_responses_api: c.responses === true } } : options,
-    deletedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  // Explicit for OpenAI: a reasoning model id alone would pick Responses from the known list.
+  const withTransport = c.type === "openai" ? { ...options, openai_config: { use_responses_api: c.responses === true } } : options;
+  return modelConfigRow({ id: crypto.randomUUID() }, { displayName: "fake", options: withTransport });
 }
 
 const weatherSchema = {
@@ -94,26 +80,7 @@ const registry = localToolRegistry([
 const tools = modelTools(chat, registry);
 
 let seq = 0;
-function row(role: ChatMessageRow["role"], content: ChatMessageRow["content"]): ChatMessageRow {
-  seq += 1;
-  return {
-    id: crypto.randomUUID(),
-    seq,
-    chatId: "c",
-    role,
-    content,
-    revision: seq,
-    queuedMessageId: null,
-    modelConfigId: null,
-    reasoningEffort: null,
-    createdBy: null,
-    deleted: false,
-    modelOnly: false,
-    compressed: false,
-    usage: null,
-    createdAt: new Date(),
-  };
-}
+const row = (role: ChatMessageRow["role"], content: ChatMessageRow["content"]) => messageRow(role, content, ++seq);
 
 /** A unique prompt: the fake model counts scripted errors per prompt string for its whole life. */
 function unique(text: string): string {
@@ -297,6 +264,27 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     });
     expect(outcome.kind).toBe("aborted");
     expect(outcome.assistant).toEqual([{ type: "text", text: "one two" }]);
+  });
+
+  it("returns a stream the provider closed after output but before a finish as a response with finish reason other", async () => {
+    // The SDK synthesizes the finish (reason "other", no usage): not a failure, the text is kept.
+    const text = unique("cut short here");
+    if (c.type === "openai-compatible") {
+      // That SDK refuses a stream without a finish reason instead (InvalidResponseDataError): a
+      // failed attempt, final, where the others keep the text. Recorded here so a change shows.
+      expect(await failure(run(c, userPrompt(`/cut ${text}`)))).toMatchObject({ kind: "unknown", retryable: false });
+      return;
+    }
+    const { outcome } = await run(c, userPrompt(`/cut ${text}`));
+    expect(response(outcome)).toMatchObject({ assistant: [{ type: "text", text }], finishReason: "other" });
+  });
+
+  it("classifies a connection reset after output started as a retryable network error", async () => {
+    const parts: StreamPart[] = [];
+    const error = await failure(run(c, userPrompt(unique("/reset partial output")), { onPart: (part) => parts.push(part) }));
+    expect(error).toMatchObject({ kind: "network", retryable: true, provider: family });
+    // The output streamed before the reset reached the part stream.
+    expect(parts.some((p) => p.type === "text-delta")).toBe(true);
   });
 
   it("fails with a retryable timeout when the provider goes quiet for longer than idleTimeoutMs", async () => {

@@ -4,8 +4,8 @@
 import { createHash } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
 import type { ModelConfigRow } from "../../src/db/model-configs/configs";
-import type { ProviderRow } from "../../src/db/model-configs/providers";
-import type { ChatMessagePart, ChatMessageRow } from "../../src/db/schema/chats";
+import type { ProviderRow, ProviderType } from "../../src/db/model-configs/providers";
+import type { ChatMessagePart } from "../../src/db/schema/chats";
 import { attributionRequest } from "../../src/llm/attribution";
 import { acceptsFileMediaType } from "../../src/llm/file-media-types";
 import { buildPrompt, type FileContent } from "../../src/llm/prompt";
@@ -13,12 +13,13 @@ import { modelClientFor } from "../../src/llm/provider";
 import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep } from "../../src/llm/step";
 import type { ModelTransport } from "../../src/llm/transport";
+import { fakeProvider, messageRow, modelConfigRow } from "./support/model-rows";
 
 const fakeUrl = inject("fakeModelUrl");
 
 interface Case {
   transport: ModelTransport;
-  type: string;
+  type: ProviderType;
   model: string;
   /** The wire part types the fake model should see for the image and the PDF. */
   wire: [string, string];
@@ -39,48 +40,14 @@ const PDF = new TextEncoder().encode("%PDF-1.4\n1 0 obj<<>>endobj\ntrailer<<>>\n
 const sha = (b: Uint8Array) => createHash("sha256").update(b).digest("hex").slice(0, 16);
 
 function provider(c: Case): ProviderRow {
-  const now = new Date();
-  return { id: "p", type: c.type, name: c.type, baseUrl: `${fakeUrl}/v1`, apiKey: "x", enabled: true, createdAt: now, updatedAt: now };
+  return fakeProvider({ id: "p", type: c.type });
 }
 
 function config(c: Case): ModelConfigRow {
-  const now = new Date();
-  return {
-    id: "c",
-    organizationId: "o",
-    providerId: "p",
-    model: c.model,
-    displayName: null,
-    enabled: true,
-    isDefault: true,
-    contextLimit: null,
-    compressionThreshold: null,
-    options: {},
-    deletedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  return modelConfigRow({ id: "p" }, { id: "c", organizationId: "o", model: c.model });
 }
 
-function userRow(content: ChatMessagePart[]): ChatMessageRow {
-  return {
-    id: crypto.randomUUID(),
-    seq: 1,
-    chatId: "chat",
-    role: "user",
-    content,
-    revision: 1,
-    queuedMessageId: null,
-    modelConfigId: null,
-    reasoningEffort: null,
-    createdBy: null,
-    deleted: false,
-    modelOnly: false,
-    compressed: false,
-    usage: null,
-    createdAt: new Date(),
-  };
-}
+const userRow = (content: ChatMessagePart[]) => messageRow("user", content);
 
 interface Recorded {
   endpoint: string;

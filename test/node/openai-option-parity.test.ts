@@ -4,14 +4,13 @@
 // where OPENAI_OPTION_FIELDS says it is honoured; the unit test (test/unit/llm/openai-options)
 // checks that every one-sided field says why.
 import { describe, expect, inject, it } from "vitest";
-import type { ModelConfigRow } from "../../src/db/model-configs/configs";
-import type { ProviderRow } from "../../src/db/model-configs/providers";
 import { OPENAI_OPTION_FIELDS, type OpenAIOptionField, type OpenAIOptionName } from "../../src/llm/openai-options";
 import { buildPrompt } from "../../src/llm/prompt";
 import { modelClientFor } from "../../src/llm/provider";
 import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep } from "../../src/llm/step";
 import type { OpenAITransport } from "../../src/llm/openai-options";
+import { fakeProvider, messageRow, modelConfigRow } from "./support/model-rows";
 
 const fakeUrl = inject("fakeModelUrl");
 
@@ -63,50 +62,16 @@ function at(value: unknown, path: string): unknown {
 }
 
 async function sentBody(transport: OpenAITransport, model: string, openai: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const now = new Date();
-  const provider: ProviderRow = {
-    id: "p",
-    type: "openai",
-    name: "openai",
-    baseUrl: `${fakeUrl}/v1`,
-    apiKey: "x",
-    enabled: true,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const config: ModelConfigRow = {
+  const provider = fakeProvider({ id: "p", type: "openai" });
+  const config = modelConfigRow(provider, {
     id: "c",
     organizationId: "o",
-    providerId: "p",
     model,
-    displayName: null,
-    enabled: true,
-    isDefault: true,
-    contextLimit: null,
-    compressionThreshold: null,
     options: { openai_config: { use_responses_api: transport === "openai-responses" }, provider_options: { openai } },
-    deletedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
+  });
   const client = modelClientFor(provider, config);
   const nonce = `parity ${crypto.randomUUID().slice(0, 8)}`;
-  const row = {
-    id: "m",
-    seq: 1,
-    chatId: "c",
-    role: "user" as const,
-    content: [{ type: "text" as const, text: nonce }],
-    revision: 1,
-    queuedMessageId: null,
-    modelConfigId: null,
-    reasoningEffort: null,
-    createdBy: null,
-    deleted: false,
-    modelOnly: false,
-    compressed: false,
-    createdAt: now,
-  };
+  const row = messageRow("user", [{ type: "text", text: nonce }]);
   const outcome = await runModelStep({
     model: client.model,
     prompt: buildPrompt({ chat: { systemPrompt: null }, history: [row] }),

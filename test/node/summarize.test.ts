@@ -1,42 +1,16 @@
 // The compaction summary call against the fake model over HTTP: its output cap reaches the
 // provider, its own retry budget (reported before each backoff), final failures at once, abort.
-import { describe, expect, inject, it } from "vitest";
-import type { ModelConfigRow } from "../../src/db/model-configs/configs";
-import type { ProviderRow } from "../../src/db/model-configs/providers";
+import { describe, expect, it } from "vitest";
 import { summarize } from "../../src/llm/compaction/summarize";
 import { isModelCallError } from "../../src/llm/model-call-error";
 import { languageModelFor } from "../../src/llm/provider";
+import { fakeProvider, modelConfigRow } from "./support/model-rows";
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
 
 function model() {
-  const now = new Date();
-  const provider: ProviderRow = {
-    id: crypto.randomUUID(),
-    type: "openai-compatible",
-    name: "fake",
-    baseUrl: `${inject("fakeModelUrl")}/v1`,
-    apiKey: "x",
-    enabled: true,
-    createdAt: now,
-    updatedAt: now,
-  };
-  const config: ModelConfigRow = {
-    id: crypto.randomUUID(),
-    organizationId: crypto.randomUUID(),
-    providerId: provider.id,
-    model: "fake",
-    displayName: null,
-    enabled: true,
-    isDefault: true,
-    contextLimit: null,
-    compressionThreshold: null,
-    options: {},
-    deletedAt: null,
-    createdAt: now,
-    updatedAt: now,
-  };
-  return languageModelFor(provider, config);
+  const provider = fakeProvider();
+  return languageModelFor(provider, modelConfigRow(provider));
 }
 
 function run(text: string, opts: { maxOutputTokens?: number; maxRetries?: number; signal?: AbortSignal } = {}) {

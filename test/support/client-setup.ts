@@ -57,6 +57,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     project.provide("clientBaseUrl", dev.url);
     project.provide("clientToken", seeded.token);
     project.provide("clientOrganizationId", seeded.organization_id);
+    project.provide("clientDatabaseUrl", own.toString());
     return teardown;
   } catch (err) {
     await teardown();

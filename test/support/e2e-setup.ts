@@ -7,6 +7,8 @@ import { startWranglerDev } from "../../scripts/lib/wrangler-dev";
 import { DATA_DIR } from "../../scripts/lib/paths";
 import { localWorkerVars } from "../../scripts/lib/worker-vars";
 
+const E2E_LOG_FILE = `${DATA_DIR}/wrangler-e2e.log`;
+
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stack = await acquireStack();
   try {
@@ -14,9 +16,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // The API alone: the endpoint tests need chats to stay where each request leaves them.
       vars: localWorkerVars(stack, { CHAT_WORKER_ENABLED: "false" }),
       persistTo: `${DATA_DIR}/wrangler-test`,
-      logFile: `${DATA_DIR}/wrangler-e2e.log`,
+      logFile: E2E_LOG_FILE,
     });
     project.provide("baseUrl", dev.url);
+    project.provide("e2eLogFile", E2E_LOG_FILE);
     return async () => {
       await dev.stop();
       await releaseStack();

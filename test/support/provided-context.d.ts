@@ -6,10 +6,14 @@ declare module "vitest" {
     fakeModelUrl: string;
     /** e2e only: the running dev server's origin, e.g. http://127.0.0.1:8787 */
     baseUrl: string;
+    /** e2e only: where that server's output (the Worker's and the objects' log lines) goes */
+    e2eLogFile: string;
     /** client only: a `wrangler dev` with the chat worker on, seeded like `npm run dev` */
     clientBaseUrl: string;
     clientToken: string;
     clientOrganizationId: string;
+    /** client only: the database that server runs on (a second server on it restarts like the first) */
+    clientDatabaseUrl: string;
     /** client only: the Chromium the browser tests drive (scripts/lib/chromium.ts) */
     chromiumPath: string;
   }

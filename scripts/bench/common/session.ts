@@ -7,6 +7,7 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
+import { type ParseArgsConfig, parseArgs } from "node:util";
 import { log } from "../../lib/log";
 import { DATA_DIR, ROOT_DIR } from "../../lib/paths";
 import { type SeedResult, seedDev } from "../../lib/seed";
@@ -30,6 +31,29 @@ export function wholeNumberOption(name: string, raw: string, min: number, max: n
   if (!Number.isInteger(n) || n < min || n > max)
     throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
   return n;
+}
+
+type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
+
+/** The flags every session bench takes besides its own (see runBench). */
+const SESSION_FLAGS = {
+  json: { type: "string" },
+  worktree: { type: "boolean", default: false },
+  keep: { type: "boolean", default: false },
+  help: { type: "boolean", default: false },
+} as const satisfies ParseArgsOptionsConfig;
+
+/** A bench's command line: its own options plus the session flags; `--help` prints `usage` and exits. */
+export function parseBenchArgs<const T extends ParseArgsOptionsConfig>(argv: string[], usage: string, own: T) {
+  const { values } = parseArgs<{ args: string[]; options: T & typeof SESSION_FLAGS }>({
+    args: argv,
+    options: { ...own, ...SESSION_FLAGS },
+  });
+  if ((values as { help?: boolean }).help) {
+    process.stdout.write(`${usage}\n`);
+    process.exit(0);
+  }
+  return values;
 }
 
 export interface Session {

@@ -65,5 +65,7 @@ export const apiKeys = pgTable(
     // As the spec says, the unique index on token names covers only login_type = 'token' rows.
     uniqueIndex("api_keys_user_token_name_idx").on(t.userId, t.tokenName).where(sql`${t.loginType} = 'token'`),
     index("api_keys_user_id_idx").on(t.userId),
+    // The purge of long-expired synthetic attribution keys (src/db/purge.ts).
+    index("api_keys_attribution_expires_at_idx").on(t.expiresAt).where(sql`${t.scope} = 'chatd:attribution'`),
   ],
 );

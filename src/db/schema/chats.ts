@@ -93,6 +93,8 @@ export const chats = pgTable(
     // Execution state.
     status: text().$type<ChatStatus>().notNull(),
     archived: boolean().notNull().default(false),
+    /** When `archived` last turned true; set and cleared by a trigger (migration 0010). The retention purge counts from it. */
+    archivedAt: timestamp({ withTimezone: true }),
     workerId: uuid(),
     runnerId: uuid(),
     /** "last error message from the agent loop". */
@@ -136,6 +138,11 @@ export const chats = pgTable(
     index("chats_parent_chat_id_idx").on(t.parentChatId),
     // Deleting a project clears its chats' project_id (the foreign key is in migration 0005).
     index("chats_project_id_idx").on(t.projectId).where(sql`${t.projectId} IS NOT NULL`),
+    // The auto-archive candidate read and the retention purge (src/db/archive/, src/db/purge.ts).
+    index("chats_auto_archive_candidates_idx")
+      .on(t.createdAt, t.id)
+      .where(sql`${t.parentChatId} IS NULL AND NOT ${t.archived} AND ${t.pinOrder} = 0`),
+    index("chats_archived_roots_idx").on(t.archivedAt, t.id).where(sql`${t.parentChatId} IS NULL AND ${t.archived}`),
   ],
 );
 
@@ -175,6 +182,8 @@ export const chatMessages = pgTable(
     uniqueIndex("chat_messages_chat_id_seq_idx").on(t.chatId, t.seq),
     // Active history and its tail (the last assistant message onwards).
     index("chat_messages_active_idx").on(t.chatId, t.role, t.seq).where(sql`NOT ${t.deleted}`),
+    // "The newest non-deleted message in its family" (auto-archive).
+    index("chat_messages_chat_id_created_at_idx").on(t.chatId, t.createdAt).where(sql`NOT ${t.deleted}`),
   ],
 );
 

@@ -24,6 +24,7 @@ import { ParentArchivedError, StoreInvariantError } from "../errors";
 import { chatFromRaw } from "../rows";
 import type { ChatRow } from "../schema/chats";
 import type { ChatStore } from "../store";
+import type { StoreTransaction } from "../transaction";
 
 const variantOf = (archived: boolean) => (archived ? "archive" : "unarchive") as "archive" | "unarchive";
 
@@ -43,17 +44,34 @@ export interface FamilyArchiveResult {
   /** Every chat whose archived marker changed, the root first. */
   chats: ChatRow[];
   statements: number;
+  /** The recheck said no: nothing was written. */
+  skipped: boolean;
+}
+
+export interface FamilyArchiveOptions {
+  /**
+   * Runs once the root and every descendant are locked, before anything is decided; false skips
+   * the family without a write. The auto-archive loop's "rechecks the candidate conditions".
+   * Roots only.
+   */
+  recheck?: (t: StoreTransaction, family: readonly ChatRow[]) => Promise<boolean>;
 }
 
 /** PATCH archived: the whole family for a root chat, the chat alone for a child. */
-export async function setFamilyArchived(store: ChatStore, chatId: string, archived: boolean): Promise<FamilyArchiveResult> {
+export async function setFamilyArchived(
+  store: ChatStore,
+  chatId: string,
+  archived: boolean,
+  options: FamilyArchiveOptions = {},
+): Promise<FamilyArchiveResult> {
   // parent_chat_id never changes, so reading it outside the transaction is safe.
   const lookup = await store.pool.query<{ parent_chat_id: string | null }>(`SELECT parent_chat_id FROM chats WHERE id = $1`, [chatId]);
   const row = lookup.rows[0];
   if (row === undefined) throw new ChatNotFoundError(chatId);
   if (row.parent_chat_id !== null) {
+    if (options.recheck) throw new StoreInvariantError(`a family recheck was given for child chat ${chatId}`);
     const committed = await store.update(chatId, (tx) => setArchived(tx, { archived }));
-    return { chats: [committed.chat], statements: committed.statements };
+    return { chats: [committed.chat], statements: committed.statements, skipped: false };
   }
   const variant = variantOf(archived);
   return store.transaction(async (t) => {
@@ -61,6 +79,7 @@ export async function setFamilyArchived(store: ChatStore, chatId: string, archiv
     if (rootRaw === undefined) throw new ChatNotFoundError(chatId);
     const descendants = await t.query(`SELECT * FROM chats WHERE root_chat_id = $1 ORDER BY created_at, id FOR UPDATE`, [chatId]);
     const family = [chatFromRaw(rootRaw), ...descendants.map(chatFromRaw)];
+    if (options.recheck && !(await options.recheck(t, family))) return { chats: [], statements: t.statements, skipped: true };
     const counts = await t.query<{ chat_id: string; n: number }>(
       `SELECT chat_id, count(*)::int AS n FROM chat_queued_messages WHERE chat_id = ANY($1::uuid[]) GROUP BY chat_id`,
       [family.map((c) => c.id)],
@@ -91,6 +110,6 @@ export async function setFamilyArchived(store: ChatStore, chatId: string, archiv
       publishAfterCommit(t, store.notifier, c);
       chats.push(c.chat);
     }
-    return { chats, statements: t.statements };
+    return { chats, statements: t.statements, skipped: false };
   });
 }

@@ -82,6 +82,25 @@ describe("classifyModelError: failures without a status", () => {
     expect(classifyModelError(new Error("terminated", { cause: reset }), "openai")).toMatchObject({ kind: "network", retryable: true });
   });
 
+  it("takes a 200 whose body broke on a reset connection as network, and a 200 with bad data as final", () => {
+    const reset = Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" });
+    const broken = new APICallError({
+      message: "Failed to process successful response",
+      url: "u",
+      requestBodyValues: {},
+      statusCode: 200,
+      cause: new TypeError("terminated", { cause: reset }),
+    });
+    expect(classifyModelError(broken, "anthropic")).toMatchObject({ kind: "network", retryable: true, statusCode: undefined });
+    const garbled = new APICallError({
+      message: "Failed to process successful response",
+      url: "u",
+      requestBodyValues: {},
+      statusCode: 200,
+    });
+    expect(classifyModelError(garbled, "anthropic")).toMatchObject({ kind: "unknown", retryable: false });
+  });
+
   it("takes a TimeoutError as a retryable timeout", () => {
     expect(classifyModelError(new DOMException("timed out", "TimeoutError"), "anthropic")).toMatchObject({
       kind: "timeout",

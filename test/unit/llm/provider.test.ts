@@ -63,11 +63,13 @@ describe("languageModelFor", () => {
   it("refuses a provider without a key instead of reading one from the environment", () => {
     for (const type of ["openai", "anthropic"]) {
       expect(() => languageModelFor(provider(type, { apiKey: null }), config())).toThrow(ModelCallError);
+      let refused: unknown = null;
       try {
         languageModelFor(provider(type, { apiKey: "" }), config());
       } catch (error) {
-        expect(error).toMatchObject({ kind: "auth", retryable: false, provider: type });
+        refused = error;
       }
+      expect(refused).toMatchObject({ kind: "auth", retryable: false, provider: type });
     }
   });
 

@@ -1,5 +1,6 @@
 // runModelStep over a scripted model: the stream shapes the fake server cannot produce (reasoning,
-// several text blocks, errors after output, a stream cut short). Over HTTP: test/node/llm-step.test.ts.
+// several text blocks, a provider error event after output). Over HTTP, with the fake model's
+// directives (a stream cut short, a connection reset): test/node/llm-step.test.ts.
 import { APICallError, simulateReadableStream } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
@@ -119,22 +120,6 @@ describe("runModelStep (scripted model)", () => {
       },
     });
     expect(await failure(step(model))).toMatchObject({ kind: "server", retryable: true, statusCode: 503, provider: "openai" });
-  });
-
-  it("returns a stream the provider closed without a finish as a response with finish reason other", async () => {
-    // The SDK synthesizes the finish (reason "other", no usage), so this cannot be told apart from
-    // a provider that never sends a finish reason; it is not a failure.
-    const model = scripted([
-      { type: "text-start", id: "t" },
-      { type: "text-delta", id: "t", delta: "cut" },
-    ]);
-    const { outcome } = await step(model);
-    expect(outcome).toMatchObject({
-      kind: "response",
-      assistant: [{ type: "text", text: "cut" }],
-      finishReason: "other",
-      usage: { inputTokens: undefined },
-    });
   });
 
   it("ignores an onPart that throws", async () => {

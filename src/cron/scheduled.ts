@@ -1,0 +1,65 @@
+/**
+ * The Cron Trigger, once a minute: the acquisition sweep, the auto-archive loop and the purge,
+ * on one short-lived pool. Each step runs even when an earlier one failed; the first failure is
+ * rethrown at the end so the run shows as failed. Chats the loop archives are told to their
+ * objects, as a PATCH would (their open streams see the new state at once).
+ */
+import { configFromEnv, type Config } from "../config/env";
+import { createPool } from "../db/client";
+import type { Notifier } from "../db/notifier";
+import { ChatStore } from "../db/store";
+import { logger, setLogLevel } from "../log";
+import { autoArchiveTick } from "./auto-archive";
+import { purgeTick } from "./purge";
+import { sweep } from "./sweep";
+
+export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
+  const config: Config = configFromEnv(env);
+  setLogLevel(config.LOG_LEVEL);
+  const pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: 2 });
+  const object = (id: string) => env.CHAT_OBJECT.get(env.CHAT_OBJECT.idFromName(id));
+  const notifier: Notifier = {
+    chatUpdated: (p) =>
+      waitUntil(
+        object(p.chat_id)
+          .notify(p)
+          .catch((err: unknown) => logger.warn("cron_notify_failed", { chat_id: p.chat_id, error: String(err) })),
+      ),
+    ownershipHint: (h) =>
+      waitUntil(
+        object(h.chat_id)
+          .wake(h)
+          .catch((err: unknown) => logger.warn("cron_wake_failed", { chat_id: h.chat_id, error: String(err) })),
+      ),
+  };
+  const store = new ChatStore(pool, {
+    notifier,
+    staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+    requiresActionTimeoutMs: config.CHAT_REQUIRES_ACTION_TIMEOUT_MS,
+    maxQueueLength: config.CHAT_MAX_QUEUED_MESSAGES,
+  });
+  const now = new Date();
+  const failures: unknown[] = [];
+  const step = async (name: string, run: () => Promise<unknown>) => {
+    try {
+      await run();
+    } catch (err) {
+      failures.push(err);
+      logger.error("cron_step_failed", { step: name, error: String(err) });
+    }
+  };
+  try {
+    await step("sweep", () => sweep(env, pool, config, waitUntil));
+    await step("auto_archive", () => autoArchiveTick(store, { days: config.CHAT_AUTO_ARCHIVE_DAYS, now }));
+    await step("purge", () =>
+      purgeTick(store, {
+        retentionDays: config.CHAT_ARCHIVE_RETENTION_DAYS,
+        now,
+        deleteFiles: (keys) => env.FILES.delete(keys),
+      }),
+    );
+  } finally {
+    waitUntil(pool.end());
+  }
+  if (failures.length > 0) throw failures[0];
+}

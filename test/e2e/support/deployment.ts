@@ -1,0 +1,106 @@
+/**
+ * A deployment of its own for the tests that start and kill runtimes: a database of its own (so
+ * counts are exact), one organization with a member, their token, and the fake model as the
+ * default model; `start()` runs a `wrangler dev` on it with test config (0.5 s heartbeats, a 3 s
+ * stale threshold, `/__scheduled` to fire the Cron Trigger's sweep on demand). Runtimes started
+ * with the same `state` name share their Durable Object storage (a restart); different names are
+ * different runtimes (two colos on one database).
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { expect, inject } from "vitest";
+import { startWranglerDev, type WranglerDev } from "../../../scripts/lib/wrangler-dev";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/db/accounts/api-keys";
+import { addMember } from "../../../src/db/accounts/organizations";
+import { createUser } from "../../../src/db/accounts/users";
+import { createModelConfig } from "../../../src/db/model-configs/configs";
+import { createProvider } from "../../../src/db/model-configs/providers";
+import { organizations } from "../../../src/db/schema/auth";
+import { createOwnDatabase, type OwnDatabase } from "../../db/support/own-database";
+
+/** Test config: leases renew every 0.5 s and go stale after 3 s. */
+export const STALE_THRESHOLD_MS = 3_000;
+
+export interface Deployment {
+  own: OwnDatabase;
+  token: string;
+  start(opts?: { state?: string }): Promise<WranglerDev>;
+  /** Stops every runtime, drops the database, removes the folder. */
+  close(): Promise<void>;
+}
+
+export async function deployment(prefix: string, vars: Record<string, string>): Promise<Deployment> {
+  const workdir = mkdtempSync(join(tmpdir(), `chatd-${prefix}-`));
+  const cleanups: (() => Promise<void>)[] = [async () => rmSync(workdir, { recursive: true, force: true })];
+  const own = await createOwnDatabase(prefix);
+  cleanups.push(own.drop);
+  const [org] = await own.db
+    .insert(organizations)
+    .values({ name: `${prefix}-org` })
+    .returning();
+  const user = await createUser(own.db, {
+    email: `${prefix}@example.com`,
+    username: prefix,
+    siteRoles: [],
+    organizationId: org!.id,
+    role: "member",
+  });
+  await addMember(own.db, org!.id, user.id, "member").catch(() => {});
+  const { token } = await createApiKey(own.db, {
+    userId: user.id,
+    tokenName: "t",
+    loginType: TOKEN_LOGIN_TYPE,
+    expiresAt: new Date(Date.now() + 3_600_000),
+  });
+  const provider = await createProvider(own.db, {
+    type: "openai-compatible",
+    name: "fake",
+    baseUrl: `${inject("fakeModelUrl")}/v1`,
+    apiKey: "x",
+    enabled: true,
+  });
+  await createModelConfig(own.db, org!.id, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
+  return {
+    own,
+    token,
+    start: async ({ state = "state" } = {}) => {
+      const dev = await startWranglerDev({
+        vars: {
+          DATABASE_URL: own.url,
+          NEON_WS_PROXY: inject("wsProxy"),
+          CHAT_HEARTBEAT_INTERVAL_MS: "500",
+          CHAT_STALE_THRESHOLD_MS: String(STALE_THRESHOLD_MS),
+          ...vars,
+        },
+        persistTo: join(workdir, state),
+        logFile: join(workdir, `${state}.log`),
+        testScheduled: true,
+      });
+      cleanups.push(dev.stop);
+      return dev;
+    },
+    close: async () => {
+      for (const fn of cleanups.reverse()) await fn().catch(() => {});
+    },
+  };
+}
+
+/** POST /chats with one text part; the new chat's id. */
+export async function createChat(dev: WranglerDev, token: string, text: string): Promise<string> {
+  const res = await fetch(`${dev.url}/api/v2/chats`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${token}`, "content-type": "application/json" },
+    body: JSON.stringify({ content: [{ type: "text", text }] }),
+  });
+  expect(res.status).toBe(201);
+  return ((await res.json()) as { id: string }).id;
+}
+
+/** Runs the Cron Trigger's sweep on `dev` now. */
+export async function sweepNow(dev: WranglerDev): Promise<void> {
+  const res = await fetch(`${dev.url}/__scheduled?cron=*+*+*+*+*`);
+  expect(res.status).toBe(200);
+}
+
+export const words = (n: number, prefix = "w") => Array.from({ length: n }, (_, i) => `${prefix}${i}`).join(" ");
