@@ -5,23 +5,13 @@
  * is woken by the child's object: the parent ends with the full answer and exactly one child.
  * Own `wrangler dev` on a database of its own, 0.5 s heartbeats, 3 s stale threshold.
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
-import { startWranglerDev, type WranglerDev } from "../../scripts/lib/wrangler-dev";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { createUser } from "../../src/db/accounts/users";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider } from "../../src/db/model-configs/providers";
-import { organizations } from "../../src/db/schema/auth";
-import { createOwnDatabase } from "../db/support/own-database";
+import { afterAll, describe, expect, it } from "vitest";
+import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
+import { type Deployment, deployment, STALE_THRESHOLD_MS, sweepNow, words } from "./support/deployment";
 
-const workdir = mkdtempSync(join(tmpdir(), "chatd-subagent-takeover-"));
-const cleanups: (() => Promise<void>)[] = [];
+const deployments: Deployment[] = [];
 afterAll(async () => {
-  for (const fn of cleanups.reverse()) await fn().catch(() => {});
-  rmSync(workdir, { recursive: true, force: true });
+  for (const d of deployments) await d.close();
 });
 
 interface Part {
@@ -33,45 +23,9 @@ interface Part {
 
 describe("subagents across a runtime crash", () => {
   it("a parent killed mid-wait resumes, waits again and gets the child's whole answer", { timeout: 180_000 }, async () => {
-    const own = await createOwnDatabase("subagent_takeover");
-    cleanups.push(own.drop);
-    const [org] = await own.db.insert(organizations).values({ name: "subagent-takeover-org" }).returning();
-    const user = await createUser(own.db, {
-      email: "subagent-takeover@example.com",
-      username: "subagent-takeover",
-      siteRoles: [],
-      organizationId: org!.id,
-      role: "member",
-    });
-    const { token } = await createApiKey(own.db, {
-      userId: user.id,
-      tokenName: "t",
-      loginType: TOKEN_LOGIN_TYPE,
-      expiresAt: new Date(Date.now() + 3_600_000),
-    });
-    const provider = await createProvider(own.db, {
-      type: "openai-compatible",
-      name: "fake",
-      baseUrl: `${inject("fakeModelUrl")}/v1`,
-      apiKey: "x",
-      enabled: true,
-    });
-    await createModelConfig(own.db, org!.id, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
-    const start = async (): Promise<WranglerDev> => {
-      const dev = await startWranglerDev({
-        vars: {
-          DATABASE_URL: own.url,
-          NEON_WS_PROXY: inject("wsProxy"),
-          CHAT_HEARTBEAT_INTERVAL_MS: "500",
-          CHAT_STALE_THRESHOLD_MS: "3000",
-        },
-        persistTo: join(workdir, "state"),
-        logFile: join(workdir, "dev.log"),
-        testScheduled: true,
-      });
-      cleanups.push(dev.stop);
-      return dev;
-    };
+    const d = await deployment("subagent_takeover", {});
+    deployments.push(d);
+    const { own, token } = d;
     const post = (dev: WranglerDev, path: string, body: unknown) =>
       fetch(`${dev.url}/api/v2${path}`, {
         method: "POST",
@@ -89,8 +43,8 @@ describe("subagents across a runtime crash", () => {
         )
       ).rows;
 
-    const first = await start();
-    const answer = Array.from({ length: 30 }, (_, i) => `w${i}`).join(" ");
+    const first = await d.start();
+    const answer = words(30);
     const spawn = { prompt: `/slow 200 ${answer}` };
     const created = await post(first, "/chats", { content: [{ type: "text", text: `/tool spawn_agent ${JSON.stringify(spawn)}` }] });
     expect(created.status).toBe(201);
@@ -114,10 +68,19 @@ describe("subagents across a runtime crash", () => {
     // The runtime dies at once, parent and child with it: no Abandon, leases left to go stale.
     process.kill(-first.pid, "SIGKILL");
 
-    const second = await start();
-    await new Promise((r) => setTimeout(r, 3_500)); // past the stale threshold
-    expect((await fetch(`${second.url}/__scheduled?cron=*+*+*+*+*`)).status).toBe(200);
-    await expect.poll(async () => (await chat(parent))?.status, { timeout: 90_000, interval: 100 }).toBe("waiting");
+    const second = await d.start();
+    await new Promise((r) => setTimeout(r, STALE_THRESHOLD_MS + 500)); // past the stale threshold
+    // Sweep until the parent is done: a sweep racing a lease that is only just stale finds nothing.
+    await expect
+      .poll(
+        async () => {
+          const status = (await chat(parent))?.status;
+          if (status !== "waiting") await sweepNow(second);
+          return status;
+        },
+        { timeout: 90_000, interval: 1_000 },
+      )
+      .toBe("waiting");
 
     const results = (await messages(parent)).flatMap((m) => m.content).filter((p) => p.type === "tool-result");
     expect(results.map((r) => r.tool_name)).toEqual(["spawn_agent", "wait_agent"]);
