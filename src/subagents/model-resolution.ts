@@ -7,7 +7,9 @@
  *    `model` picks its model (and optional effort) when usable, else falls through softly,
  *    `deployment_default` defers to the organization;
  * 3. the organization's override for the context, when usable;
- * 4. the type default: both types inherit the parent's current model (and its effort choice).
+ * 4. the type default: both types inherit the parent's current model (and its effort choice); a
+ *    parent model that is no longer usable becomes the organization's default (null), which is
+ *    what the parent's own next turn would fall back to.
  *
  * The two values are resolved apart for the explicit layer only: an explicit effort wins over any
  * layer's effort, an explicit model comes with no effort of its own (the config's default applies).
@@ -52,10 +54,15 @@ function overrideModel(input: SubagentModelInput): ModelChoice | null {
   return null;
 }
 
+function inherited(input: SubagentModelInput): ModelChoice {
+  const { modelConfigId, reasoningEffort } = input.parent;
+  return { modelConfigId: modelConfigId !== null && input.usable(modelConfigId) ? modelConfigId : null, reasoningEffort, source: "parent" };
+}
+
 export function resolveSubagentModel(input: SubagentModelInput): SubagentModelSelection {
   const explicitModel = input.explicit.modelConfigId;
   const chosen: ModelChoice = explicitModel
     ? { modelConfigId: explicitModel, reasoningEffort: null, source: "explicit" }
-    : (overrideModel(input) ?? { ...input.parent, source: "parent" });
+    : (overrideModel(input) ?? inherited(input));
   return { ...chosen, reasoningEffort: input.explicit.reasoningEffort ?? chosen.reasoningEffort };
 }

@@ -60,9 +60,11 @@ export async function selectChildModel(db: Database, pool: Queryable, request: S
     modelConfigId: personalRow.modelConfigId,
     reasoningEffort: isReasoningEffort(personalRow.reasoningEffort) ? personalRow.reasoningEffort : null,
   };
-  const candidates = [personal?.mode === "model" ? personal.modelConfigId : null, organizationRow?.modelConfigId ?? null].filter(
-    (id): id is string => id !== null,
-  );
+  const candidates = [
+    personal?.mode === "model" ? personal.modelConfigId : null,
+    organizationRow?.modelConfigId ?? null,
+    parent.lastModelConfigId,
+  ].filter((id): id is string => id !== null);
   const usable = new Set<string>();
   await Promise.all(
     candidates.map(async (id) => {

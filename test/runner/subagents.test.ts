@@ -284,6 +284,23 @@ describe("subagents", () => {
     expect((await spawned(u, { type: "explore", prompt: "e" })).result).toMatchObject({ model_source: "parent" });
   });
 
+  it("a parent model that is no longer usable: the child gets the organization's default, the spawn still works", async () => {
+    const u = await userWithModel();
+    const own = await withDb(async (db) => {
+      const [existing] = await db.query.chatModelConfigs.findMany({ where: (c, { eq }) => eq(c.organizationId, u.organizationId) });
+      return (await createModelConfig(db, u.organizationId, { providerId: existing!.providerId, model: "fake-own" }, new Date())).id;
+    });
+    const body = { content: [{ type: "text", text: "hello" }], model_config_id: own };
+    const parent = (await expectJson<{ id: string }>(await api("/chats", { token: u.token, body }), 201)).id;
+    await untilStatus(u, parent, "waiting");
+    await withDb((db) => updateModelConfig(db, u.organizationId, own, { enabled: false }, new Date()));
+    const r = lastResult(await turn(u, parent, call("spawn_agent", { prompt: "child on the default" })));
+    expect(r.is_error, JSON.stringify(r.result)).toBe(false);
+    expect(r.result).toMatchObject({ model_source: "parent", model_config_id: null });
+    const w = lastResult(await turn(u, parent, call("wait_agent", { agent_id: r.result.agent_id, timeout_seconds: 60 })));
+    expect(w.result).toMatchObject({ done: true, answer: "child on the default" });
+  });
+
   it("archiving the root takes the whole family, all or nothing: refused while a child runs, done once it stopped", async () => {
     const u = await userWithModel();
     const { parent, child } = await spawned(u, { prompt: "/hang" });

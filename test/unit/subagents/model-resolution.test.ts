@@ -107,6 +107,11 @@ const cases: Case[] = [
     want: { modelConfigId: PARENT, reasoningEffort: "low", source: "parent" },
   },
   {
+    name: "a parent model no longer usable: the organization's default, the parent's effort kept",
+    parent: { modelConfigId: GONE, reasoningEffort: "high" },
+    want: { modelConfigId: null, reasoningEffort: "high", source: "parent" },
+  },
+  {
     name: "explicit effort with an organization model",
     explicit: { reasoningEffort: "none" },
     organization: ORG,
