@@ -145,6 +145,32 @@ describe("subagents", () => {
     expect(closed.result).toMatchObject({ agent_id: child, interrupted: false, status: "waiting" });
   });
 
+  it("interrupting the parent mid-wait ends the wait at once; the child keeps working", async () => {
+    const u = await userWithModel();
+    const { parent, child } = await spawned(u, { prompt: "/hang" });
+    await expectJson(
+      await api(`/chats/${parent}/messages`, {
+        token: u.token,
+        body: { content: [{ type: "text", text: call("wait_agent", { agent_id: child, timeout_seconds: 600 }) }] },
+      }),
+      200,
+    );
+    // The wait_agent call is committed: the parent is blocked in it.
+    await expect
+      .poll(async () => (await messagesOf(u, parent)).at(-1)?.content.some((p) => p.type === "tool-call" && p.tool_name === "wait_agent"), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe(true);
+    const stopped = Date.now();
+    await expectJson(await api(`/chats/${parent}/interrupt`, { method: "POST", token: u.token }), 200);
+    await untilStatus(u, parent, "waiting", 10_000);
+    expect(Date.now() - stopped).toBeLessThan(10_000);
+    expect((await chatOf(u, child)).status).toBe("running");
+    await expectJson(await api(`/chats/${child}/interrupt`, { method: "POST", token: u.token }), 200);
+    await untilStatus(u, child, "waiting");
+  });
+
   it("message_agent queues a follow-up, or interrupts the child's current work with interrupt: true", async () => {
     const u = await userWithModel();
     const { parent, child } = await spawned(u, { prompt: "/hang" });
