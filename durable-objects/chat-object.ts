@@ -53,6 +53,9 @@ import { productionToolsFor } from "../src/tools/production";
 import { connectMcpServer } from "../src/mcp/session";
 import { McpTurnConnections } from "../src/mcp/turn-connections";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
+import { ChildWaiters } from "../src/subagents/child-waiters";
+import { isSettled } from "../src/subagents/children";
+import type { SubagentHost } from "../src/subagents/host";
 
 /** A few connections are plenty: one object serializes its chat's work. */
 const POOL_SIZE = 4;
@@ -94,6 +97,15 @@ export class ChatObject extends DurableObject<Env> {
   readonly #mcp = new McpTurnConnections((server) => connectMcpServer(server));
   /** When the next sync poll is due while streams are open (null: at once, e.g. after a restart). */
   #pollAt: number | null = null;
+  /** wait_agent calls of this chat's turn, woken by its children's objects (childChanged). */
+  readonly #childWaiters = new ChildWaiters((ms, signal) => this.#clock.sleep(ms, signal));
+  /** The subagent tools' way to other chats' objects (docs/subagents.md). */
+  readonly #subagentHost: SubagentHost = {
+    createChild: (cmd) => this.#chatStub(cmd.chatId).create(cmd),
+    sendMessage: (cmd) => this.#chatStub(cmd.chatId).sendMessage(cmd),
+    interrupt: (cmd) => this.#chatStub(cmd.chatId).interrupt(cmd),
+    watch: (ids) => this.#childWaiters.watch(ids),
+  };
 
   /** The pool lives as long as the object: warm connections make transitions fast. */
   protected pool(): Pool {
@@ -219,7 +231,12 @@ export class ChatObject extends DurableObject<Env> {
           db,
           config,
           parts: this.parts,
-          toolsFor: productionToolsFor({ db, now: () => new Date(), mcp: this.#mcp }),
+          toolsFor: productionToolsFor({
+            db,
+            now: () => new Date(),
+            mcp: this.#mcp,
+            subagents: { host: this.#subagentHost, pool: store.pool },
+          }),
           now: () => new Date(),
           sleep,
           turnFinished: (chat, history) => titles.afterTurn(chat, history),
@@ -392,6 +409,22 @@ export class ChatObject extends DurableObject<Env> {
     if (payload.archived || payload.status === "waiting" || payload.status === "error") this.#mcp.closeAll();
     this.#streams.hint(hintsFromPayload(payload));
     this.worker()?.chatUpdated(payload);
+    // A subagent that is done for now wakes its parent's wait_agent (a hint: the parent re-reads).
+    if (payload.parent_chat_id !== null && isSettled(payload)) {
+      const parentId = payload.parent_chat_id;
+      this.forward(parentId, (stub) => stub.childChanged({ parent_chat_id: parentId, chat_id: payload.chat_id }));
+    }
+  }
+
+  /** A child of this chat moved: wake the wait_agent calls watching it. */
+  childChanged(report: { parent_chat_id: string; chat_id: string }): void {
+    this.#chatId ??= report.parent_chat_id;
+    this.#childWaiters.report(report.chat_id);
+  }
+
+  /** Another chat's object, with the class's own signatures (see src/http/chat-object.ts). */
+  #chatStub(chatId: string): ChatObject {
+    return this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId)) as unknown as ChatObject;
   }
 
   protected ownershipHint(hint: OwnershipHint): void {

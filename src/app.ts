@@ -19,6 +19,7 @@ import { modelOverrides } from "./routes/model-overrides";
 import { models } from "./routes/models";
 import { projects } from "./routes/projects";
 import { providers } from "./routes/providers";
+import { userModelOverrides } from "./routes/user-model-overrides";
 import { users } from "./routes/users";
 import { openapiDocs } from "./routes/openapi";
 
@@ -29,6 +30,7 @@ app.use("*", requestLog);
 app.route("/health", health);
 app.route("/users", users);
 app.route("/users", chatPreferences);
+app.route("/users", userModelOverrides);
 // Before any `/chats/{chat}` router: the static segment must not be taken for a chat ID.
 app.route("/chats/providers", providers);
 app.route("/chats/files", files);

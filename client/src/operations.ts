@@ -179,6 +179,28 @@ export const operations = {
     response: null,
     status: 204,
   }),
+
+  // subagents: the caller's personal model override per organization and subagent type
+  getUserModelOverride: op({
+    method: "get",
+    path: "/users/me/chats/model-overrides/{context}",
+    query: "UserModelOverrideQuery",
+    response: "ChatUserModelOverride",
+  }),
+  putUserModelOverride: op({
+    method: "put",
+    path: "/users/me/chats/model-overrides/{context}",
+    query: "UserModelOverrideQuery",
+    body: "PutChatUserModelOverrideRequest",
+    response: "ChatUserModelOverride",
+  }),
+  deleteUserModelOverride: op({
+    method: "delete",
+    path: "/users/me/chats/model-overrides/{context}",
+    query: "UserModelOverrideQuery",
+    response: null,
+    status: 204,
+  }),
 } satisfies Record<string, Operation>;
 
 export type Operations = typeof operations;

@@ -16,6 +16,7 @@ import type * as projects from "../../src/routes/project-schemas";
 import type * as preferences from "../../src/routes/chat-preferences-schemas";
 import type * as overrides from "../../src/routes/model-override-schemas";
 import type * as providers from "../../src/routes/provider-schemas";
+import type * as personal from "../../src/routes/user-model-override-schemas";
 import type * as users from "../../src/routes/user-schemas";
 import type { ErrorSchema } from "../../src/http/error-schema";
 
@@ -63,6 +64,8 @@ export interface Components {
   UpdateChatPreferencesRequest: typeof preferences.UpdateChatPreferencesBody;
   ChatModelOverride: typeof overrides.ModelOverrideSchema;
   PutChatModelOverrideRequest: typeof overrides.PutModelOverrideBody;
+  ChatUserModelOverride: typeof personal.UserModelOverrideSchema;
+  PutChatUserModelOverrideRequest: typeof personal.PutUserModelOverrideBody;
   // users
   User: typeof users.UserSchema;
   Organization: typeof users.OrganizationSchema;
@@ -77,6 +80,7 @@ export interface Components {
 export interface Queries {
   ListChatsQuery: typeof chat.ListChatsQuery;
   UploadFileQuery: typeof files.UploadFileQuery;
+  UserModelOverrideQuery: typeof personal.UserModelOverrideQuery;
 }
 
 export type ComponentName = keyof Components;

@@ -19,6 +19,8 @@ export interface ChatUpdatePayload {
   generation_attempt: number;
   status: ChatStatus;
   archived: boolean;
+  /** Lets a subagent's object tell its parent's object that the child moved (docs/subagents.md). */
+  parent_chat_id: string | null;
 }
 
 /** `chat:ownership`: the chat is runnable and no worker holds a fresh lease on it. */
@@ -49,5 +51,6 @@ export function chatUpdatePayload(chat: ChatRow): ChatUpdatePayload {
     generation_attempt: chat.generationAttempt,
     status: chat.status,
     archived: chat.archived,
+    parent_chat_id: chat.parentChatId,
   };
 }

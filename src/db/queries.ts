@@ -13,6 +13,8 @@ export async function getChat(db: Queryable, chatId: string): Promise<ChatRow | 
 export interface ListChatsOptions {
   ownerId: string;
   archived?: boolean;
+  /** Only this chat's direct children (subagents). */
+  parentChatId?: string;
   /** Chats whose labels contain every one of these pairs. */
   labels?: Record<string, string>;
   limit?: number;
@@ -27,6 +29,10 @@ export async function listChats(db: Queryable, options: ListChatsOptions): Promi
   if (options.archived !== undefined) {
     values.push(options.archived);
     where.push(`c.archived = $${values.length}`);
+  }
+  if (options.parentChatId !== undefined) {
+    values.push(options.parentChatId);
+    where.push(`c.parent_chat_id = $${values.length}`);
   }
   if (options.labels !== undefined && Object.keys(options.labels).length > 0) {
     values.push(JSON.stringify(options.labels));

@@ -198,6 +198,8 @@ export const ListChatsQuery = z.object({
   label: z.union([z.string(), z.array(z.string())]).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   after_id: z.uuid().optional(),
+  /** Only the direct children (subagents) of this chat; the caller's own chats only, like every list. */
+  parent_chat_id: z.uuid().optional(),
 });
 
 export const ChatParams = z.object({ chat: z.uuid() });

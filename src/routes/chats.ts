@@ -92,6 +92,7 @@ chats.openapi(list, async (c) => {
     labels,
     ...(q.limit === undefined ? {} : { limit: q.limit }),
     ...(q.after_id === undefined ? {} : { afterId: q.after_id }),
+    ...(q.parent_chat_id === undefined ? {} : { parentChatId: q.parent_chat_id }),
   });
   return c.json(rows.map(chatToWire), 200);
 });

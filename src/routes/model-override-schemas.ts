@@ -1,8 +1,8 @@
 /** The wire shape of organization model overrides (`.../chats/model-overrides/{context}`), for the route and the SDK. */
 import { z } from "@hono/zod-openapi";
 
-/** The contexts served over HTTP so far (the table also admits the subagent kinds). */
-export const MODEL_OVERRIDE_CONTEXTS = ["compaction"] as const;
+/** compaction: the summary model; general, explore: the subagent types (docs/subagents.md). */
+export const MODEL_OVERRIDE_CONTEXTS = ["compaction", "general", "explore"] as const;
 
 export const ModelOverrideParams = z.object({ organization: z.uuid(), context: z.enum(MODEL_OVERRIDE_CONTEXTS) });
 

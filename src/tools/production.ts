@@ -1,19 +1,26 @@
 /**
- * The tool families of a deployment, in the order their tools and guidance appear. The next
- * families (subagents) are added here.
+ * The tool families of a deployment, in the order their tools and guidance appear. The MCP and
+ * subagent families need what only the chat's object has (its MCP connections of the turn, the
+ * runtime that reaches other chats' objects); without them (database tests) they are left out.
  */
 import type { Database } from "../db/database";
+import type { Queryable } from "../db/rows";
 import type { McpTurnConnections } from "../mcp/turn-connections";
-import { type ChatTools, chatToolsFactory, type ToolChat, type ToolStep } from "./chat-tools";
+import type { SubagentHost } from "../subagents/host";
+import { type ChatTools, chatToolsFactory, type ToolChat, type ToolFamily, type ToolStep } from "./chat-tools";
 import { mcpToolFamily } from "./mcp";
 import { memoryToolFamily } from "./memory";
+import { subagentToolFamily } from "./subagents";
 
 export function productionToolsFor(deps: {
   db: Database;
   now(): Date;
   /** The chat object's MCP connections of the turn in progress; without them, no MCP tools. */
   mcp?: McpTurnConnections;
+  subagents?: { host: SubagentHost; pool: Queryable };
 }): (chat: ToolChat, step?: ToolStep) => Promise<ChatTools> {
-  const mcp = deps.mcp ? [mcpToolFamily({ db: deps.db, connections: deps.mcp })] : [];
-  return chatToolsFactory([memoryToolFamily(deps), ...mcp]);
+  const families: ToolFamily[] = [memoryToolFamily(deps)];
+  if (deps.subagents) families.push(subagentToolFamily({ db: deps.db, ...deps.subagents, now: () => deps.now().getTime() }));
+  if (deps.mcp) families.push(mcpToolFamily({ db: deps.db, connections: deps.mcp }));
+  return chatToolsFactory(families);
 }

@@ -20,6 +20,7 @@ import * as projects from "../../src/routes/project-schemas";
 import * as preferences from "../../src/routes/chat-preferences-schemas";
 import * as overrides from "../../src/routes/model-override-schemas";
 import * as providers from "../../src/routes/provider-schemas";
+import * as personal from "../../src/routes/user-model-override-schemas";
 import * as users from "../../src/routes/user-schemas";
 
 // `satisfies` ties each runtime schema here to the SDK's type of the same name: naming another
@@ -62,6 +63,8 @@ const components = {
   UpdateChatPreferencesRequest: preferences.UpdateChatPreferencesBody,
   ChatModelOverride: overrides.ModelOverrideSchema,
   PutChatModelOverrideRequest: overrides.PutModelOverrideBody,
+  ChatUserModelOverride: personal.UserModelOverrideSchema,
+  PutChatUserModelOverrideRequest: personal.PutUserModelOverrideBody,
   User: users.UserSchema,
   Organization: users.OrganizationSchema,
   CreateFirstUserRequest: users.FirstUserBody,
@@ -71,7 +74,11 @@ const components = {
   CreateTokenResponse: users.CreateTokenResponse,
 } satisfies { [K in keyof Components]: Components[K] };
 
-const queries = { ListChatsQuery: chat.ListChatsQuery, UploadFileQuery: files.UploadFileQuery } satisfies {
+const queries = {
+  ListChatsQuery: chat.ListChatsQuery,
+  UploadFileQuery: files.UploadFileQuery,
+  UserModelOverrideQuery: personal.UserModelOverrideQuery,
+} satisfies {
   [K in keyof Queries]: Queries[K];
 };
 

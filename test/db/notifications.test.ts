@@ -26,6 +26,7 @@ function payloadOf(row: Record<string, unknown>): ChatUpdatePayload {
     generation_attempt: Number(row.generation_attempt),
     status: row.status as ChatUpdatePayload["status"],
     archived: row.archived as boolean,
+    parent_chat_id: (row.parent_chat_id as string | null) ?? null,
   };
 }
 

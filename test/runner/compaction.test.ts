@@ -7,6 +7,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { SUBAGENT_GUIDANCE } from "../../src/subagents/prompts";
 import { summaryAnchorText } from "../../src/llm/compaction/boundary";
 import { SUMMARY_INSTRUCTION } from "../../src/llm/compaction/summary-prompt";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
@@ -76,8 +77,9 @@ const compactionMarker = async (id: string) => {
 };
 
 /** The prompt the fake model saw for the reply after a compaction: the summary anchor and the replayed messages. */
+/** A root chat's prompt after its boundary: the summary, the replayed messages, and the system prompt (the subagent tools' guidance). */
 const promptAfterSummary = (...replayed: string[]) =>
-  Math.ceil((summaryAnchorText(SUMMARY_INSTRUCTION).length + replayed.reduce((n, t) => n + t.length, 0)) / 4);
+  Math.ceil((summaryAnchorText(SUMMARY_INSTRUCTION).length + SUBAGENT_GUIDANCE.length + replayed.reduce((n, t) => n + t.length, 0)) / 4);
 
 afterAll(() => releaseChatsOf(modelUsers), 60_000);
 

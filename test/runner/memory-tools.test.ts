@@ -75,9 +75,11 @@ async function memoriesOf(user: TestUser, projectId: string): Promise<{ name: st
   return expectJson(await api(`/organizations/${user.organizationId}/projects/${projectId}/memories`, { token: user.token }), 200);
 }
 
+/** The memory family's tools among those offered (root chats get the subagent family too). */
 async function offeredTools(user: TestUser, id: string): Promise<{ name: string; description: string }[]> {
   const messages = await turn(user, id, `/offered-tools ${nonce()}`);
-  return JSON.parse(textOf(messages.at(-1))) as { name: string; description: string }[];
+  const offered = JSON.parse(textOf(messages.at(-1))) as { name: string; description: string }[];
+  return offered.filter((t) => t.name.endsWith("_memory"));
 }
 
 describe("memory tools in a root chat in a project", () => {

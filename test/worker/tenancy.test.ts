@@ -17,6 +17,7 @@ import { createProvider } from "../../src/db/model-configs/providers";
 import { createMcpServer } from "../../src/db/mcp/servers";
 import { setChatPreferences } from "../../src/db/chat-preferences";
 import { setModelOverride } from "../../src/db/model-overrides";
+import { setPersonalOverride } from "../../src/db/user-model-overrides";
 import { saveMemory } from "../../src/db/projects/memories";
 import { createProject } from "../../src/db/projects/projects";
 import { apiKeys, users } from "../../src/db/schema/auth";
@@ -100,6 +101,14 @@ const SWEEP: Record<string, Sweep> = {
   "GET /organizations/{organization}/mcp-servers/{id}": {},
   "PATCH /organizations/{organization}/mcp-servers/{id}": { body: () => ({ url: "http://127.0.0.1:9/pwned", enabled: false }) },
   "DELETE /organizations/{organization}/mcp-servers/{id}": {},
+  // Personal overrides: the caller's own rows, named by organization; an outsider naming the victim's organization is refused.
+  "GET /users/me/chats/model-overrides/{context}": { self: true, query: (v) => `?organization=${v.user.organizationId}` },
+  "PUT /users/me/chats/model-overrides/{context}": {
+    self: true,
+    query: (v) => `?organization=${v.user.organizationId}`,
+    body: (v) => ({ mode: "model", model_config_id: v.modelConfigId }),
+  },
+  "DELETE /users/me/chats/model-overrides/{context}": { self: true, query: (v) => `?organization=${v.user.organizationId}` },
 };
 
 /** Operations that need no credentials at all. */
@@ -123,7 +132,7 @@ function fillPath(template: string, v: Victim): string {
       case "project":
         return v.projectId;
       case "context":
-        return "compaction";
+        return template.startsWith("/users/me/") ? "general" : "compaction";
       case "name":
         if (template.includes("/memories/")) return v.memoryName;
         throw new Error(`the sweep cannot fill {name} in ${template}: add it to fillPath`);
@@ -170,6 +179,7 @@ async function victimRows(v: Victim): Promise<string> {
          'memories', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM project_memories m JOIN projects p ON p.id = m.project_id WHERE p.organization_id = $2),
          'mcp_servers', (SELECT coalesce(jsonb_agg(to_jsonb(s) ORDER BY s.id), '[]') FROM mcp_servers s WHERE s.organization_id = $2),
          'overrides', (SELECT coalesce(jsonb_agg(to_jsonb(o) ORDER BY o.context), '[]') FROM chat_organization_model_overrides o WHERE o.organization_id = $2),
+         'personal_overrides', (SELECT coalesce(jsonb_agg(to_jsonb(o) ORDER BY o.context), '[]') FROM chat_user_model_overrides o WHERE o.user_id = $1 OR o.organization_id = $2),
          'preferences', (SELECT to_jsonb(p) FROM chat_user_preferences p WHERE p.user_id = $1))::text AS s`,
       [v.user.id, v.user.organizationId, v.providerId],
     );
@@ -192,6 +202,11 @@ async function makeVictim(): Promise<Victim> {
     await saveMemory(db, project.id, { name: "secret-plan", content: "the victim's memory" }, new Date());
     await setModelOverride(db, user.organizationId, "compaction", config.id);
     await setChatPreferences(db, user.id, { compactionThresholdPercent: 42 });
+    await setPersonalOverride(
+      db,
+      { userId: user.id, organizationId: user.organizationId, context: "general" },
+      { mode: "model", modelConfigId: config.id, reasoningEffort: "high" },
+    );
     const mcp = await createMcpServer(db, user.organizationId, {
       name: "victim-tools",
       url: "http://127.0.0.1:9/mcp",

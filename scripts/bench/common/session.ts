@@ -194,6 +194,9 @@ function snapshotSources(target: string, worktree: boolean): string {
     const tar = execFileSync("git", ["archive", "--format=tar", "HEAD", "--", ...SNAPSHOT_PATHS], { cwd: ROOT_DIR, maxBuffer: 1 << 30 });
     execFileSync("tar", ["-x", "-C", target], { input: tar });
   }
+  // wrangler.toml serves the web app's build as assets and refuses to start without the folder;
+  // the benches never load the app, so an empty one will do.
+  mkdirSync(`${target}/dist/web`, { recursive: true });
   log("info", "bench_chatd_snapshot", { from: worktree ? "working tree" : "HEAD", dir: target });
   return target;
 }

@@ -5,3 +5,4 @@ export * from "./files";
 export * from "./compaction";
 export * from "./projects";
 export * from "./mcp";
+export * from "./subagents";
