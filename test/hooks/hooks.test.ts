@@ -11,25 +11,7 @@ import { api, expectJson, type TestUser, withDb } from "../worker/support/accoun
 import { modelUsers, releaseChatsOf, userWithModel } from "../runner/support/model-user";
 import { chatMessages } from "../../src/db/schema/chats";
 import { eq } from "drizzle-orm";
-
-interface Part {
-  type: string;
-  text?: string;
-  tool_call_id?: string;
-  tool_name?: string;
-  result?: unknown;
-  is_error?: boolean;
-}
-interface Message {
-  id: string;
-  role: string;
-  content: Part[];
-}
-interface Chat {
-  id: string;
-  status: string;
-  last_error: string | null;
-}
+import type { Message, Chat } from "../runner/support/wire";
 
 const consumer = inject("hookConsumerUrl");
 const nonce = () => crypto.randomUUID().slice(0, 8);

@@ -9,19 +9,8 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
+import type { Message } from "./support/wire";
 
-interface Part {
-  type: string;
-  text?: string;
-  tool_call_id?: string;
-  tool_name?: string;
-  result?: unknown;
-  is_error?: boolean;
-}
-interface Message {
-  role: string;
-  content: Part[];
-}
 interface Stats {
   sessionsOpened: number;
   sessionsClosed: number;

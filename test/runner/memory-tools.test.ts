@@ -8,26 +8,7 @@ import { saveMemory } from "../../src/db/projects/memories";
 import { projectMemories } from "../../src/db/schema/projects";
 import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
-
-interface Part {
-  type: string;
-  text?: string;
-  tool_call_id?: string;
-  tool_name?: string;
-  args?: unknown;
-  result?: unknown;
-  is_error?: boolean;
-}
-interface Message {
-  id: string;
-  role: string;
-  content: Part[];
-}
-interface Chat {
-  id: string;
-  status: string;
-  last_error: string | null;
-}
+import type { Message, Chat } from "./support/wire";
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
 

@@ -11,30 +11,8 @@ import { setModelOverride } from "../../src/db/model-overrides";
 import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { inject } from "vitest";
+import type { Part, Message, Chat } from "./support/wire";
 
-interface Part {
-  type: string;
-  text?: string;
-  tool_name?: string;
-  result?: unknown;
-  is_error?: boolean;
-}
-interface Message {
-  role: string;
-  content: Part[];
-  reasoning_effort?: string | null;
-}
-interface Chat {
-  id: string;
-  status: string;
-  archived: boolean;
-  parent_chat_id: string | null;
-  root_chat_id: string | null;
-  worker_id: string | null;
-  labels: Record<string, string>;
-  last_model_config_id: string | null;
-  last_reasoning_effort: string | null;
-}
 interface ToolResult {
   agent_id: string;
   status: string;
