@@ -4,7 +4,7 @@
  * would orphan workerd on stop.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createWriteStream, mkdirSync } from "node:fs";
+import { cpSync, createWriteStream, mkdirSync, rmSync } from "node:fs";
 import { freePort } from "./free-port";
 import { log } from "./log";
 import { DATA_DIR, ROOT_DIR } from "./paths";
@@ -28,12 +28,19 @@ export interface WranglerDevOptions {
   echo?: boolean;
   /** Expose `/__scheduled` to run the Cron Trigger on demand (tests). */
   testScheduled?: boolean;
+  /**
+   * Serve the web app from a private copy of dist/web taken now (tests): wrangler dev reloads when
+   * its assets folder changes, and a reload fails the requests in flight with 503, so a server
+   * must not watch the folder another project's setup (or `npm run dev`) is rebuilding.
+   */
+  snapshotAssets?: boolean;
 }
 
 export async function startWranglerDev(opts: WranglerDevOptions): Promise<WranglerDev> {
   // wrangler.toml's [assets] folder must exist; the web app's build fills it (scripts/lib/web-build.ts).
   mkdirSync(`${ROOT_DIR}dist/web`, { recursive: true });
   const port = opts.port ?? (await freePort());
+  const assets = opts.snapshotAssets ? snapshotAssets(opts.persistTo) : null;
   const inspectorPort = await freePort();
   const args = [
     "node_modules/wrangler/bin/wrangler.js",
@@ -48,6 +55,7 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
     opts.persistTo,
     "--show-interactive-dev-session=false",
     ...(opts.testScheduled ? ["--test-scheduled"] : []),
+    ...(assets ? ["--assets", assets] : []),
     ...Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {
@@ -102,6 +110,22 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
   }
   log("info", "wrangler_dev_ready", { url, ms: Date.now() - started });
   return { url, pid: child.pid ?? -1, stop };
+}
+
+/** A copy of the web app's build beside the server's state; the server serves that copy. */
+function snapshotAssets(persistTo: string): string {
+  const dir = `${persistTo}-assets`;
+  rmSync(dir, { recursive: true, force: true });
+  try {
+    cpSync(`${ROOT_DIR}dist/web`, dir, { recursive: true });
+  } catch (err) {
+    // The folder changed under the copy (a build emptying it): serve no app rather than fail to
+    // start; only the browser tests need one, and their setup copies after its own build.
+    rmSync(dir, { recursive: true, force: true });
+    mkdirSync(dir, { recursive: true });
+    log("warn", "assets_snapshot_failed", { error: err instanceof Error ? err.message : String(err) });
+  }
+  return dir;
 }
 
 async function waitForHealth(url: string, hasExited: () => boolean): Promise<void> {

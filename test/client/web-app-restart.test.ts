@@ -31,6 +31,7 @@ async function startServer(): Promise<WranglerDev> {
       { CHAT_WORKER_ENABLED: "true", CHAT_HEARTBEAT_INTERVAL_MS: "500", CHAT_STALE_THRESHOLD_MS: "3000", CHAT_STREAM_SYNC_POLL_MS: "2000" },
     ),
     persistTo: join(workdir, "wrangler"),
+    snapshotAssets: true,
     logFile: join(workdir, "wrangler.log"),
     testScheduled: true,
   });

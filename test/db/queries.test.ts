@@ -98,6 +98,7 @@ describe.concurrent("wire shapes", () => {
         "last_model_config_id",
         "last_reasoning_effort",
         "project_id",
+        "mcp_server_ids",
         "snapshot_version",
         "history_version",
         "queue_version",

@@ -99,6 +99,7 @@ describe("compaction across runtimes", () => {
           CHAT_STALE_THRESHOLD_MS: "3000",
         },
         persistTo: join(workdir, "state"),
+        snapshotAssets: true,
         logFile: join(workdir, "wrangler.log"),
         testScheduled: true,
       });

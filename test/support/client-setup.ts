@@ -51,6 +51,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         },
       ),
       persistTo: join(workdir, "wrangler"),
+      snapshotAssets: true,
       logFile: join(workdir, "wrangler.log"),
     });
     cleanups.push(dev.stop);

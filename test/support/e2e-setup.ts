@@ -16,6 +16,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       // The API alone: the endpoint tests need chats to stay where each request leaves them.
       vars: localWorkerVars(stack, { CHAT_WORKER_ENABLED: "false" }),
       persistTo: `${DATA_DIR}/wrangler-test`,
+      snapshotAssets: true,
       logFile: E2E_LOG_FILE,
     });
     project.provide("baseUrl", dev.url);

@@ -74,6 +74,7 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
           ...vars,
         },
         persistTo: join(workdir, state),
+        snapshotAssets: true,
         logFile: join(workdir, `${state}.log`),
         testScheduled: true,
       });
