@@ -70,12 +70,9 @@ export default defineConfig({
         CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
         // The API alone: chats stay where each request leaves them.
         CHAT_WORKER_ENABLED: "false",
-        // The hostile-input suite's size and seed: a short slice here, `npm run reliability:hostile` for the long run.
-        // One info line per request would bury the output (the hostile and tenancy suites make
-        // thousands): warnings and errors only. LOG_LEVEL=info in the environment brings them back.
+        // One info line per request would bury the output (the tenancy suite makes thousands):
+        // warnings and errors only. LOG_LEVEL=info in the environment brings them back.
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-        HOSTILE_COUNT: process.env.HOSTILE_COUNT ?? "400",
-        HOSTILE_SEED: process.env.HOSTILE_SEED ?? "1",
       }),
       workersProject("runner", "test/runner/**/*.test.ts", 60_000, {
         // Test config only: short timers so retries and deadlines play out in seconds. The stale

@@ -1,7 +1,7 @@
 /**
  * `npm run reliability:hostile`: the long run of the hostile-input suite (R4). Picks a seed (or
- * takes HOSTILE_SEED), prints it so a failure can be replayed, and runs the suite's test file in
- * workerd with HOSTILE_COUNT requests (10,000 by default). The test itself logs progress.
+ * takes HOSTILE_SEED), prints it so a failure can be replayed, and runs the suite's test file
+ * against wrangler dev with HOSTILE_COUNT requests (10,000 by default). The test logs progress.
  */
 import { spawnSync } from "node:child_process";
 
@@ -19,7 +19,7 @@ console.log(
     replay: `HOSTILE_SEED=${seed} HOSTILE_COUNT=${count} npm run reliability:hostile`,
   }),
 );
-const run = spawnSync("npx", ["vitest", "run", "--project", "worker", "test/worker/hostile-input.test.ts"], {
+const run = spawnSync("npx", ["vitest", "run", "--project", "e2e", "test/e2e/hostile-input.test.ts"], {
   stdio: "inherit",
   env: { ...process.env, HOSTILE_COUNT: count, HOSTILE_SEED: seed },
 });

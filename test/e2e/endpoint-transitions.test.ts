@@ -6,10 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import type { ExecutionState } from "../../src/chatstate/index";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { addMember } from "../../src/db/accounts/organizations";
-import { createDb } from "../../src/db/client";
 import { type Env, type FixtureChat, makeChat, makeEnv, snapshotRows, stateOf } from "../db/fixtures";
+import { ownerToken } from "./support/owner-token";
 
 type Start = ExecutionState | "Invalid";
 /** A landing state, a 409 code, or "unchanged": answered 200 and nothing written (no transition ran). */
@@ -99,15 +97,7 @@ const base = () => `${inject("baseUrl")}/api/v2`;
 
 beforeAll(async () => {
   env = await makeEnv({}, 16);
-  // The fixture owner joins its organization and gets a token, so requests act as the chats' owner.
-  const db = createDb(env.pool);
-  await addMember(db, env.owner.organizationId, env.owner.userId, "member");
-  ({ token } = await createApiKey(db, {
-    userId: env.owner.userId,
-    tokenName: "endpoint-table",
-    loginType: TOKEN_LOGIN_TYPE,
-    expiresAt: new Date(Date.now() + 3_600_000),
-  }));
+  token = await ownerToken(env, "endpoint-table");
 });
 afterAll(() => env.pool.end());
 
