@@ -28,3 +28,18 @@ export const logger = {
   warn: (event: string, fields: Record<string, unknown> = {}) => write("warn", event, fields),
   error: (event: string, fields: Record<string, unknown> = {}) => write("error", event, fields),
 };
+
+/**
+ * An error's text for a log line. The Neon driver rejects with a bare `ErrorEvent` when its
+ * WebSocket fails, which `String()` would print as "[object ErrorEvent]".
+ */
+export function errorText(err: unknown): string {
+  if (err instanceof Error) return err.message;
+  if (typeof err === "object" && err !== null) {
+    const { message, error } = err as { message?: unknown; error?: unknown };
+    if (typeof message === "string" && message !== "") return message;
+    if (error !== undefined && error !== err) return errorText(error);
+    return `${err.constructor?.name ?? "object"} without a message`;
+  }
+  return String(err);
+}

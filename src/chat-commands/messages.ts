@@ -6,7 +6,7 @@ import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
 import { DEFAULT_CHAT_TITLE, fallbackTitle, writeTitle } from "../db/title";
 import { insertHistory } from "../db/history";
 import { editMessage } from "../db/transitions/edit-message";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import { sendMessage } from "../db/transitions/send-message";
 import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../db/wire";
 import { assertOwner, type CommandContext } from "./context";
@@ -91,7 +91,7 @@ async function titleFirstMessage(ctx: CommandContext, chatId: string, parts: rea
     const written = await writeTitle(ctx.store.pool, chatId, title, "fallback");
     if (written.applied) ctx.titleChanged(written.chat);
   } catch (err) {
-    logger.warn("fallback_title_failed", { chat_id: chatId, error: err instanceof Error ? err.message : String(err) });
+    logger.warn("fallback_title_failed", { chat_id: chatId, error: errorText(err) });
   }
 }
 

@@ -5,7 +5,7 @@
  */
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { ApiError, type ErrorBody, errorBody, toApiError } from "../http/errors";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; status: ContentfulStatusCode; error: ErrorBody };
 
@@ -17,7 +17,7 @@ export async function outcome<T>(command: string, fn: () => Promise<T>): Promise
     if (apiError.status >= 500) {
       logger.error("chat_command_failed", {
         command,
-        error: err instanceof Error ? err.message : String(err),
+        error: errorText(err),
         stack: err instanceof Error ? err.stack : undefined,
       });
     }

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import type { StreamPart } from "../llm/stream-part";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import { episodeKey, type PartBuffer } from "../stream/part-buffer";
 import type { PartSubscription } from "../stream/part-subscription";
 
@@ -65,7 +65,7 @@ export class PartsSession {
         );
       }
     } catch (err) {
-      logger.warn("parts_socket_send_failed", { chat_id: this.chatId, error: String(err) });
+      logger.warn("parts_socket_send_failed", { chat_id: this.chatId, error: errorText(err) });
       subscription.close();
     }
   }

@@ -8,7 +8,7 @@
  * started after the latest hint (a read begun before a notification could predate its commit).
  */
 import type { ChatUpdatePayload } from "../db/notifier";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import { logSocketSession, type SocketSession } from "./socket-session";
 import type { ChatStreamEvent } from "../stream/stream-events";
 import type { SyncReader, SyncSnapshot } from "../stream/sync-snapshot";
@@ -126,7 +126,7 @@ export class StreamSockets {
         try {
           socket.serializeAttachment({ kind: "stream", chatId, cursors: saved, session } satisfies StreamAttachment);
         } catch (err) {
-          logger.warn("stream_attachment_failed", { chat_id: chatId, error: String(err) });
+          logger.warn("stream_attachment_failed", { chat_id: chatId, error: errorText(err) });
         }
       },
       ended: () => this.#loops.delete(socket),

@@ -6,7 +6,7 @@
  */
 import { archiveIfCandidate, dayCutoff, findAutoArchiveCandidates } from "../db/archive/auto-archive";
 import type { ChatStore } from "../db/store";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 
 /** Families archived at most per tick. */
 export const AUTO_ARCHIVE_BATCH = 100;
@@ -54,7 +54,7 @@ export async function autoArchiveTick(store: ChatStore, options: AutoArchiveTick
     } catch (err) {
       // A chat deleted since the read, or a family SetArchived refuses: the next tick reads again.
       result.failed++;
-      logger.warn("auto_archive_failed", { chat_id: id, error: String(err) });
+      logger.warn("auto_archive_failed", { chat_id: id, error: errorText(err) });
     }
   }
   const { chatIds: _ids, ...counts } = result;

@@ -7,7 +7,7 @@
 import { dayCutoff } from "../db/archive/auto-archive";
 import { findPurgeableChats, purgeArchivedFamily, purgeExpiredAttributionKeys } from "../db/purge";
 import type { ChatStore } from "../db/store";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 
 /** Rows of each kind deleted at most per tick. */
 export const PURGE_BATCH = 100;
@@ -59,7 +59,7 @@ export async function purgeTick(store: ChatStore, options: PurgeTickOptions): Pr
         storageKeys.push(...purged.storageKeys);
       } catch (err) {
         result.failed++;
-        logger.warn("purge_chat_failed", { chat_id: id, error: String(err) });
+        logger.warn("purge_chat_failed", { chat_id: id, error: errorText(err) });
       }
     }
     for (let i = 0; i < storageKeys.length; i += R2_DELETE_MAX) {
@@ -68,7 +68,7 @@ export async function purgeTick(store: ChatStore, options: PurgeTickOptions): Pr
         await options.deleteFiles(chunk);
         result.files += chunk.length;
       } catch (err) {
-        logger.warn("purge_files_failed", { count: chunk.length, error: String(err) });
+        logger.warn("purge_files_failed", { count: chunk.length, error: errorText(err) });
       }
     }
   }

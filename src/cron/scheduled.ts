@@ -8,7 +8,7 @@ import { configFromEnv, type Config } from "../config/env";
 import { createPool } from "../db/client";
 import type { Notifier } from "../db/notifier";
 import { ChatStore } from "../db/store";
-import { logger, setLogLevel } from "../log";
+import { errorText, logger, setLogLevel } from "../log";
 import { autoArchiveTick } from "./auto-archive";
 import { purgeTick } from "./purge";
 import { sweep } from "./sweep";
@@ -23,13 +23,13 @@ export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) =>
       waitUntil(
         object(p.chat_id)
           .notify(p)
-          .catch((err: unknown) => logger.warn("cron_notify_failed", { chat_id: p.chat_id, error: String(err) })),
+          .catch((err: unknown) => logger.warn("cron_notify_failed", { chat_id: p.chat_id, error: errorText(err) })),
       ),
     ownershipHint: (h) =>
       waitUntil(
         object(h.chat_id)
           .wake(h)
-          .catch((err: unknown) => logger.warn("cron_wake_failed", { chat_id: h.chat_id, error: String(err) })),
+          .catch((err: unknown) => logger.warn("cron_wake_failed", { chat_id: h.chat_id, error: errorText(err) })),
       ),
   };
   const store = new ChatStore(pool, {
@@ -45,7 +45,7 @@ export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) =>
       await run();
     } catch (err) {
       failures.push(err);
-      logger.error("cron_step_failed", { step: name, error: String(err) });
+      logger.error("cron_step_failed", { step: name, error: errorText(err) });
     }
   };
   try {

@@ -7,7 +7,7 @@ import type { Pool } from "@neondatabase/serverless";
 import type { Config } from "../config/env";
 import { cleanupHeartbeats } from "../db/worker/heartbeats";
 import { findRunnableUnowned } from "../db/worker/sweep";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 
 /** Chats woken per run; the rest wait for the next minute (hints cover the common case). */
 export const SWEEP_BATCH = 200;
@@ -24,7 +24,7 @@ export async function sweep(
     waitUntil(
       stub
         .wake({ chat_id: id, snapshot_version: 0 })
-        .catch((err: unknown) => logger.warn("sweep_wake_failed", { chat_id: id, error: String(err) })),
+        .catch((err: unknown) => logger.warn("sweep_wake_failed", { chat_id: id, error: errorText(err) })),
     );
   }
   const cleaned = await cleanupHeartbeats(pool, config.CHAT_STALE_THRESHOLD_MS);

@@ -5,7 +5,7 @@
  * and buffers the effects that may only run after COMMIT.
  */
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import type { RawRow } from "./rows";
 
 export class StoreTransaction {
@@ -42,7 +42,7 @@ export class StoreTransaction {
         effect();
       } catch (err) {
         // Committed data stays committed; a failed notification is healed by the receivers' sync poll.
-        logger.warn("after_commit_effect_failed", { error: err instanceof Error ? err.message : String(err) });
+        logger.warn("after_commit_effect_failed", { error: errorText(err) });
       }
     }
   }

@@ -15,6 +15,7 @@ import { hookEventId } from "./event-id";
 import { type HookChat, type HookEnvelope, type HookEventName, type HookResponse, parseHookResponse } from "./events";
 import { CapacityTimeoutError, type DispatchClass, DispatchLimiter } from "./limiter";
 import { EVENT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signBody, TIMESTAMP_HEADER } from "./signature";
+import { errorText } from "../log";
 
 export type HookSettings = Pick<
   Config,
@@ -117,7 +118,7 @@ export function createHookDispatcher(
     } catch (err) {
       // The caller's own cancellation is not the consumer's fault: let it through as it is.
       if (request.signal?.aborted) throw err;
-      throw new HookFailureError("hook_unavailable", request.event, err instanceof Error ? err.message : String(err));
+      throw new HookFailureError("hook_unavailable", request.event, errorText(err));
     }
     if (status < 200 || status > 299) throw new HookFailureError("hook_unavailable", request.event, `the consumer answered ${status}`);
     let json: unknown = {};

@@ -10,7 +10,7 @@
  * MCP tools instead (its fence makes it stale anyway).
  */
 import type { McpServerRow } from "../db/mcp/servers";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import type { McpSession } from "./session";
 
 export type McpServerToConnect = Pick<McpServerRow, "id" | "name" | "url" | "headers" | "bearerToken" | "updatedAt">;
@@ -75,7 +75,7 @@ export class McpTurnConnections {
               ok: false,
               serverId: server.id,
               serverName: server.name,
-              error: err instanceof Error ? err.message : String(err),
+              error: errorText(err),
             }),
           );
           this.#connections.set(key, outcome);
@@ -101,7 +101,9 @@ export class McpTurnConnections {
     for (const outcome of closing) {
       void outcome.then((o) => {
         if (!o.ok) return;
-        o.session.close().catch((err: unknown) => logger.debug("mcp_close_failed", { server: o.session.serverName, error: String(err) }));
+        o.session
+          .close()
+          .catch((err: unknown) => logger.debug("mcp_close_failed", { server: o.session.serverName, error: errorText(err) }));
       });
     }
   }

@@ -11,7 +11,7 @@ import { type HistoryRow, promptRows } from "../llm/active-history";
 import { acceptsFileMediaType, fileSizeLimit } from "../llm/file-media-types";
 import type { FileContent } from "../llm/prompt";
 import type { ModelTransport } from "../llm/transport";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 
 /**
  * Bytes of file content in one prompt. Under Anthropic's 32 MB request limit once base64 (4/3) and
@@ -74,7 +74,7 @@ export async function loadPromptFiles(
       data = await reader.read(file.storageKey);
     } catch (err) {
       // A storage hiccup costs this call the bytes, not the turn: the file is named in text.
-      logger.warn("prompt_file_read_failed", { chat_id: chatId, file_id: id, error: String(err) });
+      logger.warn("prompt_file_read_failed", { chat_id: chatId, file_id: id, error: errorText(err) });
       continue;
     }
     if (data === null) {

@@ -4,7 +4,7 @@
  * Expected exits: success, a stale fence, cancellation, a deleted chat.
  */
 import { ChatNotFoundError } from "../chatstate/errors";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import { FenceError } from "./fence";
 
 export const TASK_RETRY_INITIAL_MS = 250;
@@ -28,7 +28,7 @@ export async function runTask(
       if (err instanceof FenceError) return "stale";
       if (err instanceof ChatNotFoundError) return "chat_deleted";
       const delay = Math.min(TASK_RETRY_MAX_MS, TASK_RETRY_INITIAL_MS * 2 ** failures);
-      logger.warn("runner_task_retry", { task: name, delay_ms: delay, error: err instanceof Error ? err.message : String(err) });
+      logger.warn("runner_task_retry", { task: name, delay_ms: delay, error: errorText(err) });
       try {
         await sleep(delay, signal);
       } catch {

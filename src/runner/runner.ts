@@ -3,7 +3,7 @@
  * never touches the database itself: each event decides which task should be running, cancels the
  * one that should not (without waiting for it), and spawns the replacement.
  */
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import type { RunnerEvent } from "./event";
 import type { Fence } from "./fence";
 import { runTask, type TaskExit } from "./run-task";
@@ -118,7 +118,7 @@ export class ChatRunner {
           return exit;
         },
         (err: unknown) => {
-          logger.error("runner_task_crashed", { chat_id: this.chatId, task: kind, error: String(err) });
+          logger.error("runner_task_crashed", { chat_id: this.chatId, task: kind, error: errorText(err) });
           return "done" as TaskExit;
         },
       )

@@ -12,7 +12,7 @@ import { backgroundModelCall } from "../llm/background-call";
 import { TITLE_MAX_OUTPUT_TOKENS, titleFromModelText, titlePrompt } from "../llm/title";
 import { writeTitle } from "../db/title";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import { attributedModel } from "./attributed-model";
 import { attributionFor } from "./attribution";
 import { modelForTurn } from "./model-choice";
@@ -45,7 +45,7 @@ export class TitleGenerator {
     this.#attempted.add(chat.id);
     this.deps.background(
       this.#generate(chat, prompt).catch((err: unknown) =>
-        logger.warn("title_generation_failed", { chat_id: chat.id, error: err instanceof Error ? err.message : String(err) }),
+        logger.warn("title_generation_failed", { chat_id: chat.id, error: errorText(err) }),
       ),
     );
   }

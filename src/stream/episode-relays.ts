@@ -15,7 +15,7 @@
  * idle this costs one turn of the event loop.
  */
 import type { StreamPart } from "../llm/stream-part";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import type { BufferedPart } from "./episode";
 import { episodeKey, type PartBuffer } from "./part-buffer";
 import type { PartSubscription } from "./part-subscription";
@@ -123,6 +123,6 @@ function deliver(listener: PartsListener, burst: readonly BufferedPart<StreamPar
   try {
     listener(burst);
   } catch (err) {
-    logger.error("relay_listener_failed", { error: err instanceof Error ? err.message : String(err) });
+    logger.error("relay_listener_failed", { error: errorText(err) });
   }
 }

@@ -10,7 +10,7 @@
  * inside the relay's delivery, without queueing.
  */
 import type { StreamPart } from "../llm/stream-part";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import type { BufferedPart } from "./episode";
 import { judgePart } from "./part-op";
 import { type EncodedEvent, encodePartEvent, encodeSyncEvent, framesOf, partBurstFrames, sharedSyncFrames } from "./stream-frames";
@@ -130,7 +130,7 @@ export class StreamLoop {
         else this.#parts(op.target, op.batch);
       }
     } catch (err) {
-      logger.error("stream_loop_failed", { chat_id: this.options.chatId, error: err instanceof Error ? err.message : String(err) });
+      logger.error("stream_loop_failed", { chat_id: this.options.chatId, error: errorText(err) });
       this.#end({ code: STREAM_CLOSE.internal, reason: "internal error" });
     } finally {
       this.#busy = false;
@@ -174,7 +174,7 @@ export class StreamLoop {
         logger.warn("stream_sync_read_failed", {
           chat_id: this.options.chatId,
           attempt,
-          error: err instanceof Error ? err.message : String(err),
+          error: errorText(err),
         });
         if (attempt >= attempts) {
           this.#end({
@@ -267,7 +267,7 @@ export class StreamLoop {
       for (const frame of frames) this.options.socket.send(frame);
     } catch (err) {
       // "WebSocket write failure" ends the loop.
-      logger.info("stream_write_failed", { chat_id: this.options.chatId, error: err instanceof Error ? err.message : String(err) });
+      logger.info("stream_write_failed", { chat_id: this.options.chatId, error: errorText(err) });
       this.#end(null);
     }
   }
