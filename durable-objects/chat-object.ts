@@ -36,7 +36,7 @@ import { createDb, createPool } from "../src/db/client";
 import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
 import { ChatStore } from "../src/db/store";
 import type { ToolResultInput } from "../src/db/transitions/requires-action";
-import { logger, setLogLevel } from "../src/log";
+import { errorText, logger, setLogLevel } from "../src/log";
 import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../src/observability/request-context";
 import type { StreamPart } from "../src/llm/stream-part";
 import { AttributionKeyCache } from "../src/runner/attribution";
@@ -76,7 +76,9 @@ export class ChatObject extends DurableObject<Env> {
   readonly #clock = new AlarmClock({
     now: () => Date.now(),
     setAlarm: (at) =>
-      this.ctx.waitUntil(this.ctx.storage.setAlarm(at).catch((err: unknown) => logger.error("alarm_set_failed", { error: String(err) }))),
+      this.ctx.waitUntil(
+        this.ctx.storage.setAlarm(at).catch((err: unknown) => logger.error("alarm_set_failed", { error: errorText(err) })),
+      ),
     sources: [() => this.#workerTickAt, () => this.parts.nextDeadline(), () => this.#pollDueAt()],
   });
   /** The relay of the stream loops: one reader of the part buffer per episode followed. */
@@ -135,7 +137,7 @@ export class ChatObject extends DurableObject<Env> {
       });
       const evictFiles = (keys: readonly string[]) => {
         this.ctx.waitUntil(
-          this.env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: String(err) })),
+          this.env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: errorText(err) })),
         );
       };
       this.#context = {
@@ -273,7 +275,7 @@ export class ChatObject extends DurableObject<Env> {
       });
       for (const id of ids) if (id !== this.#chatId) this.forward(id, (stub) => stub.wake({ chat_id: id, snapshot_version: 0 }));
     } catch (err) {
-      logger.warn("wake_waiting_failed", { error: String(err) });
+      logger.warn("wake_waiting_failed", { error: errorText(err) });
     }
   }
 
@@ -320,7 +322,7 @@ export class ChatObject extends DurableObject<Env> {
       if (hints) this.#streams.hint(hints);
       else this.#streams.resync();
     } catch (err) {
-      logger.warn("stream_poll_failed", { chat_id: chatId, error: String(err) });
+      logger.warn("stream_poll_failed", { chat_id: chatId, error: errorText(err) });
     }
   }
 
@@ -431,13 +433,15 @@ export class ChatObject extends DurableObject<Env> {
     const worker = this.worker();
     if (worker)
       this.ctx.waitUntil(
-        worker.wake().catch((err: unknown) => logger.warn("acquire_failed", { chat_id: hint.chat_id, error: String(err) })),
+        worker.wake().catch((err: unknown) => logger.warn("acquire_failed", { chat_id: hint.chat_id, error: errorText(err) })),
       );
   }
 
   private forward(chatId: string, call: (stub: DurableObjectStub<ChatObject>) => Promise<void>): void {
     const stub = this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId));
-    this.ctx.waitUntil(call(stub).catch((err: unknown) => logger.warn("notify_forward_failed", { chat_id: chatId, error: String(err) })));
+    this.ctx.waitUntil(
+      call(stub).catch((err: unknown) => logger.warn("notify_forward_failed", { chat_id: chatId, error: errorText(err) })),
+    );
   }
 
   /** Health check: one query through this object's pool. */
@@ -446,7 +450,7 @@ export class ChatObject extends DurableObject<Env> {
       const result = await this.pool().query("SELECT 1 AS one");
       return result.rows[0]?.one === 1 ? { ok: true } : { ok: false, error: "unexpected reply" };
     } catch (err) {
-      return { ok: false, error: err instanceof Error ? err.message : String(err) };
+      return { ok: false, error: errorText(err) };
     }
   }
 }

@@ -34,7 +34,13 @@ export const logger = {
  * WebSocket fails, which `String()` would print as "[object ErrorEvent]".
  */
 export function errorText(err: unknown): string {
-  if (err instanceof Error) return err.message;
+  if (err instanceof Error) {
+    // drizzle's query error repeats the SQL and its parameters (user text among them): name the
+    // driver's error it wraps instead.
+    const { query, cause } = err as { query?: unknown; cause?: unknown };
+    if (typeof query === "string" && cause !== undefined) return `query failed: ${errorText(cause)}`;
+    return err.message;
+  }
   if (typeof err === "object" && err !== null) {
     const { message, error } = err as { message?: unknown; error?: unknown };
     if (typeof message === "string" && message !== "") return message;

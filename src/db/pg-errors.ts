@@ -1,6 +1,7 @@
 /**
  * Postgres errors by SQLSTATE and constraint name (both the Neon driver and node-postgres expose
- * `code` and `constraint`), never by message text.
+ * `code` and `constraint`). Only a lost or refused connection, which carries no SQLSTATE, is
+ * recognised by the driver's message.
  */
 
 interface PgErrorFields {
@@ -31,4 +32,29 @@ export function isForeignKeyViolation(err: unknown): boolean {
 export function constraintOf(err: unknown): string | undefined {
   const c = fields(err).constraint;
   return typeof c === "string" ? c : undefined;
+}
+
+/**
+ * SQLSTATEs of a database that is going away or not taking connections: class 08 (connection
+ * exception), admin/crash shutdown and cannot-connect-now (57P01-57P03), too many connections.
+ */
+const UNAVAILABLE_CODE = /^(08...|57P0[123]|53300)$/;
+/** What the driver says when its socket to the database is refused, cut or never answers. */
+const UNAVAILABLE_MESSAGE =
+  /connection terminated|terminating connection|connection (refused|reset|closed|lost)|network connection lost|websocket|econnrefused|econnreset|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|is not currently accepting connections/i;
+
+/**
+ * The database cannot be reached right now (restarted, connections killed, proxy down): the
+ * request may succeed if retried, so it is answered 503 rather than 500.
+ */
+export function isDatabaseUnavailable(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; typeof e === "object" && e !== null && depth < 4; depth++) {
+    // The Neon driver rejects with the WebSocket's own ErrorEvent when the socket fails.
+    if (e.constructor?.name === "ErrorEvent") return true;
+    const { code, message } = e as { code?: unknown; message?: unknown };
+    if (typeof code === "string" && UNAVAILABLE_CODE.test(code)) return true;
+    if (typeof message === "string" && UNAVAILABLE_MESSAGE.test(message)) return true;
+    e = (e as { cause?: unknown }).cause;
+  }
+  return false;
 }

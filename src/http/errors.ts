@@ -18,9 +18,10 @@ import {
   UnknownProviderError,
 } from "../db/model-configs/errors";
 import { McpServerUnavailableError } from "../db/mcp/errors";
+import { isDatabaseUnavailable } from "../db/pg-errors";
 import { isChatProjectGone, ProjectUnavailableError } from "../db/projects/errors";
 import { HookDeniedError, HookFailureError } from "../hooks/errors";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 
 export interface ErrorBody {
   message: string;
@@ -61,12 +62,20 @@ export function toApiError(err: unknown): ApiError {
     // A misconfigured deployment: say which setting is wrong, there is nothing secret in it.
     return new ApiError(500, err.code, "The service is misconfigured.", err.problems.join("; "));
   }
+  if (isDatabaseUnavailable(err)) return new ApiError(503, DATABASE_UNAVAILABLE, "The database is unreachable; retry shortly.");
   return new ApiError(500, "internal", "An internal error occurred.");
 }
 
+/** The code of a 503 the client should retry after `Retry-After` seconds. */
+export const DATABASE_UNAVAILABLE = "database_unavailable";
+const RETRY_AFTER_SECONDS = "1";
+
 export function onError(err: Error, c: Context): Response {
   const apiError = toApiError(err);
-  if (apiError.status >= 500) {
+  if (apiError.code === DATABASE_UNAVAILABLE) {
+    logger.warn("request_database_unavailable", { path: c.req.path, method: c.req.method, error: errorText(err) });
+    c.header("Retry-After", RETRY_AFTER_SECONDS);
+  } else if (apiError.status >= 500) {
     logger.error("request_failed", { path: c.req.path, method: c.req.method, error: err.message, stack: err.stack });
   }
   return c.json(errorBody(apiError), apiError.status);
