@@ -34,12 +34,19 @@ function configureDriver(opts: DbConnectionOptions): void {
 }
 
 /**
+ * How long opening a connection may take. The driver's default is to wait forever, and a connect
+ * attempt caught by a database restart or killed backend was seen never to settle: the object's
+ * heartbeat tick waiting on it never ended, so its alarm was never re-armed and the chat stalled.
+ */
+const CONNECT_TIMEOUT_MS = 5_000;
+
+/**
  * A pool for a long-lived holder (a Durable Object, a Node process). A stateless Worker request
  * must create its own and end it with `waitUntil(pool.end())`: a module-level pool there hangs.
  */
 export function createPool(opts: DbConnectionOptions): Pool {
   configureDriver(opts);
-  const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5 });
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection that drops (server restart, proxy gone, isolate teardown) is an 'error'
   // event on the pool; unhandled it would crash the isolate. The next query reconnects.
   pool.on("error", (err: Error) => logger.warn("db_idle_connection_error", { error: err.message }));

@@ -9,7 +9,7 @@ import type { ChatUpdatePayload } from "../db/notifier";
 import { acquireChat } from "../db/worker/admission";
 import { renewHeartbeats } from "../db/worker/heartbeats";
 import { readChatsForSync } from "../db/worker/sweep";
-import { logger } from "../log";
+import { errorText, logger } from "../log";
 import { eventFromPayload, eventFromRow } from "./event";
 import { ChatRunner } from "./runner";
 import type { RunnerDeps } from "./task-context";
@@ -27,6 +27,8 @@ export class ChatWorker {
   #runner: ChatRunner | null = null;
   #acquiring: Promise<void> | null = null;
   #wokenDuringAcquire = false;
+  /** The last acquisition failed on an error (not a refusal): the next tick tries again. */
+  #retryAcquire = false;
   #isRoot = true;
 
   constructor(
@@ -52,7 +54,16 @@ export class ChatWorker {
     this.#acquiring = (async () => {
       do {
         this.#wokenDuringAcquire = false;
-        await this.#acquire();
+        try {
+          await this.#acquire();
+        } catch (err) {
+          // Not a refusal: the attempt never decided. No other wake may come before the next
+          // sweep (the chat's state did not change), so the object retries on its next tick.
+          logger.warn("acquire_failed", { chat_id: this.chatId, error: errorText(err) });
+          this.#retryAcquire = true;
+          this.hooks.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
+          return;
+        }
       } while (this.#wokenDuringAcquire && !this.#runner);
     })().finally(() => {
       this.#acquiring = null;
@@ -67,10 +78,16 @@ export class ChatWorker {
     runner.process(eventFromPayload(payload));
   }
 
-  /** The alarm: renew the lease, then sync the runner with the database. */
+  /** The alarm: renew the lease, then sync the runner with the database (or retry a failed acquisition). */
   async tick(): Promise<void> {
     const runner = this.#runner;
-    if (!runner) return;
+    if (!runner) {
+      if (this.#retryAcquire) {
+        this.#retryAcquire = false;
+        await this.wake();
+      }
+      return;
+    }
     const { config, store } = this.deps;
     try {
       const result = await renewHeartbeats(store.pool, [{ chatId: this.chatId, runnerId: runner.runnerId }], {
@@ -88,13 +105,13 @@ export class ChatWorker {
       }
     } catch (err) {
       // "A tick that fails or times out renews nothing and cleans up no runners; the next tick retries."
-      logger.warn("heartbeat_tick_failed", { chat_id: this.chatId, error: err instanceof Error ? err.message : String(err) });
+      logger.warn("heartbeat_tick_failed", { chat_id: this.chatId, error: errorText(err) });
     }
     try {
       const [row] = await readChatsForSync(store.pool, [this.chatId]);
       if (row && this.#runner === runner) runner.process(eventFromRow(row));
     } catch (err) {
-      logger.warn("runner_sync_failed", { chat_id: this.chatId, error: err instanceof Error ? err.message : String(err) });
+      logger.warn("runner_sync_failed", { chat_id: this.chatId, error: errorText(err) });
     }
     if (this.#runner) this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);
   }
