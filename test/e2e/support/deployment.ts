@@ -6,7 +6,7 @@
  * with the same `state` name share their Durable Object storage (a restart); different names are
  * different runtimes (two colos on one database).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, inject } from "vitest";
@@ -25,14 +25,23 @@ export const STALE_THRESHOLD_MS = 3_000;
 export interface Deployment {
   own: OwnDatabase;
   token: string;
-  start(opts?: { state?: string }): Promise<WranglerDev>;
+  /** `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default. */
+  start(opts?: { state?: string; wsProxy?: string }): Promise<WranglerDev>;
+  /** What the runtime started with this `state` logged so far (for a failure's message). */
+  logOf(state?: string): string;
   /** Stops every runtime, drops the database, removes the folder. */
   close(): Promise<void>;
 }
 
 export async function deployment(prefix: string, vars: Record<string, string>): Promise<Deployment> {
   const workdir = mkdtempSync(join(tmpdir(), `chatd-${prefix}-`));
-  const cleanups: (() => Promise<void>)[] = [async () => rmSync(workdir, { recursive: true, force: true })];
+  // CHATD_KEEP_DEPLOYMENTS=1 keeps the folder (the runtimes' logs) for a look after a failure.
+  const cleanups: (() => Promise<void>)[] = [
+    async () => {
+      if (process.env.CHATD_KEEP_DEPLOYMENTS === "1") console.log(JSON.stringify({ event: "deployment_kept", workdir }));
+      else rmSync(workdir, { recursive: true, force: true });
+    },
+  ];
   const own = await createOwnDatabase(prefix);
   cleanups.push(own.drop);
   const [org] = await own.db
@@ -64,11 +73,11 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
   return {
     own,
     token,
-    start: async ({ state = "state" } = {}) => {
+    start: async ({ state = "state", wsProxy = inject("wsProxy") } = {}) => {
       const dev = await startWranglerDev({
         vars: {
           DATABASE_URL: own.url,
-          NEON_WS_PROXY: inject("wsProxy"),
+          NEON_WS_PROXY: wsProxy,
           CHAT_HEARTBEAT_INTERVAL_MS: "500",
           CHAT_STALE_THRESHOLD_MS: String(STALE_THRESHOLD_MS),
           ...vars,
@@ -80,6 +89,13 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
       });
       cleanups.push(dev.stop);
       return dev;
+    },
+    logOf: (state = "state") => {
+      try {
+        return readFileSync(join(workdir, `${state}.log`), "utf8");
+      } catch {
+        return "";
+      }
     },
     close: async () => {
       for (const fn of cleanups.reverse()) await fn().catch(() => {});
