@@ -25,12 +25,21 @@ async function rows(own: OwnDatabase): Promise<{ id: string; status: string; wor
 
 describe("the chat worker across processes", () => {
   it("admits five chats at a time; the sixth starts when a slot frees", { timeout: 180_000 }, async () => {
-    const d = await deployment("admission", { CHAT_ROOT_CONCURRENCY: "5" });
+    // Debug lines: a failure below prints what the waiting chat's object did (acquisitions refused and why).
+    const d = await deployment("admission", { CHAT_ROOT_CONCURRENCY: "5", LOG_LEVEL: "debug" });
     const dev = await d.start();
-    const ids = [];
+    const ids: string[] = [];
     for (let i = 0; i < 6; i++) ids.push(await createChat(dev, d.token, `/slow 150 ${words(50)} c${i}`));
     let maxOwned = 0;
     let sawWaitingForSlot = false;
+    // The sixth chat is the one refused a slot; wakes for it are logged by the other chats' objects.
+    const lastChatLog = () =>
+      d
+        .logOf()
+        .split("\n")
+        .filter((l) => (l.includes(ids[5]!) || /wake_waiting|notify_forward|acquire_failed/.test(l)) && !l.includes("http_request"))
+        .slice(-40)
+        .join("\n");
     await expect
       .poll(
         async () => {
@@ -42,7 +51,10 @@ describe("the chat worker across processes", () => {
         },
         { timeout: 120_000, interval: 50 },
       )
-      .toBe(6);
+      .toBe(6)
+      .catch((err: Error) => {
+        throw new Error(`${err.message}\nThe sixth chat's log:\n${lastChatLog()}`, { cause: err });
+      });
     expect(maxOwned).toBe(5);
     expect(sawWaitingForSlot).toBe(true);
   });
