@@ -76,7 +76,7 @@ export function onError(err: Error, c: Context): Response {
     logger.warn("request_database_unavailable", { path: c.req.path, method: c.req.method, error: errorText(err) });
     c.header("Retry-After", RETRY_AFTER_SECONDS);
   } else if (apiError.status >= 500) {
-    logger.error("request_failed", { path: c.req.path, method: c.req.method, error: err.message, stack: err.stack });
+    logger.error("request_failed", { path: c.req.path, method: c.req.method, error: errorText(err), stack: err.stack });
   }
   return c.json(errorBody(apiError), apiError.status);
 }
