@@ -7,10 +7,8 @@
 import { readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { addMember } from "../../src/db/accounts/organizations";
-import { createDb } from "../../src/db/client";
 import { type Env, makeChat, makeEnv } from "../db/fixtures";
+import { ownerToken } from "./support/owner-token";
 
 let env: Env;
 let token: string;
@@ -18,14 +16,7 @@ const base = () => `${inject("baseUrl")}/api/v2`;
 
 beforeAll(async () => {
   env = await makeEnv({}, 4);
-  const db = createDb(env.pool);
-  await addMember(db, env.owner.organizationId, env.owner.userId, "member");
-  ({ token } = await createApiKey(db, {
-    userId: env.owner.userId,
-    tokenName: "request-log-e2e",
-    loginType: TOKEN_LOGIN_TYPE,
-    expiresAt: new Date(Date.now() + 3_600_000),
-  }));
+  token = await ownerToken(env, "request-log-e2e");
 });
 afterAll(() => env.pool.end());
 

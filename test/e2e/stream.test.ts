@@ -6,10 +6,8 @@
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import WebSocket from "ws";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { addMember } from "../../src/db/accounts/organizations";
-import { createDb } from "../../src/db/client";
 import { type Env, makeChat, makeEnv } from "../db/fixtures";
+import { ownerToken } from "./support/owner-token";
 
 interface Event {
   type: string;
@@ -25,14 +23,7 @@ const wsBase = () => base().replace(/^http/, "ws");
 
 beforeAll(async () => {
   env = await makeEnv({}, 4);
-  const db = createDb(env.pool);
-  await addMember(db, env.owner.organizationId, env.owner.userId, "member");
-  ({ token } = await createApiKey(db, {
-    userId: env.owner.userId,
-    tokenName: "stream-e2e",
-    loginType: TOKEN_LOGIN_TYPE,
-    expiresAt: new Date(Date.now() + 3_600_000),
-  }));
+  token = await ownerToken(env, "stream-e2e");
 });
 afterAll(() => env.pool.end());
 
