@@ -429,12 +429,10 @@ export class ChatObject extends DurableObject<Env> {
     return this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId)) as unknown as ChatObject;
   }
 
-  protected ownershipHint(hint: OwnershipHint): void {
+  protected ownershipHint(_hint: OwnershipHint): void {
     const worker = this.worker();
-    if (worker)
-      this.ctx.waitUntil(
-        worker.wake().catch((err: unknown) => logger.warn("acquire_failed", { chat_id: hint.chat_id, error: errorText(err) })),
-      );
+    // wake() does not reject: a failed acquisition is logged and retried by the worker itself.
+    if (worker) this.ctx.waitUntil(worker.wake());
   }
 
   private forward(chatId: string, call: (stub: DurableObjectStub<ChatObject>) => Promise<void>): void {
