@@ -148,6 +148,7 @@ export class ChatObject extends DurableObject<Env> {
         titleChanged: (chat) => this.#titleChanged(chat),
         // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
         hooks: createHookDispatcher(config),
+        otherChats: { interrupt: (cmd) => this.#chatStub(cmd.chatId).interrupt(cmd) },
       };
     }
     return this.#context;

@@ -8,6 +8,9 @@ import type { Database } from "../db/database";
 import type { ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../db/store";
 import type { HookDispatcher } from "../hooks/dispatcher";
+import type { ChatWire } from "../db/wire";
+import type { ChatCommand } from "./control";
+import type { Outcome } from "./outcome";
 
 export interface CommandContext {
   store: ChatStore;
@@ -19,6 +22,8 @@ export interface CommandContext {
   titleChanged(chat: ChatRow): void;
   /** Lifecycle hooks (src/hooks); off when absent. */
   hooks?: HookDispatcher;
+  /** Commands on other chats, through their own objects (archiving a running family stops it first). */
+  otherChats?: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
 }
 
 /** Another user's chat answers exactly as a missing one (docs/api.md "Auth": the caller never learns that it exists). */

@@ -1,5 +1,6 @@
 /**
- * PATCH /chats/{chat}: `archived` applies SetArchived to the family (root first, all-or-nothing);
+ * PATCH /chats/{chat}: `archived` applies SetArchived to the family (root first, all-or-nothing),
+ * after stopping whatever of it runs when the caller asks to (stop-for-archive.ts);
  * `title` writes a user title; `labels` and `pin_order` are metadata. Without `archived` no
  * transition runs. The archive goes first: if it is refused, nothing else is written.
  */
@@ -9,11 +10,14 @@ import { type ChatWire, chatToWire } from "../db/wire";
 import { ChatNotFoundError } from "../chatstate/index";
 import { assertOwner, type CommandContext } from "./context";
 import { checkChatMcpServers } from "../db/mcp/servers";
+import { stopForArchive } from "./stop-for-archive";
 
 export interface UpdateChatCommand {
   chatId: string;
   callerId: string;
   archived?: boolean | undefined;
+  /** With `archived: true`: stop what runs first (stop-for-archive.ts) instead of answering 409. */
+  interruptRunning?: boolean | undefined;
   title?: string | undefined;
   labels?: Record<string, string> | undefined;
   pinOrder?: number | undefined;
@@ -36,6 +40,7 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
     cmd.mcpServerIds === undefined ? undefined : await checkChatMcpServers(ctx.db, existing.organizationId, cmd.mcpServerIds);
   let familyChanged: string[] = [];
   if (cmd.archived !== undefined && cmd.archived !== existing.archived) {
+    if (cmd.archived && cmd.interruptRunning) await stopForArchive(ctx, cmd.chatId, cmd.callerId);
     const result = await ctx.store.setArchived(cmd.chatId, cmd.archived);
     familyChanged = result.chats.map((c) => c.id).filter((id) => id !== cmd.chatId);
   }

@@ -113,3 +113,15 @@ export async function updateChatMetadata(
   const { rows } = await db.query(`UPDATE chats SET ${sets.join(", ")}, updated_at = now() WHERE id = $1 RETURNING *`, values);
   return rows[0] === undefined ? undefined : chatFromRaw(rows[0]);
 }
+
+/** The chats whose archived marker an archive of `chatId` moves, with their queue lengths: a root's family, or a child alone. */
+export async function listArchiveScope(db: Queryable, chatId: string): Promise<{ chat: ChatRow; queueLength: number }[]> {
+  const { rows } = await db.query(
+    `SELECT c.*, (SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = c.id) AS queue_length
+       FROM chats c
+      WHERE c.id = $1 OR (c.root_chat_id = $1 AND EXISTS (SELECT 1 FROM chats r WHERE r.id = $1 AND r.parent_chat_id IS NULL))
+      ORDER BY (c.id = $1) DESC, c.created_at, c.id`,
+    [chatId],
+  );
+  return rows.map((raw) => ({ chat: chatFromRaw(raw), queueLength: Number(raw.queue_length) }));
+}

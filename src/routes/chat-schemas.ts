@@ -131,12 +131,18 @@ export const CreateChatBody = z
 export const UpdateChatBody = z
   .object({
     archived: z.boolean().optional(),
+    /**
+     * With `archived: true`: interrupt whatever of the family (or the child alone) is running,
+     * wait until it has settled, then archive. Without it a running family answers 409, as the spec says.
+     */
+    interrupt: z.boolean().optional(),
     title: z.string().trim().min(1).max(256).optional(),
     labels: labels.optional(),
     pin_order: z.number().int().min(0).max(1_000_000).optional(),
     /** Replaces the chat's MCP servers from its next step on; `[]` removes them all. */
     mcp_server_ids: McpServerIdsField.optional(),
   })
+  .refine((b) => !b.interrupt || b.archived === true, { message: "interrupt is only allowed with archived: true", path: ["interrupt"] })
   .openapi("UpdateChatRequest");
 
 export const SendMessageBody = z

@@ -126,6 +126,7 @@ chats.openapi(update, async (c) => {
       chatId,
       callerId: c.var.caller.userId,
       archived: body.archived,
+      interruptRunning: body.interrupt === true,
       title: body.title,
       labels: body.labels,
       pinOrder: body.pin_order,

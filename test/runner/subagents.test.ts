@@ -305,20 +305,77 @@ describe("subagents", () => {
     expect(w.result).toMatchObject({ done: true, answer: "child on the default" });
   });
 
-  it("archiving the root takes the whole family, all or nothing: refused while a child runs, done once it stopped", async () => {
+  it("archiving the root mid-run stops every descendant, then archives the family; what they produced is kept", async () => {
+    const u = await userWithModel();
+    const spawns = [0, 1].map((i) => ({ name: "spawn_agent", args: { prompt: "/hang", title: `c${i}` } }));
+    const parent = await start(u, `/parallel ${JSON.stringify(spawns)}`);
+    await untilStatus(u, parent, "waiting");
+    const children = await childrenOf(u, parent);
+    expect(children).toHaveLength(2);
+    for (const c of children) await untilStatus(u, c.id, "running");
+    // The parent is mid-turn too: blocked in wait_agent on the first child.
+    const wait = call("wait_agent", { agent_id: children[0]!.id, timeout_seconds: 600 });
+    await expectJson(await api(`/chats/${parent}/messages`, { token: u.token, body: { content: [{ type: "text", text: wait }] } }), 200);
+    await expect
+      .poll(async () => (await messagesOf(u, parent)).at(-1)?.content.some((p) => p.type === "tool-call" && p.tool_name === "wait_agent"), {
+        timeout: 20_000,
+        interval: 100,
+      })
+      .toBe(true);
+    const parentBefore = await messagesOf(u, parent);
+
+    // Without `interrupt` the spec's rule holds: a running family cannot be archived, and nothing changes.
+    const plain = await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: { archived: true } });
+    expect(plain.status).toBe(409);
+    expect(await plain.json()).toMatchObject({ code: "transition_not_allowed", detail: "SetArchived is not allowed from R0" });
+    expect(await messagesOf(u, parent)).toEqual(parentBefore);
+    const stop = { archived: true, interrupt: true };
+    const archived = await expectJson<Chat>(await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: stop }), 200);
+    expect(archived).toMatchObject({ archived: true, status: "waiting" });
+    for (const c of children) expect(await chatOf(u, c.id)).toMatchObject({ archived: true, status: "waiting" });
+    // The parent's history keeps everything it had; its pending wait_agent call got its (cancelled) result.
+    const parentAfter = await messagesOf(u, parent);
+    expect(parentAfter.slice(0, parentBefore.length).map((m) => m.id)).toEqual(parentBefore.map((m) => m.id));
+    expect(toolResults(parentAfter.slice(parentBefore.length - 1)).some((p) => p.tool_name === "wait_agent")).toBe(true);
+    for (const c of children) expect(textOf((await messagesOf(u, c.id))[0])).toBe("/hang");
+    // Nobody owns an archived chat any more.
+    for (const id of [parent, ...children.map((c) => c.id)])
+      await expect.poll(async () => (await chatOf(u, id)).worker_id, { timeout: 20_000, interval: 200 }).toBeNull();
+  });
+
+  it("a running member with queued messages: the archive is refused (409 naming its state) and nothing is interrupted", async () => {
     const u = await userWithModel();
     const { parent, child } = await spawned(u, { prompt: "/hang" });
     await untilStatus(u, child, "running");
-    const refused = await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: { archived: true } });
-    expect(refused.status).toBe(409);
-    expect((await chatOf(u, parent)).archived).toBe(false);
+    const follow = { content: [{ type: "text", text: "later" }], busy_behavior: "queue" };
+    await expectJson(await api(`/chats/${child}/messages`, { token: u.token, body: follow }), 200);
 
-    lastResult(await turn(u, parent, call("interrupt_agent", { agent_id: child })));
-    await untilStatus(u, child, "waiting");
-    await expectJson(await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: { archived: true } }), 200);
-    expect(await chatOf(u, child)).toMatchObject({ archived: true });
-    // Nobody owns an archived child any more.
-    await expect.poll(async () => (await chatOf(u, child)).worker_id, { timeout: 20_000, interval: 200 }).toBeNull();
+    const stop = { archived: true, interrupt: true };
+    const refused = await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: stop });
+    expect(refused.status).toBe(409);
+    expect(await refused.json()).toMatchObject({ code: "transition_not_allowed", detail: "SetArchived is not allowed from R1" });
+    expect(await chatOf(u, parent)).toMatchObject({ archived: false, status: "waiting" });
+    expect(await chatOf(u, child)).toMatchObject({ archived: false, status: "running" });
+
+    // Without the queued message the same request stops the child and archives both.
+    const listed = await expectJson<{ queued_messages: { id: number }[] }>(await api(`/chats/${child}/messages`, { token: u.token }), 200);
+    const [queued] = listed.queued_messages;
+    expect((await api(`/chats/${child}/queue/${queued!.id}`, { method: "DELETE", token: u.token })).status).toBe(204);
+    await expectJson(await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: stop }), 200);
+    expect(await chatOf(u, child)).toMatchObject({ archived: true, status: "waiting" });
+  });
+
+  it("archiving a running child alone stops it and leaves its parent as it was", async () => {
+    const u = await userWithModel();
+    const { parent, child } = await spawned(u, { prompt: "/hang" });
+    await untilStatus(u, child, "running");
+    const stop = { archived: true, interrupt: true };
+    await expectJson(await api(`/chats/${child}`, { method: "PATCH", token: u.token, body: stop }), 200);
+    expect(await chatOf(u, child)).toMatchObject({ archived: true, status: "waiting" });
+    expect((await chatOf(u, parent)).archived).toBe(false);
+    // interrupt means nothing without archiving.
+    const bad = await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: { interrupt: true, title: "t" } });
+    expect(bad.status).toBe(400);
   });
 });
 

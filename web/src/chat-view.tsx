@@ -88,7 +88,11 @@ export function ChatView(props: {
           </button>
           <button
             type="button"
-            onClick={() => act(async () => setChat(await client.updateChat({ chat: chatId, body: { archived: !chat?.archived } })))}
+            // Archiving stops a running chat (and its subagents) first instead of refusing.
+            onClick={() => {
+              const body = chat?.archived ? { archived: false } : { archived: true, interrupt: true };
+              act(async () => setChat(await client.updateChat({ chat: chatId, body })));
+            }}
           >
             {chat?.archived ? "Unarchive" : "Archive"}
           </button>
