@@ -21,7 +21,7 @@ function workersProject(
   include: string,
   testTimeout: number,
   vars: Record<string, string>,
-  extra: { globalSetup?: string[]; injected?: Record<string, "hookConsumerUrl"> } = {},
+  extra: { globalSetup?: string[]; injected?: Record<string, "hookConsumerUrl" | "otlpReceiverUrl"> } = {},
 ) {
   return {
     plugins: [
@@ -74,17 +74,24 @@ export default defineConfig({
         // warnings and errors only. LOG_LEVEL=info in the environment brings them back.
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
       }),
-      workersProject("runner", "test/runner/**/*.test.ts", 60_000, {
-        // Test config only: short timers so retries and deadlines play out in seconds. The stale
-        // threshold stays well above a heartbeat tick under a loaded CI machine (a tick may take
-        // up to a third of it): these tests are not about takeover (the e2e lifecycle test is).
-        CHAT_HEARTBEAT_INTERVAL_MS: "2000",
-        CHAT_STALE_THRESHOLD_MS: "10000",
-        CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
-        CHAT_MAX_GENERATION_RETRIES: "2",
-        CHAT_ROOT_CONCURRENCY: "0",
-        CHAT_STREAM_SYNC_POLL_MS: "2000",
-      }),
+      workersProject(
+        "runner",
+        "test/runner/**/*.test.ts",
+        60_000,
+        {
+          // Test config only: short timers so retries and deadlines play out in seconds. The stale
+          // threshold stays well above a heartbeat tick under a loaded CI machine (a tick may take
+          // up to a third of it): these tests are not about takeover (the e2e lifecycle test is).
+          CHAT_HEARTBEAT_INTERVAL_MS: "2000",
+          CHAT_STALE_THRESHOLD_MS: "10000",
+          CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
+          CHAT_MAX_GENERATION_RETRIES: "2",
+          CHAT_ROOT_CONCURRENCY: "0",
+          CHAT_STREAM_SYNC_POLL_MS: "2000",
+        },
+        // Turn spans and stage metrics go to the project's own OTLP receiver (test/runner/tracing.test.ts).
+        { globalSetup: ["./test/support/otlp-receiver-setup.ts"], injected: { OTEL_EXPORTER_OTLP_ENDPOINT: "otlpReceiverUrl" } },
+      ),
       workersProject(
         "hooks",
         "test/hooks/**/*.test.ts",

@@ -42,6 +42,11 @@ import type { StreamPart } from "../src/llm/stream-part";
 import { AttributionKeyCache } from "../src/runner/attribution";
 import { ChatWorker } from "../src/runner/chat-worker";
 import { TitleGenerator } from "../src/runner/title-generation";
+import { ObjectTracing } from "../src/observability/object-tracing";
+import type { TurnSummary } from "../src/observability/turn-tracker";
+import { getChat } from "../src/db/queries";
+import { assertOwner } from "../src/chat-commands/context";
+import { ChatNotFoundError } from "../src/chatstate/index";
 import type { ChatRow } from "../src/db/schema/chats";
 import { titleChangeEvent } from "../src/stream/stream-events";
 import { r2FileReader } from "../src/runner/prompt-files";
@@ -117,6 +122,14 @@ export class ChatObject extends DurableObject<Env> {
       this.#pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: POOL_SIZE });
     }
     return this.#pool;
+  }
+
+  #tracing: ObjectTracing | undefined;
+
+  /** Turn spans, stage metrics and the turn log (docs/observability.md). */
+  protected tracing(): ObjectTracing {
+    this.#tracing ??= new ObjectTracing(configFromEnv(this.env), this.ctx.storage, (work) => this.ctx.waitUntil(work.catch(() => {})));
+    return this.#tracing;
   }
 
   protected context(chatId: string): CommandContext {
@@ -207,6 +220,16 @@ export class ChatObject extends DurableObject<Env> {
     return outcome("update_chat", () => updateChatCommand(this.context(cmd.chatId), cmd));
   }
 
+  /** The chat's last turns with their stages, for its owner. */
+  turns(cmd: ChatCommand & { limit: number }) {
+    return outcome("turns", async (): Promise<TurnSummary[]> => {
+      const chat = await getChat(this.context(cmd.chatId).store.pool, cmd.chatId);
+      if (!chat) throw new ChatNotFoundError(cmd.chatId);
+      assertOwner(chat, cmd.callerId);
+      return this.tracing().latestTurns(cmd.limit);
+    });
+  }
+
   // ---- the chat worker (spec "Chat worker"), driven by notifications and the alarm -------------
 
   /** Disabled by CHAT_WORKER_ENABLED=false: the API alone (tests that need chats to stay put). */
@@ -217,7 +240,9 @@ export class ChatObject extends DurableObject<Env> {
       const { store, db, config, hooks } = this.context(chatId);
       if (!config.CHAT_WORKER_ENABLED) return undefined;
       const sleep = (ms: number, signal: AbortSignal) => this.#clock.sleep(ms, signal);
+      const tracing = this.tracing();
       const titles = new TitleGenerator({
+        tracing,
         store,
         db,
         config,
@@ -245,6 +270,8 @@ export class ChatObject extends DurableObject<Env> {
           turnFinished: (chat, history) => titles.afterTurn(chat, history),
           files: r2FileReader(this.env.FILES),
           attributionKeys: this.#attributionKeys,
+          tracer: tracing.tracer,
+          turnEmitted: (turn) => tracing.turnEmitted(turn),
           ...(hooks ? { hooks } : {}),
         },
         {

@@ -83,6 +83,9 @@ export const operations = {
   clear: op({ method: "post", path: "/chats/{chat}/clear", response: "Chat" }),
   reconcileInvalid: op({ method: "post", path: "/chats/{chat}/reconcile-invalid", response: "Chat" }),
 
+  // the turn timeline (docs/observability.md)
+  listTurns: op({ method: "get", path: "/chats/{chat}/turns", query: "ChatTurnsQuery", response: "ChatTurn[]" }),
+
   // models and model configs (organization-scoped)
   listModels: op({ method: "get", path: "/organizations/{organization}/chats/models", response: "ChatModelsResponse" }),
   createModelConfig: op({

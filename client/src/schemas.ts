@@ -8,6 +8,7 @@
  */
 import type { z } from "zod";
 import type * as chat from "../../src/routes/chat-schemas";
+import type * as turns from "../../src/routes/chat-turn-schemas";
 import type * as files from "../../src/routes/file-schemas";
 import type * as mcp from "../../src/routes/mcp-server-schemas";
 import type * as health from "../../src/routes/health-schemas";
@@ -30,6 +31,7 @@ export interface Components {
   ChatInputPart: typeof chat.ChatInputPartSchema;
   ChatQueuedMessage: typeof chat.ChatQueuedMessageSchema;
   ChatMessages: typeof chat.MessagesResponse;
+  ChatTurn: typeof turns.ChatTurnSchema;
   CreateChatRequest: typeof chat.CreateChatBody;
   UpdateChatRequest: typeof chat.UpdateChatBody;
   SendMessageRequest: typeof chat.SendMessageBody;
@@ -79,6 +81,7 @@ export interface Components {
 /** Query strings are not components in the document; they are listed by their own names. */
 export interface Queries {
   ListChatsQuery: typeof chat.ListChatsQuery;
+  ChatTurnsQuery: typeof turns.ChatTurnsQuery;
   UploadFileQuery: typeof files.UploadFileQuery;
   UserModelOverrideQuery: typeof personal.UserModelOverrideQuery;
 }

@@ -15,6 +15,7 @@ export const CHAT_COMMANDS = [
   "clear",
   "reconcile",
   "update",
+  "turns",
 ] as const;
 
 export type ChatCommandName = (typeof CHAT_COMMANDS)[number];

@@ -51,6 +51,21 @@ export const configSchema = z.object({
   CHAT_HOOK_ADMISSION_PERCENT: int("CHAT_HOOK_ADMISSION_PERCENT", 1)
     .pipe(z.number().max(100, { error: "CHAT_HOOK_ADMISSION_PERCENT must be at most 100" }))
     .default(50),
+  // Tracing export (docs/observability.md): an empty endpoint exports nothing.
+  OTEL_EXPORTER_OTLP_ENDPOINT: z
+    .string()
+    .regex(/^$|^https?:\/\/\S+$/, { error: "OTEL_EXPORTER_OTLP_ENDPOINT must be empty (export off) or an http(s) URL" })
+    .default(""),
+  // `name=value` pairs separated by commas (the OpenTelemetry convention), e.g. an API key header.
+  OTEL_EXPORTER_OTLP_HEADERS: z
+    .string()
+    .regex(/^$|^[^=,\s]+=[^,]*(,[^=,\s]+=[^,]*)*$/, { error: "OTEL_EXPORTER_OTLP_HEADERS must be name=value pairs separated by commas" })
+    .default("")
+    .transform((v) =>
+      Object.fromEntries(
+        v === "" ? [] : v.split(",").map((pair) => [pair.slice(0, pair.indexOf("=")).trim(), pair.slice(pair.indexOf("=") + 1).trim()]),
+      ),
+    ),
   NEON_WS_PROXY: z
     .string()
     .regex(/^$|^[\w.-]+:\d+$/, { error: "NEON_WS_PROXY must be empty or host:port" })

@@ -15,11 +15,11 @@ import type { LocalToolRegistry } from "./tools";
 export async function executeLocalTools(
   calls: readonly ToolCallPart[],
   registry: LocalToolRegistry,
-  options: { abortSignal: AbortSignal },
+  options: { abortSignal: AbortSignal; traceCall?: TraceToolCall },
 ): Promise<ToolResultPart[]> {
-  const { abortSignal } = options;
+  const { abortSignal, traceCall } = options;
   if (abortSignal.aborted) throw new AbortedError();
-  const all = Promise.all(calls.map((call) => runOne(call, registry, abortSignal)));
+  const all = Promise.all(calls.map((call) => runOne(call, registry, abortSignal, traceCall)));
   let onAbort = (): void => {};
   const aborted = new Promise<never>((_, reject) => {
     onAbort = () => reject(new AbortedError());
@@ -32,13 +32,27 @@ export async function executeLocalTools(
   }
 }
 
-async function runOne(call: ToolCallPart, registry: LocalToolRegistry, abortSignal: AbortSignal): Promise<ToolResultPart> {
+/**
+ * Called when a tool starts running (an unknown tool never does); the returned function when it
+ * ends, with the error only when the tool failed to execute.
+ */
+export type TraceToolCall = (call: ToolCallPart) => (error?: unknown) => void;
+
+async function runOne(
+  call: ToolCallPart,
+  registry: LocalToolRegistry,
+  abortSignal: AbortSignal,
+  traceCall?: TraceToolCall,
+): Promise<ToolResultPart> {
   const local = registry.get(call.tool_name);
   if (!local) return errorResult(call, `unknown tool: ${call.tool_name}`);
+  const ended = traceCall?.(call);
   try {
     const result = await local.execute(call.args, { abortSignal, toolCallId: call.tool_call_id });
+    ended?.();
     return { type: "tool-result", tool_call_id: call.tool_call_id, tool_name: call.tool_name, result: result ?? null, is_error: false };
   } catch (error) {
+    ended?.(error);
     return errorResult(call, error instanceof Error ? error.message : String(error));
   }
 }

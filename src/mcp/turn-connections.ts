@@ -19,6 +19,7 @@ export type McpConnectOutcome = { ok: true; session: McpSession } | { ok: false;
 
 /** The spec's `mcp_connect` stage, for the servers a call connected afresh. */
 export interface McpConnectSummary {
+  startedAtMs: number;
   connected: number;
   failed: number;
   ms: number;
@@ -89,7 +90,7 @@ export class McpTurnConnections {
     );
     if (fresh.length === 0) return { outcomes, connect: null };
     const connected = (await Promise.all(fresh)).filter((o) => o.ok).length;
-    return { outcomes, connect: { connected, failed: fresh.length - connected, ms: this.now() - started } };
+    return { outcomes, connect: { startedAtMs: started, connected, failed: fresh.length - connected, ms: this.now() - started } };
   }
 
   /** The turn ended (or a new one began): close every session, including ones still connecting. */

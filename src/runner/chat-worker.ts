@@ -136,6 +136,7 @@ export class ChatWorker {
     }
     this.#isRoot = outcome.chat.parentChatId === null;
     const runner = new ChatRunner(this.chatId, this.workerId, runnerId, this.deps, (r) => void this.#cleanup(r), this.hooks.keepAlive);
+    runner.acquired({ chatKind: this.#isRoot ? "root" : "subagent", takenOver: outcome.takenOver });
     this.#runner = runner;
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: outcome.takenOver });
     this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);

@@ -3,6 +3,7 @@
  * admitted: pre_tool_use and post_tool_use around each local tool call, stop when the turn would
  * finish. A HookFailureError escapes to the generation task, which parks the chat in error.
  */
+import type { TraceToolCall } from "../llm/local-tools";
 import type { ToolCallPart, ToolResultPart } from "../chatstate/rules";
 import type { NewMessage } from "../db/history";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
@@ -36,7 +37,8 @@ export async function runLocalToolsWithHooks(
   registry: LocalToolRegistry,
 ): Promise<HookedToolResults> {
   const hooks = hooksOf(ctx);
-  if (!hooks.enabled) return { results: await executeLocalTools(calls, registry, { abortSignal: ctx.signal }), context: [] };
+  if (!hooks.enabled)
+    return { results: await executeLocalTools(calls, registry, { abortSignal: ctx.signal, traceCall: toolCallStage(ctx) }), context: [] };
   const who = hookChat(chat);
   const dispatch = (event: "pre_tool_use" | "post_tool_use", call: ToolCallPart, data: Record<string, unknown>) =>
     hooks.dispatch({ event, chat: who, data, trigger: [call.tool_call_id], kind: "admitted", signal: ctx.signal });
@@ -49,7 +51,7 @@ export async function runLocalToolsWithHooks(
     const response = pre[i] ?? {};
     if (!isDenied(response)) runnable.push(response.updated_input ? { ...call, args: response.updated_input } : call);
   });
-  const ran = await executeLocalTools(runnable, registry, { abortSignal: ctx.signal });
+  const ran = await executeLocalTools(runnable, registry, { abortSignal: ctx.signal, traceCall: toolCallStage(ctx) });
   const ranById = new Map(ran.map((result, i) => [result.tool_call_id, { result, call: runnable[i] as ToolCallPart }]));
 
   const post = await Promise.all(
@@ -149,4 +151,12 @@ export async function postCompactHook(
     signal: ctx.signal,
   });
   return hookContextRows("post_compact", response);
+}
+
+/** The tool_call stage of one local tool that runs. */
+function toolCallStage(ctx: TaskContext): TraceToolCall {
+  return (call) => {
+    const stage = ctx.trace.stage("tool_call", { attributes: { tool_name: call.tool_name } });
+    return (error) => stage.end(error === undefined ? {} : { error });
+  };
 }

@@ -18,6 +18,10 @@ import { modelForTurn } from "./model-choice";
 import { loadPromptFiles } from "./prompt-files";
 import type { TaskContext } from "./task-context";
 import { type ChatTools, toolStepOf } from "../tools/chat-tools";
+import { transportFor } from "../llm/transport";
+import type { StageModel } from "../observability/stage-tracer";
+import { providerAttempts } from "./provider-attempts";
+import { stageModel } from "./task-trace";
 
 export interface PreparedGeneration {
   client: ModelClient;
@@ -26,6 +30,8 @@ export interface PreparedGeneration {
   config: ModelConfigRow;
   prompt: ModelPrompt;
   providerOptions: ProviderOptions | undefined;
+  /** The model attributes of the stages that run on it. */
+  model: StageModel;
 }
 
 /**
@@ -39,7 +45,13 @@ export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history
     attributionFor(ctx, chat),
     ctx.toolsFor(chat, toolStepOf(history)),
   ]);
-  const model = attributedModel(resolved, attribution, { fetch: ctx.fetch });
+  const traced = stageModel(resolved, transportFor(resolved.provider, resolved.config) ?? resolved.provider.type, chat.lastReasoningEffort);
+  const model = attributedModel(resolved, attribution, { fetch: providerAttempts(ctx.trace, traced, ctx.fetch) });
+  if (tools.mcpConnect) {
+    const { startedAtMs, ms, connected, failed } = tools.mcpConnect;
+    const stage = ctx.trace.stage("mcp_connect", { startMs: startedAtMs, attributes: { connected, failed } });
+    stage.end({ endMs: startedAtMs + ms, ...(connected === 0 ? { error: `no MCP server connected (${failed} failed)` } : {}) });
+  }
   const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, model.client.transport);
   return {
     client: model.client,
@@ -47,6 +59,7 @@ export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history
     config: resolved.config,
     prompt: buildPrompt({ chat, history, toolGuidance: tools.guidance, ...files }),
     providerOptions: model.providerOptions(chat.lastReasoningEffort),
+    model: traced,
   };
 }
 

@@ -12,6 +12,11 @@ import { abandonTask } from "./tasks/abandon";
 import { generationTask } from "./tasks/generation";
 import { interruptTask } from "./tasks/interrupt";
 import { requiresActionTimeoutTask } from "./tasks/requires-action-timeout";
+import { Metrics } from "../observability/metrics";
+import { StageTracer } from "../observability/stage-tracer";
+import { TurnTracker } from "../observability/turn-tracker";
+import type { ChatKind } from "../observability/stage-tracer";
+import { TaskTrace } from "./task-trace";
 
 export type TaskKind = "generation" | "interrupt" | "requires_action_timeout" | "abandon";
 
@@ -40,6 +45,9 @@ export class ChatRunner {
   /** The in-memory lock per intended (history_version, status): two tasks for the same work never overlap. */
   #locks = new Map<string, Promise<unknown>>();
   #stopped = false;
+  readonly #tracer: StageTracer;
+  /** This runner's turns (spec "Turn span lifecycle"). */
+  readonly #turns: TurnTracker;
 
   constructor(
     readonly chatId: string,
@@ -52,7 +60,15 @@ export class ChatRunner {
     private readonly keepAlive: (work: Promise<unknown>) => void = () => {},
     /** What each task kind runs; tests swap in their own. */
     private readonly tasks: TaskBodies = TASKS,
-  ) {}
+  ) {
+    this.#tracer = deps.tracer ?? new StageTracer(null, new Metrics());
+    this.#turns = new TurnTracker(chatId, this.#tracer, deps.turnEmitted);
+  }
+
+  /** What acquisition learned: the chat's kind and whether a stale owner's chat was taken over. */
+  acquired(info: { chatKind: ChatKind; takenOver: boolean }): void {
+    this.#turns.acquired(info);
+  }
 
   get activeTask(): TaskKind | null {
     return this.#active?.kind ?? null;
@@ -94,6 +110,8 @@ export class ChatRunner {
     for (const t of this.#tasks) t.controller.abort(new Error("runner stopped"));
     this.#active = null;
     await Promise.allSettled(this.#tasks.map((t) => t.done));
+    // Runner exit: what is still open is emitted, as abandoned unless it finished.
+    this.#turns.exit();
   }
 
   #spawn(kind: TaskKind, e: RunnerEvent): void {
@@ -107,8 +125,9 @@ export class ChatRunner {
     };
     const lockKey = `${e.historyVersion}:${e.status}`;
     const previous = this.#locks.get(lockKey) ?? Promise.resolve();
-    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal };
     const task: RunningTask = { id: this.#nextId++, kind, controller, finished: false, done: Promise.resolve("done") };
+    const trace = new TaskTrace(this.#tracer, this.#turns, task.id, controller.signal);
+    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace };
     task.done = previous
       .catch(() => {})
       .then(() => runTask(kind, controller.signal, () => this.tasks[kind](ctx), this.deps.sleep))
@@ -124,6 +143,8 @@ export class ChatRunner {
       )
       .finally(() => {
         task.finished = true;
+        // Every stage the task started has ended: its turns may be emitted.
+        this.#turns.release(task.id);
         if (this.#locks.get(lockKey) === task.done) this.#locks.delete(lockKey);
       });
     this.#locks.set(lockKey, task.done);

@@ -13,6 +13,9 @@ import type { HookDispatcher } from "../hooks/dispatcher";
 import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
 import type { FileReader } from "./prompt-files";
+import type { StageTracer } from "../observability/stage-tracer";
+import type { TurnSummary } from "../observability/turn-tracker";
+import type { TaskTrace } from "./task-trace";
 
 export interface RunnerDeps {
   store: ChatStore;
@@ -34,9 +37,15 @@ export interface RunnerDeps {
   hooks?: HookDispatcher;
   /** The owner's attribution key id, kept across turns (src/runner/attribution.ts). */
   attributionKeys?: AttributionKeyCache;
+  /** The object's stage tracer (src/observability); a local one that exports nothing when absent. */
+  tracer?: StageTracer;
+  /** Every emitted turn, for the chat's turn log. */
+  turnEmitted?: (summary: TurnSummary) => void;
 }
 
 export interface TaskContext extends RunnerDeps {
   fence: Fence;
   signal: AbortSignal;
+  /** The task's turn and stages. */
+  trace: TaskTrace;
 }

@@ -7,6 +7,8 @@
  * At most one attempt per chat and object instance: a failed title is tried again after the
  * object restarts and another turn finishes, never in a loop.
  */
+import type { ObjectTracing } from "../observability/object-tracing";
+import { stageModel } from "./task-trace";
 import { activeRows } from "../llm/active-history";
 import { backgroundModelCall } from "../llm/background-call";
 import { TITLE_MAX_OUTPUT_TOKENS, titleFromModelText, titlePrompt } from "../llm/title";
@@ -23,6 +25,8 @@ export interface TitleGeneratorDeps extends Pick<RunnerDeps, "store" | "db" | "c
   background(work: Promise<unknown>): void;
   /** A title was written: tell the chat's stream clients. */
   titleChanged(chat: ChatRow): void;
+  /** The title's model call is a background stage, a trace root of its own. */
+  tracing?: Pick<ObjectTracing, "tracer" | "flush">;
 }
 
 /** Whether a finished turn should start a title call for this chat. */
@@ -56,7 +60,12 @@ export class TitleGenerator {
     const [resolved, attribution] = await Promise.all([modelForTurn(db, chat), attributionFor(this.deps, chat)]);
     const model = attributedModel(resolved, attribution, { fetch: this.deps.fetch });
     const started = Date.now();
-    const result = await backgroundModelCall({
+    const stage = this.deps.tracing?.tracer.start("stream", {
+      identity: { scope: "background", chatKind: "root" },
+      model: stageModel(resolved, model.client.transport, null),
+      attributes: { purpose: "title" },
+    });
+    const call = backgroundModelCall({
       model: model.client.model,
       system: prompt.system,
       messages: prompt.messages,
@@ -68,6 +77,17 @@ export class TitleGenerator {
       abortSignal: new AbortController().signal,
       sleep: this.deps.sleep,
     });
+    const result = await call.then(
+      (r) => {
+        stage?.end();
+        return r;
+      },
+      (err: unknown) => {
+        stage?.end({ error: err });
+        throw err;
+      },
+    );
+    this.deps.tracing?.flush();
     const title = titleFromModelText(result.text);
     if (title === null) {
       logger.info("title_generation_empty", { chat_id: chat.id });

@@ -8,6 +8,7 @@
  * A family is one group of tools with one rule for when a chat gets them (memory today; subagent
  * and MCP tools are the next families). Adding one is a new file and an entry in ./production.ts.
  */
+import type { McpConnectSummary } from "../mcp/turn-connections";
 import type { ChatRow } from "../db/schema/chats";
 import { activeRows, type HistoryRow } from "../llm/active-history";
 import { type LocalTool, type LocalToolRegistry, localToolRegistry } from "../llm/tools";
@@ -43,6 +44,8 @@ export interface FamilyTools {
   /** A static block for the system prompt; live data belongs in tool descriptions (it changes). */
   guidance?: string;
   warnings?: ToolWarning[];
+  /** Servers this step connected afresh (the spec's mcp_connect stage). */
+  mcpConnect?: McpConnectSummary;
 }
 
 export interface ToolFamily {
@@ -57,6 +60,7 @@ export interface ChatTools {
   guidance: string[];
   /** Shown to the client in the step's stream (a `warning` part), never to the model. */
   warnings: ToolWarning[];
+  mcpConnect?: McpConnectSummary;
 }
 
 export const NO_CHAT_TOOLS: ChatTools = { registry: new Map(), guidance: [], warnings: [] };
@@ -68,12 +72,14 @@ export function chatToolsFactory(families: readonly ToolFamily[]): (chat: ToolCh
     const tools: LocalTool[] = [];
     const guidance: string[] = [];
     const warnings: ToolWarning[] = [];
+    let mcpConnect: McpConnectSummary | undefined;
     for (const family of offered) {
       if (!family) continue;
       tools.push(...family.tools);
       if (family.guidance) guidance.push(family.guidance);
       if (family.warnings) warnings.push(...family.warnings);
+      mcpConnect ??= family.mcpConnect;
     }
-    return { registry: localToolRegistry(tools), guidance, warnings };
+    return { registry: localToolRegistry(tools), guidance, warnings, ...(mcpConnect ? { mcpConnect } : {}) };
   };
 }

@@ -62,7 +62,7 @@ export function mcpToolFamily(deps: McpToolDeps): ToolFamily {
             message: `MCP server "${outcome.serverName}" could not be reached; its tools are skipped: ${outcome.error}`,
           });
       }
-      return { tools: toolsOf(live), warnings };
+      return { tools: toolsOf(live), warnings, ...(sessions.connect ? { mcpConnect: sessions.connect } : {}) };
     },
   };
 }

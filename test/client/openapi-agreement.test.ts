@@ -12,6 +12,7 @@ import { type Operation, operations } from "../../client/src/operations";
 import type { Components, Queries } from "../../client/src/schemas";
 import { ErrorSchema } from "../../src/http/error-schema";
 import * as chat from "../../src/routes/chat-schemas";
+import * as turns from "../../src/routes/chat-turn-schemas";
 import * as files from "../../src/routes/file-schemas";
 import * as health from "../../src/routes/health-schemas";
 import * as mcp from "../../src/routes/mcp-server-schemas";
@@ -34,6 +35,7 @@ const components = {
   ChatInputPart: chat.ChatInputPartSchema,
   ChatQueuedMessage: chat.ChatQueuedMessageSchema,
   ChatMessages: chat.MessagesResponse,
+  ChatTurn: turns.ChatTurnSchema,
   CreateChatRequest: chat.CreateChatBody,
   UpdateChatRequest: chat.UpdateChatBody,
   SendMessageRequest: chat.SendMessageBody,
@@ -76,6 +78,7 @@ const components = {
 
 const queries = {
   ListChatsQuery: chat.ListChatsQuery,
+  ChatTurnsQuery: turns.ChatTurnsQuery,
   UploadFileQuery: files.UploadFileQuery,
   UserModelOverrideQuery: personal.UserModelOverrideQuery,
 } satisfies {

@@ -8,6 +8,8 @@ declare module "vitest" {
     mcpServer: { url: string; token: string; headerValue: string };
     /** hooks only: the test hook consumer (test/support/hook-consumer.ts), e.g. http://127.0.0.1:40123 */
     hookConsumerUrl: string;
+    /** runner only: the OTLP/HTTP receiver its chats export spans and metrics to (scripts/lib/otlp-receiver.ts) */
+    otlpReceiverUrl: string;
     /** e2e only: the running dev server's origin, e.g. http://127.0.0.1:8787 */
     baseUrl: string;
     /** e2e only: where that server's output (the Worker's and the objects' log lines) goes */

@@ -67,6 +67,7 @@ const SWEEP: Record<string, Sweep> = {
   "POST /chats/{chat}/compact": {},
   "POST /chats/{chat}/clear": {},
   "POST /chats/{chat}/reconcile-invalid": {},
+  "GET /chats/{chat}/turns": {},
   "POST /chats/files": {
     raw: { contentType: "text/plain", bytes: "pwned" },
     query: (v) => `?organization=${v.user.organizationId}&name=x.txt`,

@@ -7,12 +7,14 @@
  * progress part, and commits the boundary triplet plus the replayed pending user messages in ONE
  * CommitStep (consuming a manual request). The next decision pass carries on from there.
  */
+import { failTurn } from "../fail-turn";
+import { transportFor } from "../../llm/transport";
+import { stageModel } from "../task-trace";
 import { toolStepOf } from "../../tools/chat-tools";
 import type { ChatMessageRow, ChatRow, LastErrorDetail } from "../../db/schema/chats";
 import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
 import type { ResolvedModelConfig } from "../../db/model-configs/resolve";
 import { commitStep } from "../../db/transitions/commit-step";
-import { finishError } from "../../db/transitions/finish-error";
 import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
 import { CHAT_SUMMARIZED_TOOL, type CompactionSource, compactionMessages, type SummaryRecord } from "../../llm/compaction/boundary";
 import { automaticCompactionGate, latestPromptTokens } from "../../llm/compaction/gate";
@@ -47,7 +49,7 @@ async function chatModelOrFinish(ctx: TaskContext, chat: ChatRow): Promise<Resol
     return await modelForTurn(ctx.db, chat);
   } catch (err) {
     if (!(err instanceof NoDefaultModelConfigError)) throw err;
-    await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: "No model is configured for this organization." }));
+    await failTurn(ctx, { error: "No model is configured for this organization." });
     return null;
   }
 }
@@ -89,7 +91,7 @@ export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapsho
         status_code: null,
         detail: `${gate.trigger.kind} trigger at ${gate.trigger.tokenPoint} tokens; prompt ${gate.promptTokens} tokens`,
       };
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: gate.message, detail }));
+      await failTurn(ctx, { error: gate.message, detail });
       return true;
     }
     case "compact":
@@ -105,7 +107,15 @@ export async function compactOnRequest(ctx: TaskContext, snapshot: Snapshot): Pr
   await compact(ctx, snapshot, await compactionSetup(ctx.db, snapshot.chat, chatModel), "manual");
 }
 
-async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
+/** A compaction pass as its own stage, carrying the model that runs the summary. */
+async function compact(ctx: TaskContext, snapshot: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
+  const summarizer = setup.override ?? setup.chatModel;
+  const transport = transportFor(summarizer.provider, summarizer.config) ?? summarizer.provider.type;
+  const stage = ctx.trace.stage("compaction", { model: stageModel(summarizer, transport, null), attributes: { source } });
+  await ctx.trace.within(stage, () => compactPass(ctx, snapshot, setup, source));
+}
+
+async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
   const trigger = recordedTrigger(setup.triggers);
   const record: SummaryRecord = {
     source,
@@ -151,7 +161,7 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
     } catch (err) {
       const error = preparationFailureMessage(err);
       if (error === undefined) throw err;
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error }));
+      await failTurn(ctx, { error });
       return;
     }
     // Built here, not at preparation: a broken override fails only the turns that compact.
@@ -193,7 +203,7 @@ async function compact(ctx: TaskContext, { chat, history }: Snapshot, setup: Com
     });
   } catch (err) {
     if (!isModelCallError(err)) throw err;
-    await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: compactionFailure(err), detail: errorDetail(err) }));
+    await failTurn(ctx, { error: compactionFailure(err), detail: errorDetail(err) });
   } finally {
     ctx.parts.closeEpisode(key);
   }

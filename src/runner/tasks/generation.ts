@@ -8,9 +8,9 @@
  * retryable failures recorded with RecordRetryState then retried after a backoff (1 s doubling to
  * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
  */
+import { failTurn } from "../fail-turn";
 import type { NewMessage } from "../../db/history";
 import { commitStep } from "../../db/transitions/commit-step";
-import { finishError } from "../../db/transitions/finish-error";
 import { finishTurn } from "../../db/transitions/finish-turn";
 import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
 import { enterRequiresAction } from "../../db/transitions/requires-action";
@@ -28,46 +28,72 @@ import type { TaskContext } from "../task-context";
 import { compactBeforeModelCall, compactOnRequest } from "./compaction";
 import { toolStepOf } from "../../tools/chat-tools";
 import { logger } from "../../log";
+import type { Stage } from "../../observability/stage-tracer";
+import { turnTrigger } from "../task-trace";
+import { StreamStages } from "../stream-stages";
 
 /** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
 export const MODEL_IDLE_TIMEOUT_MS = 60_000;
 
 export async function generationTask(ctx: TaskContext): Promise<void> {
+  // One generation_step per task, from loading state to its transition; it joins the turn once
+  // the read names the trigger. The turn is settled after the step's own stage ended.
+  const generationStep = ctx.trace.stage("generation_step");
   try {
-    await step(ctx);
-  } catch (err) {
-    // Hooks fail closed: the step stops and the chat shows why; sending a message (or retrying
-    // from error) runs the turn again once the consumer answers.
-    if (!(err instanceof HookFailureError)) throw err;
-    const detail = { kind: err.code, provider: null, retryable: true, status_code: null, detail: err.detail };
-    await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: err.message, detail }));
+    await ctx.trace.within(generationStep, async () => {
+      try {
+        await step(ctx, generationStep);
+      } catch (err) {
+        // Hooks fail closed: the step stops and the chat shows why; sending a message (or retrying
+        // from error) runs the turn again once the consumer answers.
+        if (!(err instanceof HookFailureError)) throw err;
+        const detail = { kind: err.code, provider: null, retryable: true, status_code: null, detail: err.detail };
+        await failTurn(ctx, { error: err.message, detail });
+      }
+    });
+  } finally {
+    ctx.trace.settle();
   }
 }
 
-async function step(ctx: TaskContext): Promise<void> {
+/** CommitStep in its own commit stage, which carries the attempt the step recorded. */
+async function commit(ctx: TaskContext, messages: NewMessage[]): Promise<void> {
+  const stage = ctx.trace.stage("commit");
+  await ctx.trace.within(stage, async () => {
+    const committed = await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages }));
+    stage.set({ generation_attempt: committed.chat.generationAttempt });
+  });
+}
+
+async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
   const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+  ctx.trace.ensure(turnTrigger(chat, history));
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
+  generationStep.set({ generation_action: next.kind });
   switch (next.kind) {
     case "finish_turn": {
       const context = await stopHook(ctx, chat, history, next.reason);
       if (context.length > 0) {
         // The stop hook continues the turn once: the next decision sees its rows and calls the model.
-        await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: context }));
+        await commit(ctx, context);
         return;
       }
       const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+      ctx.trace.complete();
+      if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
       ctx.turnFinished(finished.chat, history);
       return;
     }
     case "enter_requires_action":
       await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), true);
+      ctx.trace.complete();
       return;
     case "run_local_tools": {
       // The same turn as the step that made the calls: its MCP connections are reused.
       const { registry } = await ctx.toolsFor(chat, toolStepOf(history));
       const { results, context } = await runLocalToolsWithHooks(ctx, chat, next.calls, registry);
       // Parallel results (and the hooks' context) in one CommitStep: history_version moves once.
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages: [{ role: "tool", content: results }, ...context] }));
+      await commit(ctx, [{ role: "tool", content: results }, ...context]);
       return;
     }
     case "compact":
@@ -85,14 +111,19 @@ async function callModel(ctx: TaskContext): Promise<void> {
   for (;;) {
     const { chat, history } = await fencedRead(ctx.store, ctx.fence);
     let prepared: PreparedGeneration;
+    const prepare = ctx.trace.stage("prepare");
     try {
-      prepared = await prepareGeneration(ctx, chat, history);
+      prepared = await ctx.trace.within(prepare, async () => {
+        const p = await prepareGeneration(ctx, chat, history);
+        prepare.setModel(p.model);
+        return p;
+      });
     } catch (err) {
       // A provider row that cannot make a call (no key, no base URL) fails here, before any attempt.
       if (isModelCallError(err)) return finishWithModelError(ctx, err);
       const error = preparationFailureMessage(err);
       if (error === undefined) throw err;
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error }));
+      await failTurn(ctx, { error });
       return;
     }
     const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
@@ -105,21 +136,36 @@ async function callModel(ctx: TaskContext): Promise<void> {
     }
     try {
       ctx.parts.startModelInvocation(key);
-      const outcome = await runModelStep({
-        model: prepared.client.model,
-        prompt: prepared.prompt,
-        tools: modelTools(chat, prepared.tools.registry),
-        abortSignal: ctx.signal,
-        idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
-        providerOptions: prepared.providerOptions,
-        onPart: (part) => ctx.parts.addPart(key, part),
-      });
+      const stream = new StreamStages(ctx, prepared.model);
+      const outcome = await ctx.trace.within(stream.stage, () =>
+        runModelStep({
+          model: prepared.client.model,
+          prompt: prepared.prompt,
+          tools: modelTools(chat, prepared.tools.registry),
+          abortSignal: ctx.signal,
+          idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
+          providerOptions: prepared.providerOptions,
+          onPart: (part) => {
+            stream.part(part);
+            ctx.parts.addPart(key, part);
+          },
+        }).then(
+          (outcome) => {
+            stream.close();
+            return outcome;
+          },
+          (err: unknown) => {
+            stream.close(err);
+            throw err;
+          },
+        ),
+      );
       if (outcome.kind === "aborted") return;
       const messages: NewMessage[] = [
         { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
       ];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages }));
+      await commit(ctx, messages);
       return;
     } catch (err) {
       if (!isModelCallError(err)) throw err;
@@ -127,7 +173,9 @@ async function callModel(ctx: TaskContext): Promise<void> {
       const delay = retryDelayMs(attempt);
       const payload = retryPayload(err, attempt, delay, ctx.now());
       await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
-      await ctx.sleep(delay, ctx.signal);
+      await ctx.trace.within(ctx.trace.stage("retry_backoff", { attributes: { generation_attempt: attempt } }), () =>
+        ctx.sleep(delay, ctx.signal),
+      );
     } finally {
       ctx.parts.closeEpisode(key);
     }
@@ -136,7 +184,7 @@ async function callModel(ctx: TaskContext): Promise<void> {
 
 async function finishWithModelError(ctx: TaskContext, err: ModelCallError): Promise<void> {
   const detail = { kind: err.kind, provider: err.provider, retryable: err.retryable, status_code: err.statusCode ?? null, detail: null };
-  await fencedUpdate(ctx.store, ctx.fence, (tx) => finishError(tx, { error: describe(err), detail }));
+  await failTurn(ctx, { error: describe(err), detail });
 }
 
 function describe(err: ModelCallError): string {

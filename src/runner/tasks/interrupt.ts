@@ -24,7 +24,15 @@ export async function interruptTask(ctx: TaskContext): Promise<void> {
   }
   const content = partialContent(streamed);
   const partial: NewMessage[] = content.length > 0 ? [{ role: "assistant", content }] : [];
-  await fencedUpdate(ctx.store, ctx.fence, (tx) => finishInterruption(tx, partial.length > 0 ? { partial } : {}), true);
+  // The open turn is marked before the commit, so a queued prompt it promotes cannot close it first.
+  ctx.trace.joinOpen();
+  ctx.trace.invalidate("interrupted");
+  try {
+    const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishInterruption(tx, partial.length > 0 ? { partial } : {}), true);
+    if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
+  } finally {
+    ctx.trace.settle();
+  }
 }
 
 /** Streamed parts to message content: deltas joined, complete tool calls kept (FinishInterruption answers them). */

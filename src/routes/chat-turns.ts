@@ -1,0 +1,30 @@
+/**
+ * `GET /chats/{chat}/turns`: the chat's last turns as its object traced them (the spec's turn
+ * timeline): each turn's outcome, duration and stages. Kept by the chat's object, so the read
+ * goes there.
+ */
+import { createRoute, z } from "@hono/zod-openapi";
+import { unwrap } from "../chat-commands/outcome";
+import { requireCaller } from "../http/auth";
+import { chatObject } from "../http/chat-object";
+import { requestDb } from "../http/request-db";
+import { createRouter, errorResponses, jsonContent } from "../http/router";
+import { ChatParams } from "./chat-schemas";
+import { ChatTurnSchema, ChatTurnsQuery } from "./chat-turn-schemas";
+
+export const chatTurns = createRouter();
+chatTurns.use(requestDb, requireCaller);
+
+const list = createRoute({
+  method: "get",
+  path: "/{chat}/turns",
+  summary: "The chat's last turns, newest first, with their stages (the turn timeline)",
+  request: { params: ChatParams, query: ChatTurnsQuery },
+  responses: { 200: jsonContent(z.array(ChatTurnSchema), "The turns"), ...errorResponses(400, 401, 404) },
+});
+
+chatTurns.openapi(list, async (c) => {
+  const { chat: chatId } = c.req.valid("param");
+  const { limit } = c.req.valid("query");
+  return c.json(unwrap(await chatObject(c, chatId).turns({ chatId, callerId: c.var.caller.userId, limit })), 200);
+});

@@ -1,0 +1,268 @@
+/**
+ * Turn spans, stages and metrics (docs/observability.md), exported by each chat's object to the
+ * project's OTLP/HTTP receiver (test/support/otlp-receiver-setup.ts) and read back from both the
+ * receiver and GET /chats/{chat}/turns. Each case drives a real turn through the fake model.
+ */
+import { afterAll, describe, expect, inject, it } from "vitest";
+import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+
+interface Span {
+  traceId: string;
+  spanId: string;
+  parentSpanId: string | null;
+  name: string;
+  startMs: number;
+  endMs: number;
+  attributes: Record<string, string | number | boolean>;
+  error: string | null;
+}
+interface Turn {
+  trace_id: string;
+  outcome: string;
+  duration_ms: number;
+  error: string | null;
+  stages: { name: string; offset_ms: number; duration_ms: number; attributes: Record<string, unknown> }[];
+}
+interface Point {
+  name: string;
+  attributes: Record<string, string>;
+  value: number;
+}
+
+afterAll(() => releaseChatsOf(modelUsers), 60_000);
+
+const receiver = () => inject("otlpReceiverUrl");
+const nonce = () => crypto.randomUUID().slice(0, 8);
+
+const status = async (u: TestUser, id: string) =>
+  (await expectJson<{ status: string }>(await api(`/chats/${id}`, { token: u.token }), 200)).status;
+async function until(u: TestUser, id: string, want: string, timeout = 30_000): Promise<void> {
+  await expect.poll(() => status(u, id), { timeout, interval: 100 }).toBe(want);
+}
+async function start(u: TestUser, text: string, extra: Record<string, unknown> = {}): Promise<string> {
+  const body = { content: [{ type: "text", text }], ...extra };
+  return (await expectJson<{ id: string }>(await api("/chats", { token: u.token, body }), 201)).id;
+}
+const send = async (u: TestUser, id: string, text: string, busy: "queue" | "interrupt" = "queue") =>
+  expectJson(await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text }], busy_behavior: busy } }), 200);
+
+/** The chat's turns over the API, once `count` have been emitted. */
+async function turnsOf(u: TestUser, id: string, count: number): Promise<Turn[]> {
+  let turns: Turn[] = [];
+  await expect
+    .poll(
+      async () => {
+        turns = await expectJson<Turn[]>(await api(`/chats/${id}/turns`, { token: u.token }), 200);
+        return turns.length;
+      },
+      { timeout: 20_000, interval: 200, message: `waiting for ${count} emitted turns` },
+    )
+    .toBe(count);
+  return turns.reverse(); // oldest first
+}
+
+/** Every span of a turn's trace the receiver got, once its chat_turn arrived. */
+async function traceOf(traceId: string): Promise<Span[]> {
+  let spans: Span[] = [];
+  await expect
+    .poll(
+      async () => {
+        spans = (await (await fetch(`${receiver()}/spans?trace_id=${traceId}`)).json()) as Span[];
+        return spans.some((s) => s.name === "chat_turn");
+      },
+      { timeout: 20_000, interval: 200, message: `waiting for trace ${traceId} at the receiver` },
+    )
+    .toBe(true);
+  return spans;
+}
+
+const names = (spans: readonly Span[]) => new Set(spans.map((s) => s.name));
+const ALLOWED = new Set([
+  "chat_turn",
+  "acquisition",
+  "generation_step",
+  "prepare",
+  "mcp_connect",
+  "provider_attempt",
+  "stream",
+  "time_to_first_token",
+  "retry_backoff",
+  "tool_call",
+  "commit",
+  "compaction",
+  "thinking",
+]);
+
+function rootOf(spans: readonly Span[]): Span {
+  const roots = spans.filter((s) => s.name === "chat_turn");
+  expect(roots).toHaveLength(1);
+  const root = roots[0]!;
+  expect(root.parentSpanId).toBeNull();
+  // Every other span of the trace hangs under it.
+  for (const s of spans) if (s !== root) expect(s.parentSpanId, s.name).not.toBeNull();
+  for (const s of spans) expect(ALLOWED.has(s.name), s.name).toBe(true);
+  return root;
+}
+
+describe("turn spans", () => {
+  it("a plain turn: one completed chat_turn backdated to the prompt, with acquisition, model stages and the commit", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `hello ${nonce()}`);
+    await until(u, id, "waiting");
+    const [turn] = await turnsOf(u, id, 1);
+    expect(turn).toMatchObject({ outcome: "completed", error: null });
+    const spans = await traceOf(turn!.trace_id);
+    const root = rootOf(spans);
+    expect(root.attributes).toMatchObject({ turn_outcome: "completed", chat_id: id, scope: "turn", chat_kind: "root" });
+    expect(root.error).toBeNull();
+    // Exactly one turn_outcome; chat_turn carries no model.
+    expect(root.attributes.model).toBeUndefined();
+    const seen = names(spans);
+    for (const stage of ["acquisition", "generation_step", "prepare", "provider_attempt", "stream", "time_to_first_token", "commit"])
+      expect(seen.has(stage), `${stage} in ${[...seen]}`).toBe(true);
+    const acquisition = spans.find((s) => s.name === "acquisition")!;
+    expect(acquisition.startMs).toBe(root.startMs);
+    const stream = spans.find((s) => s.name === "stream")!;
+    // The test user's provider row is openai-compatible (the fake model); provider is the wire protocol.
+    expect(stream.attributes).toMatchObject({ provider_type: "openai-compatible", provider: "openai-compatible-chat", scope: "turn" });
+    expect(typeof stream.attributes.model).toBe("string");
+    const ttft = spans.find((s) => s.name === "time_to_first_token")!;
+    expect(ttft.parentSpanId).toBe(stream.spanId);
+    expect(ttft.endMs).toBeLessThanOrEqual(stream.endMs);
+    // The API's timeline is the same turn.
+    expect(turn!.stages.map((s) => s.name).sort()).toEqual(
+      spans
+        .filter((s) => s !== root)
+        .map((s) => s.name)
+        .sort(),
+    );
+
+    // The histogram and the outcome counter saw it.
+    await expect
+      .poll(async () => {
+        const points = (await (await fetch(`${receiver()}/metrics`)).json()) as Point[];
+        return [
+          "chatd_turn_outcomes_total",
+          "chatd_stage_duration_seconds",
+          "chatd_ttft_seconds",
+          "chatd_model_stage_duration_seconds",
+        ].every((name) => points.some((p) => p.name === name));
+      })
+      .toBe(true);
+  });
+
+  it("a retried turn: one turn, a failed provider_attempt and a retry_backoff, then completed", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/error 503 1 recovered ${nonce()}`);
+    await until(u, id, "waiting");
+    const [turn] = await turnsOf(u, id, 1);
+    expect(turn!.outcome).toBe("completed");
+    const spans = await traceOf(turn!.trace_id);
+    rootOf(spans);
+    const attempts = spans.filter((s) => s.name === "provider_attempt");
+    expect(attempts.length).toBeGreaterThanOrEqual(2);
+    expect(attempts.some((s) => s.error !== null && s.attributes.http_status === 503)).toBe(true);
+    expect(spans.filter((s) => s.name === "retry_backoff")).toHaveLength(1);
+  });
+
+  it("an interrupted turn: outcome interrupted, status unset", async () => {
+    const u = await userWithModel();
+    const id = await start(u, "/hang");
+    await expect
+      .poll(
+        async () =>
+          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
+      )
+      .toBeGreaterThan(0);
+    await expectJson(await api(`/chats/${id}/interrupt`, { method: "POST", token: u.token }), 200);
+    await until(u, id, "waiting");
+    const [turn] = await turnsOf(u, id, 1);
+    expect(turn).toMatchObject({ outcome: "interrupted", error: null });
+    const root = rootOf(await traceOf(turn!.trace_id));
+    expect(root.error).toBeNull();
+    expect(root.attributes.turn_outcome).toBe("interrupted");
+  });
+
+  it("requires_action ends a completed turn; the tool result opens the next one, anchored at the result", async () => {
+    const u = await userWithModel();
+    const tools = { unsafe_dynamic_tools: [{ name: "ask_user" }] };
+    const id = await start(u, `/tool ask_user {"q":"${nonce()}"}`, tools);
+    await until(u, id, "requires_action");
+    const [first] = await turnsOf(u, id, 1);
+    expect(first!.outcome).toBe("completed");
+    const messages = (
+      await expectJson<{ messages: { content: { type: string; tool_call_id?: string }[] }[] }>(
+        await api(`/chats/${id}/messages`, { token: u.token }),
+        200,
+      )
+    ).messages;
+    const call = messages.flatMap((m) => m.content).find((p) => p.type === "tool-call")!;
+    const submitted = Date.now();
+    await expectJson(
+      await api(`/chats/${id}/tool-results`, { token: u.token, body: { results: [{ tool_call_id: call.tool_call_id, output: "yes" }] } }),
+      200,
+    );
+    await until(u, id, "waiting");
+    const [, second] = await turnsOf(u, id, 2);
+    expect(second!.outcome).toBe("completed");
+    expect(second!.trace_id).not.toBe(first!.trace_id);
+    const root = rootOf(await traceOf(second!.trace_id));
+    // Anchored at the result message (committed during the request), not at the first prompt.
+    expect(root.startMs).toBeGreaterThanOrEqual(submitted - 1_000);
+    expect(second!.stages.some((s) => s.name === "acquisition")).toBe(true);
+  });
+
+  it("an edit mid-turn: the edited turn is abandoned, the new prompt's turn completes", async () => {
+    const u = await userWithModel();
+    const id = await start(u, "/hang");
+    await expect
+      .poll(
+        async () =>
+          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
+      )
+      .toBeGreaterThan(0);
+    const [prompt] = (await expectJson<{ messages: { id: string }[] }>(await api(`/chats/${id}/messages`, { token: u.token }), 200))
+      .messages;
+    const edit = { content: [{ type: "text", text: `edited ${nonce()}` }] };
+    await expectJson(await api(`/chats/${id}/messages/${prompt!.id}`, { method: "PATCH", token: u.token, body: edit }), 200);
+    await until(u, id, "waiting");
+    const turns = await turnsOf(u, id, 2);
+    expect(turns.map((t) => t.outcome)).toEqual(["abandoned", "completed"]);
+    const root = rootOf(await traceOf(turns[0]!.trace_id));
+    expect(root.error).toBeNull();
+  });
+
+  it("a queued prompt: its queue_wait is recorded when it is promoted, and it runs as its own turn", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/slow 300 one two three ${nonce()}`);
+    await expect
+      .poll(
+        async () =>
+          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
+      )
+      .toBeGreaterThan(0);
+    const queuedAt = Date.now();
+    await send(u, id, `next ${nonce()}`);
+    await expect.poll(async () => (await turnsOf(u, id, 2)).map((t) => t.outcome)).toEqual(["completed", "completed"]);
+    await until(u, id, "waiting");
+    let waits: Span[] = [];
+    await expect
+      .poll(async () => {
+        waits = ((await (await fetch(`${receiver()}/spans?chat_id=${id}`)).json()) as Span[]).filter((s) => s.name === "queue_wait");
+        return waits.length;
+      })
+      .toBe(1);
+    expect(waits[0]!.parentSpanId).toBeNull();
+    expect(waits[0]!.startMs).toBeGreaterThanOrEqual(queuedAt - 1_000);
+    expect(waits[0]!.endMs - waits[0]!.startMs).toBeGreaterThan(100);
+  });
+
+  it("another user's chat has no turns to show", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `hello ${nonce()}`);
+    const other = await userWithModel();
+    expect((await api(`/chats/${id}/turns`, { token: other.token })).status).toBe(404);
+    expect((await api(`/chats/${id}/turns?limit=0`, { token: u.token })).status).toBe(400);
+  });
+});
