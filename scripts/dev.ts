@@ -1,7 +1,9 @@
 /**
  * `npm run dev`: the whole service on this machine, no account and no API key.
  * Postgres (embedded, or DATABASE_URL), migrations, the Neon WebSocket proxy, the fake model
- * server and `wrangler dev`. Ctrl-C stops all of it; the data in .data/ is kept for next time.
+ * server, a local OTLP receiver that prints every finished turn (unless OTEL_EXPORTER_OTLP_ENDPOINT
+ * names a collector of your own) and `wrangler dev`. Ctrl-C stops all of it; the data in .data/ is
+ * kept for next time.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { ConfigError } from "../src/config/env";
@@ -13,9 +15,11 @@ import { type Stack, startStack } from "./lib/stack";
 import { startWranglerDev, type WranglerDev } from "./lib/wrangler-dev";
 import { localWorkerVars } from "./lib/worker-vars";
 import { type WebAppWatcher, watchWebApp } from "./lib/web-build";
+import { type OtlpReceiver, startOtlpReceiver, turnLine } from "./lib/otlp-receiver";
 
 const DEFAULT_PORT = 8787;
 const DEFAULT_FAKE_MODEL_PORT = 8790;
+const DEFAULT_OTLP_RECEIVER_PORT = 8791;
 
 function portFromEnv(name: string, fallback: number): number {
   const raw = process.env[name];
@@ -29,6 +33,7 @@ async function main(): Promise<void> {
   mkdirSync(DATA_DIR, { recursive: true });
   const port = portFromEnv("PORT", DEFAULT_PORT);
   const fakeModelPort = portFromEnv("FAKE_MODEL_PORT", DEFAULT_FAKE_MODEL_PORT);
+  const receiverPort = portFromEnv("OTLP_RECEIVER_PORT", DEFAULT_OTLP_RECEIVER_PORT);
   let lock: DevLock;
   try {
     lock = acquireDevLock(DEV_LOCK_FILE);
@@ -42,6 +47,7 @@ async function main(): Promise<void> {
   let worker: WranglerDev | undefined;
   let web: WebAppWatcher | undefined;
   let seeded: SeedResult | undefined;
+  let receiver: OtlpReceiver | undefined;
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
@@ -49,6 +55,7 @@ async function main(): Promise<void> {
     log("info", "dev_stopping", { signal });
     await web?.close();
     await worker?.stop();
+    await receiver?.close();
     await stack?.stop();
     lock.release();
     process.exit(0);
@@ -57,7 +64,16 @@ async function main(): Promise<void> {
 
   try {
     stack = await startStack({ dataDir: DEV_DATA_DIR, database: DEV_DATABASE, databaseUrl: process.env.DATABASE_URL, fakeModelPort });
-    const vars = localWorkerVars(stack);
+    // Turn spans go to a collector of your own when named, else to a receiver that prints them here.
+    const traces: Record<string, string> = {};
+    if (!process.env.OTEL_EXPORTER_OTLP_ENDPOINT) {
+      receiver = await startOtlpReceiver({
+        port: receiverPort,
+        onTurn: (turn, stages) => process.stdout.write(`${turnLine(turn, stages)}\n`),
+      });
+      traces.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
+    }
+    const vars = localWorkerVars(stack, traces);
     seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: stack.fakeModelUrl });
     // The web app is built before the Worker serves it, then rebuilt on every change under web/ or client/.
     web = await watchWebApp();
@@ -67,6 +83,7 @@ async function main(): Promise<void> {
     log("error", "dev_failed", { error: message });
     await web?.close();
     await worker?.stop();
+    await receiver?.close();
     await stack?.stop();
     lock.release();
     process.exit(1);
@@ -75,7 +92,12 @@ async function main(): Promise<void> {
   lock.setUrl(baseUrl);
   // The seeded owner's credentials, for curl sessions, the bench and other local clients.
   writeFileSync(DEV_CREDENTIALS_FILE, `${JSON.stringify({ base_url: baseUrl, ...seeded }, null, 2)}\n`, { mode: 0o600 });
-  log("info", "dev_ready", { base_url: baseUrl, fake_model_url: stack.fakeModelUrl, credentials: DEV_CREDENTIALS_FILE });
+  log("info", "dev_ready", {
+    base_url: baseUrl,
+    fake_model_url: stack.fakeModelUrl,
+    otlp_receiver_url: receiver?.url ?? null,
+    credentials: DEV_CREDENTIALS_FILE,
+  });
   process.stdout.write(
     `\nchatd-edge is running at ${baseUrl} (health: ${baseUrl}/health, API docs: ${baseUrl}/docs)\n` +
       `Web app: ${worker.url}/ (sign in with the token below)\n` +

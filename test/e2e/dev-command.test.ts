@@ -21,11 +21,18 @@ interface DevRun {
 async function startDev(): Promise<DevRun> {
   const port = await freePort();
   const fakeModelPort = await freePort();
-  const { DATABASE_URL: _external, ...env } = process.env;
+  const receiverPort = await freePort();
+  const { DATABASE_URL: _external, OTEL_EXPORTER_OTLP_ENDPOINT: _collector, ...env } = process.env;
   const child = spawn("npm", ["run", "dev"], {
     detached: true,
     stdio: ["ignore", "pipe", "pipe"],
-    env: { ...env, CHATD_DATA_DIR: dataDir, PORT: String(port), FAKE_MODEL_PORT: String(fakeModelPort) },
+    env: {
+      ...env,
+      CHATD_DATA_DIR: dataDir,
+      PORT: String(port),
+      FAKE_MODEL_PORT: String(fakeModelPort),
+      OTLP_RECEIVER_PORT: String(receiverPort),
+    },
   });
   const logs: string[] = [];
   child.stderr?.on("data", (chunk: Buffer) => logs.push(...chunk.toString().split("\n").filter(Boolean)));
@@ -75,7 +82,11 @@ describe("npm run dev", () => {
     // The seeded owner's token works, and the README's curl session does what it says.
     const creds = JSON.parse(readFileSync(join(dataDir, "dev-credentials.json"), "utf8")) as { base_url: string; token: string };
     expect(creds.base_url).toBe(`${first.url}/api/v2`);
-    await readmeSession(creds.base_url, creds.token);
+    const chatId = await readmeSession(creds.base_url, creds.token);
+    // The dev receiver prints the turn the session ran, with where its time went.
+    await expect
+      .poll(() => first.logs.find((line) => line.startsWith(`turn ${chatId} completed in `)), { timeout: 30_000, interval: 250 })
+      .toMatch(/stream \d+ ms/);
 
     // A second `npm run dev` in the same checkout refuses to start and leaves the first one alone.
     const intruder = await startDev();
@@ -96,7 +107,7 @@ describe("npm run dev", () => {
 });
 
 /** The README's curl session: create a chat, send a message, read it back. */
-async function readmeSession(base: string, token: string): Promise<void> {
+async function readmeSession(base: string, token: string): Promise<string> {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const me = await fetch(`${base}/users/me`, { headers });
   expect(me.status).toBe(200);
@@ -113,4 +124,5 @@ async function readmeSession(base: string, token: string): Promise<void> {
   const read = await fetch(`${base}/chats/${chat.id}/messages`, { headers });
   const body = (await read.json()) as { messages: { role: string; content: { type: string; text?: string }[] }[] };
   expect(body.messages.some((m) => m.role === "user" && m.content[0]?.text === "hello")).toBe(true);
+  return chat.id;
 }

@@ -4,13 +4,20 @@
  * own (so counts are exact), with test config only: 0.5 s heartbeats, a 3 s stale threshold, and
  * `/__scheduled` to fire the Cron Trigger's sweep on demand.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type OtlpReceiver, startOtlpReceiver } from "../../scripts/lib/otlp-receiver";
 import type { OwnDatabase } from "../db/support/own-database";
 import { createChat, type Deployment, deployment as newDeployment, sweepNow, words } from "./support/deployment";
 
 const deployments: Deployment[] = [];
+/** Where the takeover test's runtimes export their turn spans. */
+let receiver: OtlpReceiver;
+beforeAll(async () => {
+  receiver = await startOtlpReceiver();
+});
 afterAll(async () => {
   for (const d of deployments) await d.close();
+  await receiver.close();
 });
 
 async function deployment(prefix: string, vars: Record<string, string>): Promise<Deployment> {
@@ -60,7 +67,7 @@ describe("the chat worker across processes", () => {
   });
 
   it("takes over a chat whose runtime died mid-generation, losing and duplicating nothing", { timeout: 150_000 }, async () => {
-    const d = await deployment("takeover", {});
+    const d = await deployment("takeover", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     const first = await d.start();
     const text = words(60);
     const id = await createChat(first, d.token, `/slow 100 ${text}`);
@@ -74,6 +81,7 @@ describe("the chat worker across processes", () => {
     const committed = await d.own.pool.query("SELECT 1 FROM chat_messages WHERE chat_id = $1 AND role = 'assistant'", [id]);
     expect(committed.rowCount).toBe(0);
 
+    const restartedAt = Date.now();
     const second = await d.start();
     // The sweep takes the chat over once its lease is stale: sweep until the owner changes.
     await expect
@@ -94,5 +102,17 @@ describe("the chat worker across processes", () => {
     expect(msgs[1]!.content.map((p) => p.text ?? "").join("")).toBe(text);
     const owner = (await d.own.pool.query("SELECT worker_id FROM chats WHERE id = $1", [id])).rows[0];
     expect(owner.worker_id === null || owner.worker_id !== before.worker_id).toBe(true);
+
+    // Tracing: the dead runtime emitted nothing; the taker's turn opens at its pickup, with no
+    // acquisition stage (the previous owner's work is not pickup delay), and completes.
+    await expect
+      .poll(() => receiver.spans.filter((s) => s.name === "chat_turn" && s.attributes.chat_id === id).length, { timeout: 20_000 })
+      .toBe(1);
+    const turn = receiver.spans.find((s) => s.name === "chat_turn" && s.attributes.chat_id === id)!;
+    expect(turn.attributes.turn_outcome).toBe("completed");
+    expect(turn.startMs).toBeGreaterThanOrEqual(restartedAt);
+    const stages = receiver.spans.filter((s) => s.traceId === turn.traceId).map((s) => s.name);
+    expect(stages).not.toContain("acquisition");
+    expect(stages).toEqual(expect.arrayContaining(["generation_step", "stream", "commit"]));
   });
 });
