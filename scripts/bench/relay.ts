@@ -14,6 +14,7 @@ import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { freePort } from "../lib/free-port";
+import { startOtlpReceiver } from "../lib/otlp-receiver";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
 import { environment, machineLine, runBench, type Session, UsageError, parseBenchArgs, wholeNumberOption } from "./common/session";
@@ -38,6 +39,8 @@ const USAGE = `usage: tsx scripts/bench/relay.ts [options]
   --timeout S        seconds per turn (default 180)
   --json FILE        every turn's figures (relay.mjs's), the summary, options and versions
   --worktree         run chatd from the working tree (default: HEAD's committed sources)
+  --export           chatd exports its turn spans and metrics to a local OTLP receiver (tracing
+                     overhead: compare the ratios of a run with and one without)
   --keep             keep the run folder (worker logs)`;
 
 interface Options {
@@ -51,6 +54,7 @@ interface Options {
   json: string | undefined;
   keep: boolean;
   worktree: boolean;
+  export: boolean;
 }
 
 /** The fields of one relay.mjs turn this wrapper reads (relay.mjs's README defines them). */
@@ -97,6 +101,7 @@ function parseOptions(argv: string[]): Options {
     "delay-ms": { type: "string", default: "5" },
     inspector: { type: "boolean", default: false },
     timeout: { type: "string", default: "180" },
+    export: { type: "boolean", default: false },
   });
   const int = wholeNumberOption;
   const delayMs = int("delay-ms", values["delay-ms"], 1, 1000);
@@ -116,6 +121,7 @@ function parseOptions(argv: string[]): Options {
     json: values.json,
     keep: values.keep,
     worktree: values.worktree,
+    export: values.export,
   };
 }
 
@@ -163,8 +169,13 @@ async function main(session: Session, opts: Options): Promise<number> {
   const { stack, seeded } = await session.startStack();
   // relay.mjs runs the fake model (its own, stamping each token with its write time) on this port.
   const fakePort = await freePort();
+  const receiver = opts.export ? await startOtlpReceiver() : undefined;
+  if (receiver) session.defer(() => receiver.close());
   const servers: Record<Target, WorkerProcess> = {
-    chatd: await session.startChatd(stack, { cli: opts.inspector }),
+    chatd: await session.startChatd(stack, {
+      cli: opts.inspector,
+      ...(receiver ? { vars: { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url } } : {}),
+    }),
     baseline: await session.startWorker(
       "baseline",
       `${RELAY_DIR}/baseline/wrangler.toml`,
@@ -200,7 +211,10 @@ async function main(session: Session, opts: Options): Promise<number> {
   const heading =
     `### Relay (P1): ${opts.clients} stream sockets on one chat, ${opts.tokens} parts per turn, medians of ${opts.reps} turns per row\n\n` +
     `${machineLine(env, opts.worktree)}. chatd: ${servers.chatd.mode}; baseline: ${servers.baseline.mode}; clients connect to each worker's own workerd ` +
-    `(not through wrangler's dev proxy), no permessage-deflate.`;
+    `(not through wrangler's dev proxy), no permessage-deflate` +
+    (receiver
+      ? `; chatd exports traces to a local OTLP receiver (${receiver.spans.filter((x) => x.name === "chat_turn").length} chat_turn spans received).`
+      : ".");
   process.stdout.write(`${heading}\n\n${markdown(figures, opts)}\n`);
   if (opts.json) {
     writeFileSync(opts.json, `${JSON.stringify({ options: opts, environment: env, modes: figures, turns }, null, 2)}\n`);

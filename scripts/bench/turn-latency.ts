@@ -4,6 +4,11 @@
  * in the same run. See docs/bench.md.
  *
  *   tsx scripts/bench/turn-latency.ts [--reps 20] [--warmup 3] [--prompt TEXT] [--no-parts] [--json FILE]
+ *                                      [--export-compare]
+ *
+ * --export-compare runs a second `wrangler dev` on the same database that exports its turn spans
+ * and metrics to a local OTLP receiver, and measures a turn on each per rep (order alternated):
+ * the tracing exporter's overhead as on ÷ off ratios from the same run.
  *
  * Starts its own stack in a temp folder under .data/bench-runs/ (embedded Postgres, or
  * DATABASE_URL; the WebSocket proxy; the fake model; `wrangler dev`), seeds the dev owner, then
@@ -25,6 +30,8 @@ import { type ModelTap, startModelTap } from "./turn-latency/model-tap";
 import { computeFigures, markdown, type RepRecord } from "./turn-latency/report";
 import { measureServiceTurn, type ServiceTurnOptions } from "./turn-latency/service-turn";
 import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-latency/turn-end";
+import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
+import { exportOverhead } from "./turn-latency/export-overhead";
 
 const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
 const BENCH_DATABASE = "chatd_bench";
@@ -52,6 +59,7 @@ interface Options {
   selectSettleMs: number;
   gapMs: number;
   traceModel: boolean;
+  exportCompare: boolean;
   keep: boolean;
 }
 
@@ -68,6 +76,8 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
   --gap-ms N             idle time between measured calls (default 250)
   --trace-model          put a timing proxy between the service and the model (splits the
                          first-part time; adds one loopback hop to the service only)
+  --export-compare       also run a service that exports traces to a local OTLP receiver, and
+                         report its turns against the non-exporting one (on ÷ off, per rep)
   --keep                 keep the run folder (Postgres data, wrangler log) for inspection`;
 
 function parseOptions(argv: string[]): Options {
@@ -85,6 +95,7 @@ function parseOptions(argv: string[]): Options {
       "select-settle-ms": { type: "string", default: "50" },
       "gap-ms": { type: "string", default: "250" },
       "trace-model": { type: "boolean", default: false },
+      "export-compare": { type: "boolean", default: false },
       keep: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -115,6 +126,7 @@ function parseOptions(argv: string[]): Options {
     selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
     gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
     traceModel: values["trace-model"],
+    exportCompare: values["export-compare"],
     keep: values.keep,
   };
 }
@@ -179,6 +191,7 @@ async function main(): Promise<number> {
   let workerStarting: Promise<WranglerDev> | undefined;
   let watcher: TurnEndWatcher | undefined;
   let tap: ModelTap | undefined;
+  let exporting: { worker: Promise<WranglerDev>; receiver: OtlpReceiver } | undefined;
   let interrupted = false;
   let cleaning: Promise<void> | undefined;
   const removeRunDir = () => {
@@ -191,6 +204,11 @@ async function main(): Promise<number> {
       // A wrangler dev still starting gets a moment; past it, wrangler-dev's 'exit' hook signals it.
       const worker = workerStarting && (await settledWithin(workerStarting, interrupted ? STARTING_GRACE_MS : undefined));
       await worker?.stop().catch((err) => log("warn", "bench_worker_stop_failed", { error: String(err) }));
+      if (exporting) {
+        const other = await settledWithin(exporting.worker, interrupted ? STARTING_GRACE_MS : undefined);
+        await other?.stop().catch((err) => log("warn", "bench_worker_stop_failed", { error: String(err) }));
+        await exporting.receiver.close();
+      }
       await watcher?.close().catch(() => {});
       await tap?.close();
       const stack = stackStarting && (await settledWithin(stackStarting, interrupted ? STARTING_GRACE_MS : undefined));
@@ -244,6 +262,15 @@ async function main(): Promise<number> {
     const seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: tap?.url ?? stack.fakeModelUrl });
     workerStarting = startWranglerDev({ vars, persistTo: `${runDir}/wrangler`, logFile });
     const worker = await workerStarting;
+    if (opts.exportCompare) {
+      const receiver = await startOtlpReceiver();
+      const exportVars = localWorkerVars(stack, { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+      exporting = {
+        receiver,
+        worker: startWranglerDev({ vars: exportVars, persistTo: `${runDir}/wrangler-export`, logFile: `${runDir}/wrangler-export.log` }),
+      };
+    }
+    const exportingWorker = exporting ? await exporting.worker : undefined;
 
     watcher = await turnEndWatcher({
       mode: opts.turnEnd,
@@ -265,13 +292,18 @@ async function main(): Promise<number> {
     };
     const runBaseline = () => measureModelStream({ fakeModelUrl, prompt: opts.prompt, timeoutMs: opts.turnTimeoutMs });
     const runService = () => measureServiceTurn(service);
+    const runExporting = exportingWorker && (() => measureServiceTurn({ ...service, baseUrl: exportingWorker.url }));
 
     const reps: RepRecord[] = [];
+    const exportReps: RepRecord[] = [];
     const total = opts.warmup + opts.reps;
     for (let i = 0; i < total && !interrupted; i++) {
       const warm = i < opts.warmup;
       const rep = i - opts.warmup;
       const baselineFirst = i % 2 === 0;
+      // With --export-compare the exporting turn goes first on odd reps and last on even ones.
+      const exportedEarly = runExporting && !baselineFirst ? await runExporting() : undefined;
+      if (exportedEarly) await sleep(opts.gapMs);
       const first = baselineFirst ? await runBaseline() : await runService();
       await sleep(opts.gapMs);
       const second = baselineFirst ? await runService() : await runBaseline();
@@ -301,6 +333,17 @@ async function main(): Promise<number> {
         frames: turn.partFrames,
       });
       if (!warm) reps.push({ rep, order: baselineFirst ? "baseline-first" : "service-first", baseline, service: turn });
+      if (runExporting) {
+        // Paired with this rep's baseline and plain turn.
+        const exported = exportedEarly ?? (await runExporting());
+        if (!exportedEarly) await sleep(opts.gapMs);
+        log("info", warm ? "bench_warmup_export" : "bench_rep_export", {
+          rep: warm ? i : rep,
+          turn_ms: round(exported.turnMs),
+          first_part_ms: round(exported.firstPartMs),
+        });
+        if (!warm) exportReps.push({ rep, order: baselineFirst ? "baseline-first" : "service-first", baseline, service: exported });
+      }
     }
     if (interrupted) return 130;
 
@@ -314,6 +357,10 @@ async function main(): Promise<number> {
       `; turn end polled via ${opts.turnEnd === "db" ? "SELECT status" : "GET /chats/{id}"} every ${opts.pollMs} ms` +
       `${opts.parts ? "" : "; parts socket off (--no-parts)"}${opts.traceModel ? "; model calls traced through a proxy (--trace-model)" : ""}`;
     process.stdout.write(markdown(figures, heading));
+    if (exporting) {
+      const spans = exporting.receiver.spans.filter((s) => s.name === "chat_turn").length;
+      process.stdout.write(`\n${exportOverhead(reps, exportReps, spans)}`);
+    }
     if (opts.json) {
       writeFileSync(opts.json, `${JSON.stringify({ options: opts, environment: env, figures, reps }, null, 2)}\n`);
       log("info", "bench_json_written", { file: opts.json });

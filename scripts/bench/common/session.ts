@@ -64,7 +64,11 @@ export interface Session {
   /** Starts the stack; `fakeModelUrl` overrides the seeded provider's model (default: the stack's fake). */
   startStack(opts?: { fakeModelUrl?: string }): Promise<{ stack: Stack; seeded: SeedResult }>;
   /** chatd, started as the benches' baselines are (inspector off) or, with `cli`, by `wrangler dev`. */
-  startChatd(stack: Stack, opts: { cli: boolean; label?: string; inspector?: boolean }): Promise<WorkerProcess>;
+  /** `vars`: on top of the local stack's (e.g. an OTLP endpoint). */
+  startChatd(
+    stack: Stack,
+    opts: { cli: boolean; label?: string; inspector?: boolean; vars?: Record<string, string> },
+  ): Promise<WorkerProcess>;
   /** Any other worker folder under wrangler's startWorker (inspector off unless asked). */
   startWorker(name: string, config: string, vars: Record<string, string>, healthPath: string, inspector?: boolean): Promise<WorkerProcess>;
 }
@@ -134,7 +138,7 @@ export async function runBench(opts: { keep: boolean; worktree: boolean }, main:
       const worker = await start({
         name: label,
         config: `${snapshot}/wrangler.toml`,
-        vars: localWorkerVars(stack),
+        vars: localWorkerVars(stack, chatdOpts.vars),
         persistTo: `${dir}/${label}-state`,
         logFile: `${dir}/${label}.log`,
         healthPath: "/api/v2/health",
