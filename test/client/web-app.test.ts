@@ -156,6 +156,27 @@ describe("the web app in Chromium", () => {
     await expect.poll(inList, WAIT).toBe(1);
   });
 
+  it("archives a running chat from its Archive button (it is stopped first), and draws its turn timeline", async () => {
+    await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);
+    const chat = await sdk().createChat({ body: { content: [text("the timeline shows this turn")] } });
+    await openChat(page, chat.id);
+    const badge = page.locator(".chat-head .badge").first();
+    await expect.poll(() => badge.textContent(), WAIT).toBe("waiting");
+    await page.getByRole("button", { name: "Turns" }).click();
+    const timeline = page.getByRole("region", { name: "Turn timeline" });
+    await expect.poll(() => timeline.locator(".turn-outcome").first().textContent(), WAIT).toBe("completed");
+    await expect.poll(() => timeline.locator(".stage-name").allTextContents(), WAIT).toEqual(expect.arrayContaining(["stream", "commit"]));
+    await shot(page, "turn-timeline");
+
+    await sdk().sendMessage({ chat: chat.id, body: { content: [text("/hang")] } });
+    await expect.poll(() => badge.textContent(), WAIT).toBe("running");
+    await page.getByRole("button", { name: "Archive", exact: true }).click();
+    await expect.poll(() => page.getByRole("button", { name: "Unarchive" }).count(), WAIT).toBe(1);
+    expect(await sdk().getChat({ chat: chat.id })).toMatchObject({ archived: true, status: "waiting" });
+    // The stopped turn is on the timeline too.
+    await expect.poll(() => timeline.locator(".turn-outcome").first().textContent(), WAIT).toBe("interrupted");
+  });
+
   it("clears and compacts the context from the chat's actions, and shows a refusal when there is nothing to do", async () => {
     // Signed in already when the file runs in order; on its own (-t) it needs the session cookie.
     await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);

@@ -9,6 +9,7 @@ import { StatusBadge } from "./chat-list";
 import { Composer } from "./composer";
 import { type Account, useChatStream, useNow } from "./hooks";
 import { MessageView, PreviewView } from "./messages";
+import { TurnTimeline } from "./turn-timeline";
 
 export function ChatView(props: {
   client: ChatdClient;
@@ -21,6 +22,7 @@ export function ChatView(props: {
   const live = useChatStream(client, chatId);
   const [chat, setChat] = useState<Chat | null>(null);
   const [actionError, setActionError] = useState<string | null>(null);
+  const [showTurns, setShowTurns] = useState(false);
   const status = live?.state.status ?? chat?.status ?? null;
   // biome-ignore lint/correctness/useExhaustiveDependencies: the row (archived, model) is read again when the status changes
   useEffect(() => {
@@ -96,6 +98,9 @@ export function ChatView(props: {
           >
             {chat?.archived ? "Unarchive" : "Archive"}
           </button>
+          <button type="button" aria-pressed={showTurns} onClick={() => setShowTurns(!showTurns)}>
+            Turns
+          </button>
         </div>
       </header>
       {actionError && (
@@ -109,6 +114,7 @@ export function ChatView(props: {
           {state.error.detail && <pre className="detail">{state.error.detail}</pre>}
         </div>
       )}
+      {showTurns && <TurnTimeline client={client} chatId={chatId} status={status} />}
       {state?.retry && <RetryCountdown retryingAt={state.retry.retrying_at} attempt={state.retry.attempt} error={state.retry.error} />}
       <ol className="messages" aria-live="polite">
         {state?.messages.map((m) => (
