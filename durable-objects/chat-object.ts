@@ -162,6 +162,7 @@ export class ChatObject extends DurableObject<Env> {
         // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
         hooks: createHookDispatcher(config),
         otherChats: { interrupt: (cmd) => this.#chatStub(cmd.chatId).interrupt(cmd) },
+        queueWait: (queuedAt, chat) => this.tracing().queueWait(queuedAt, chat),
       };
     }
     return this.#context;

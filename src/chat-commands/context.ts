@@ -22,6 +22,8 @@ export interface CommandContext {
   titleChanged(chat: ChatRow): void;
   /** Lifecycle hooks (src/hooks); off when absent. */
   hooks?: HookDispatcher;
+  /** A queued message this command promoted into history: the spec's queue_wait, from its queueing to now. */
+  queueWait?(queuedAt: Date, chat: Pick<ChatRow, "id" | "parentChatId">): void;
   /** Commands on other chats, through their own objects (archiving a running family stops it first). */
   otherChats?: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
 }

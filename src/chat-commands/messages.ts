@@ -54,7 +54,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     createdBy: cmd.callerId,
     hookContext: prompt.context.map((row) => ({ content: row.content, model_only: row.modelOnly ?? false })),
   };
-  const { value } = await ctx.store.update(
+  const { value, chat } = await ctx.store.update(
     cmd.chatId,
     async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
@@ -65,6 +65,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     },
     { prefetchTail: sendMessage.prefetchTail(input) },
   );
+  if (value.promotedQueuedAt) ctx.queueWait?.(value.promotedQueuedAt, chat);
   if (value.untitled) await titleFirstMessage(ctx, cmd.chatId, prompt.parts);
   return {
     ...(value.message ? { message: messageToWire(value.message) } : {}),

@@ -28,7 +28,7 @@ export interface PromoteResponse {
 }
 
 export async function promoteQueuedCommand(ctx: CommandContext, cmd: QueueCommand): Promise<PromoteResponse> {
-  const { value } = await ctx.store.update(
+  const { value, chat } = await ctx.store.update(
     cmd.chatId,
     async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
@@ -38,6 +38,8 @@ export async function promoteQueuedCommand(ctx: CommandContext, cmd: QueueComman
     },
     { prefetchTail: promoteQueuedMessage.prefetchTail },
   );
+  // Into history now (E1, A1); from R1 and I1 the interrupt task promotes it and records the wait.
+  if (value.promoted.message) ctx.queueWait?.(value.promoted.queuedMessage.createdAt, chat);
   return {
     ...(value.promoted.message ? { message: messageToWire(value.promoted.message) } : {}),
     messages: value.promoted.messages.map((m) => messageToWire(m)),

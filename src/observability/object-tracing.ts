@@ -40,6 +40,12 @@ export class ObjectTracing {
     this.flush();
   }
 
+  /** queue_wait of a message a chat command promoted (the runner records the ones it promotes). */
+  queueWait(queuedAt: Date, chat: { id: string; parentChatId: string | null }): void {
+    const identity = { scope: "turn" as const, chatKind: chat.parentChatId === null ? ("root" as const) : ("subagent" as const) };
+    this.tracer.start("queue_wait", { identity, startMs: queuedAt.getTime(), attributes: { chat_id: chat.id } }).end();
+  }
+
   /** Sends what is buffered (after a turn, and for background work such as titles). */
   flush(): void {
     if (this.exporter) this.background(this.exporter.flush());

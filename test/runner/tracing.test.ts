@@ -258,6 +258,43 @@ describe("turn spans", () => {
     expect(waits[0]!.endMs - waits[0]!.startMs).toBeGreaterThan(100);
   });
 
+  it("an error turn ends in error; a message sent to the errored chat promotes its queue head with a queue_wait", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/error 500 ${nonce()}`);
+    await expect
+      .poll(
+        async () =>
+          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
+      )
+      .toBeGreaterThan(0);
+    const queuedAt = Date.now();
+    await send(u, id, `queued while failing ${nonce()}`);
+    await until(u, id, "error");
+    const [failed] = await turnsOf(u, id, 1);
+    expect(failed!.outcome).toBe("error");
+    expect(failed!.error).toContain("500");
+    const root = rootOf(await traceOf(failed!.trace_id));
+    expect(root.error).toContain("500");
+    expect(root.attributes.turn_outcome).toBe("error");
+
+    // The send promotes the first queued message at once (the command records its wait) and queues
+    // itself; FinishTurn promotes it next (the runner records that wait): two queue_waits.
+    await send(u, id, `after the error ${nonce()}`);
+    await until(u, id, "waiting");
+    let waits: Span[] = [];
+    await expect
+      .poll(
+        async () => {
+          waits = ((await (await fetch(`${receiver()}/spans?chat_id=${id}`)).json()) as Span[]).filter((s) => s.name === "queue_wait");
+          return waits.length;
+        },
+        { timeout: 30_000 },
+      )
+      .toBeGreaterThanOrEqual(1);
+    expect(waits[0]!.startMs).toBeGreaterThanOrEqual(queuedAt - 1_000);
+    expect(waits[0]!.attributes).toMatchObject({ scope: "turn", chat_kind: "root" });
+  });
+
   it("another user's chat has no turns to show", async () => {
     const u = await userWithModel();
     const id = await start(u, `hello ${nonce()}`);

@@ -34,6 +34,8 @@ export interface SendMessageResult {
   messages: ChatMessageRow[];
   /** The queue row holding m, when m is queued. */
   queuedMessage: ChatQueuedMessageRow | null;
+  /** When the queue head this send promoted was queued (the spec's queue_wait starts there). */
+  promotedQueuedAt: Date | null;
 }
 
 export const NEW_MESSAGE_REASON = "the user sent a new message";
@@ -55,27 +57,35 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     const context = hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null }));
     const inserted = await insertHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON);
     await tx.land("SendMessage", from, variant);
-    return { queued: false, message: inserted[inserted.length - 1 - context.length] ?? null, messages: inserted, queuedMessage: null };
+    return {
+      queued: false,
+      message: inserted[inserted.length - 1 - context.length] ?? null,
+      messages: inserted,
+      queuedMessage: null,
+      promotedQueuedAt: null,
+    };
   }
 
   if (from === "E1") {
     // "appends m to the end of the queue, promotes the current queue head, and clears the error".
     // Promoting first keeps a full queue from refusing m for a slot the head is about to free.
-    await promoteQueued(tx, "head", NEW_MESSAGE_REASON);
+    const promoted = await promoteQueued(tx, "head", NEW_MESSAGE_REASON);
     const queuedMessage = await enqueue(tx, { ...m, hookContext });
     await tx.land("SendMessage", from, variant);
-    return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage };
+    return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage, promotedQueuedAt: promoted.queued.createdAt };
   }
 
   const queuedMessage = await enqueue(tx, { ...m, hookContext });
   const to = await tx.land("SendMessage", from, variant, { cancelReason: NEW_MESSAGE_REASON });
   if (variant === "interrupt" && to === "I1" && tx.ownership() === "U") {
     const finished = await finishInterruption(tx, {});
+    const promotedQueuedAt = finished.promoted?.queued.createdAt ?? null;
     if (finished.promoted?.queued.id === queuedMessage.id) {
-      return { queued: false, message: finished.promoted.message, messages: tx.insertedSince(mark), queuedMessage: null };
+      return { queued: false, message: finished.promoted.message, messages: tx.insertedSince(mark), queuedMessage: null, promotedQueuedAt };
     }
+    return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage, promotedQueuedAt };
   }
-  return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage };
+  return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage, promotedQueuedAt: null };
 }
 
 /** Reads the active tail with the queue count when the send will need it (rule 2, rule 1, unowned interrupt). */
