@@ -63,7 +63,7 @@ export class TitleGenerator {
     const stage = this.deps.tracing?.tracer.start("stream", {
       identity: { scope: "background", chatKind: "root" },
       model: stageModel(resolved, model.client.transport, null),
-      attributes: { purpose: "title" },
+      attributes: { purpose: "title", chat_id: chat.id },
     });
     const call = backgroundModelCall({
       model: model.client.model,

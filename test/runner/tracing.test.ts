@@ -295,6 +295,41 @@ describe("turn spans", () => {
     expect(waits[0]!.attributes).toMatchObject({ scope: "turn", chat_kind: "root" });
   });
 
+  it("a local tool call, a manual compaction and the title: tool_call in the turn, compaction with its model, the title a background root", async () => {
+    const u = await userWithModel();
+    const id = await start(u, `/tool list_agents {}`);
+    await until(u, id, "waiting");
+    const [first] = await turnsOf(u, id, 1);
+    const calls = (await traceOf(first!.trace_id)).filter((s) => s.name === "tool_call");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]!.attributes).toMatchObject({ tool_name: "list_agents", scope: "turn" });
+    expect(calls[0]!.error).toBeNull();
+
+    // The title call after the first turn: a stream stage of its own trace, scope background.
+    let title: Span | undefined;
+    await expect
+      .poll(
+        async () => {
+          const spans = (await (await fetch(`${receiver()}/spans?chat_id=${id}`)).json()) as Span[];
+          title = spans.find((s) => s.name === "stream" && s.attributes.purpose === "title");
+          return title !== undefined;
+        },
+        { timeout: 30_000 },
+      )
+      .toBe(true);
+    expect(title!.parentSpanId).toBeNull();
+    expect(title!.attributes).toMatchObject({ scope: "background", chat_kind: "root" });
+
+    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
+    await until(u, id, "waiting");
+    const [, compacted] = await turnsOf(u, id, 2);
+    expect(compacted!.outcome).toBe("completed");
+    const stage = compacted!.stages.find((s) => s.name === "compaction");
+    expect(stage?.attributes).toMatchObject({ source: "manual", provider_type: "openai-compatible" });
+    // Anchored at the compaction request, with its acquisition.
+    expect(compacted!.stages.some((s) => s.name === "acquisition")).toBe(true);
+  });
+
   it("another user's chat has no turns to show", async () => {
     const u = await userWithModel();
     const id = await start(u, `hello ${nonce()}`);
