@@ -31,6 +31,7 @@ import { computeFigures, markdown, type RepRecord } from "./turn-latency/report"
 import { measureServiceTurn, type ServiceTurnOptions } from "./turn-latency/service-turn";
 import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-latency/turn-end";
 import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
+import { latencyFromEnv } from "../lib/ws-proxy";
 import { exportOverhead } from "./turn-latency/export-overhead";
 
 const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
@@ -60,6 +61,7 @@ interface Options {
   gapMs: number;
   traceModel: boolean;
   exportCompare: boolean;
+  dbLatencyMs: number;
   keep: boolean;
 }
 
@@ -78,6 +80,8 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
                          first-part time; adds one loopback hop to the service only)
   --export-compare       also run a service that exports traces to a local OTLP receiver, and
                          report its turns against the non-exporting one (on ÷ off, per rep)
+  --db-latency-ms N      one-way delay of the database proxy (default: CHATD_DB_LATENCY_MS, else 0);
+                         20 is a realistic edge-to-region distance (40 ms per round trip)
   --keep                 keep the run folder (Postgres data, wrangler log) for inspection`;
 
 function parseOptions(argv: string[]): Options {
@@ -96,6 +100,7 @@ function parseOptions(argv: string[]): Options {
       "gap-ms": { type: "string", default: "250" },
       "trace-model": { type: "boolean", default: false },
       "export-compare": { type: "boolean", default: false },
+      "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
       help: { type: "boolean", default: false },
     },
@@ -127,6 +132,7 @@ function parseOptions(argv: string[]): Options {
     gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
     traceModel: values["trace-model"],
     exportCompare: values["export-compare"],
+    dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
     keep: values.keep,
   };
 }
@@ -253,7 +259,12 @@ async function main(): Promise<number> {
   try {
     const env = environment();
     log("info", "bench_start", { ...opts, prompt: opts.prompt.slice(0, 60), run_dir: runDir, ...env });
-    stackStarting = startStack({ dataDir: `${runDir}/postgres`, database: BENCH_DATABASE, databaseUrl: process.env.DATABASE_URL });
+    stackStarting = startStack({
+      dataDir: `${runDir}/postgres`,
+      database: BENCH_DATABASE,
+      databaseUrl: process.env.DATABASE_URL,
+      dbLatencyMs: opts.dbLatencyMs,
+    });
     const stack = await stackStarting;
     const vars = localWorkerVars(stack);
     takeOverSignals(onSignal);
@@ -289,6 +300,7 @@ async function main(): Promise<number> {
       turnEnd: watcher,
       tap,
       timeoutMs: opts.turnTimeoutMs,
+      db: stack.db,
     };
     const runBaseline = () => measureModelStream({ fakeModelUrl, prompt: opts.prompt, timeoutMs: opts.turnTimeoutMs });
     const runService = () => measureServiceTurn(service);
@@ -355,6 +367,7 @@ async function main(): Promise<number> {
       `\n\n${env.cpus} CPUs, Node ${env.node}, wrangler ${env.wrangler} (\`wrangler dev\` CLI), commit ${env.commit}${env.dirty ? " (dirty)" : ""}` +
       `, load average (1 min) ${(env.loadavg_at_start as number[])[0]} at start, ${(env.loadavg_at_end as number[])[0]} at end` +
       `; turn end polled via ${opts.turnEnd === "db" ? "SELECT status" : "GET /chats/{id}"} every ${opts.pollMs} ms` +
+      `; database proxy delay ${opts.dbLatencyMs} ms each way` +
       `${opts.parts ? "" : "; parts socket off (--no-parts)"}${opts.traceModel ? "; model calls traced through a proxy (--trace-model)" : ""}`;
     process.stdout.write(markdown(figures, heading));
     if (exporting) {

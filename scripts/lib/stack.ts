@@ -5,7 +5,7 @@
  */
 import { startLocalPostgres, type LocalPostgres } from "./postgres";
 import { runMigrations } from "./migrate";
-import { startWsProxy, type WsProxy } from "./ws-proxy";
+import { latencyFromEnv, startWsProxy, type WsProxy } from "./ws-proxy";
 import { startFakeModel } from "../fake-model/server";
 import { log } from "./log";
 
@@ -15,6 +15,8 @@ export interface Stack {
   wsProxy: string;
   /** Base URL of the fake model server (no trailing slash, no /v1). */
   fakeModelUrl: string;
+  /** The database proxy's round-trip and connection counters (benches report them per path). */
+  db: Pick<WsProxy, "counters" | "resetCounters">;
   stop(): Promise<void>;
 }
 
@@ -23,6 +25,8 @@ export interface StackOptions {
   database: string;
   databaseUrl?: string | undefined;
   fakeModelPort?: number;
+  /** One-way delay of the database proxy (CHATD_DB_LATENCY_MS by default). */
+  dbLatencyMs?: number;
 }
 
 export async function startStack(opts: StackOptions): Promise<Stack> {
@@ -38,11 +42,14 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     });
     stops.push(pg.stop);
     await runMigrations(pg.url);
-    const proxy: WsProxy = await startWsProxy({ allow: [`${pg.host}:${pg.port}`, `localhost:${pg.port}`] });
+    const proxy: WsProxy = await startWsProxy({
+      allow: [`${pg.host}:${pg.port}`, `localhost:${pg.port}`],
+      latencyMs: opts.dbLatencyMs ?? latencyFromEnv(),
+    });
     stops.push(proxy.close);
     const model = await startFakeModel({ port: opts.fakeModelPort ?? 0 });
     stops.push(model.close);
-    return { databaseUrl: pg.url, wsProxy: proxy.hostPort, fakeModelUrl: model.url, stop };
+    return { databaseUrl: pg.url, wsProxy: proxy.hostPort, fakeModelUrl: model.url, db: proxy, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -5,6 +5,11 @@
  *
  * Only addresses on the allow-list are dialled, so the proxy cannot be used to reach anything
  * but the local database.
+ *
+ * For honest measurement at edge distances it can delay each direction (`latencyMs`, or the
+ * CHATD_DB_LATENCY_MS environment variable through the stack), and it counts database round trips:
+ * a client send after the server last answered starts one, however many messages it pipelines, so
+ * the count is the number of waits on the database, independent of machine noise.
  */
 import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
@@ -17,6 +22,9 @@ export interface WsProxy {
   hostPort: string;
   /** Open client connections, for tests and leak checks. */
   openConnections(): number;
+  /** Database round trips since the start (or the last reset), and connections opened. */
+  counters(): { roundTrips: number; connections: number };
+  resetCounters(): void;
   close(): Promise<void>;
 }
 
@@ -25,6 +33,18 @@ export interface WsProxyOptions {
   host?: string;
   /** `host:port` pairs that may be dialled. */
   allow: readonly string[];
+  /** Delay added to each direction, in ms (0: none): a 20 ms one-way delay is a 40 ms round trip. */
+  latencyMs?: number;
+}
+
+/** CHATD_DB_LATENCY_MS, validated: the one-way delay the stack's proxy adds. */
+export function latencyFromEnv(env: NodeJS.ProcessEnv = process.env): number {
+  const raw = env.CHATD_DB_LATENCY_MS;
+  if (raw === undefined || raw === "") return 0;
+  const ms = Number(raw);
+  if (!Number.isInteger(ms) || ms < 0 || ms > 10_000)
+    throw new Error(`CHATD_DB_LATENCY_MS must be a whole number of ms in [0, 10000], got "${raw}"`);
+  return ms;
 }
 
 export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
@@ -35,6 +55,8 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
   });
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const sockets = new Set<WebSocket>();
+  const counts = { roundTrips: 0, connections: 0 };
+  const latencyMs = opts.latencyMs ?? 0;
 
   http.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url ?? "/", "http://proxy");
@@ -44,7 +66,8 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
       socket.end("HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n");
       return;
     }
-    wss.handleUpgrade(req, socket, head, (ws) => pipe(ws, address, sockets));
+    counts.connections++;
+    wss.handleUpgrade(req, socket, head, (ws) => pipe(ws, address, sockets, { latencyMs, counts }));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -53,12 +76,17 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
   });
   const addr = http.address();
   if (!addr || typeof addr !== "object") throw new Error("ws proxy: no listening address");
-  log("info", "ws_proxy_listening", { port: addr.port, allow: [...allow] });
+  log("info", "ws_proxy_listening", { port: addr.port, allow: [...allow], latency_ms: latencyMs });
 
   return {
     port: addr.port,
     hostPort: `${host}:${addr.port}`,
     openConnections: () => sockets.size,
+    counters: () => ({ ...counts }),
+    resetCounters: () => {
+      counts.roundTrips = 0;
+      counts.connections = 0;
+    },
     close: async () => {
       for (const ws of sockets) ws.terminate();
       wss.close();
@@ -67,16 +95,29 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
   };
 }
 
-function pipe(ws: WebSocket, address: string, sockets: Set<WebSocket>): void {
+function pipe(ws: WebSocket, address: string, sockets: Set<WebSocket>, opts: { latencyMs: number; counts: { roundTrips: number } }): void {
   const colon = address.lastIndexOf(":");
   const tcp = connect({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)) });
   sockets.add(ws);
+  // Timers of equal delay fire in the order they were set, so a delayed direction keeps its order.
+  const later = (fn: () => void) => (opts.latencyMs > 0 ? setTimeout(fn, opts.latencyMs) : fn());
+  let awaitingAnswer = false;
   // Frames that arrive before the TCP connection is up are written once it is: net.Socket buffers.
   ws.on("message", (data: Buffer | ArrayBuffer | Buffer[]) => {
-    tcp.write(Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer));
+    if (!awaitingAnswer) {
+      awaitingAnswer = true;
+      opts.counts.roundTrips++;
+    }
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    later(() => {
+      if (!tcp.destroyed) tcp.write(bytes);
+    });
   });
   tcp.on("data", (chunk) => {
-    if (ws.readyState === ws.OPEN) ws.send(chunk, { binary: true });
+    awaitingAnswer = false;
+    later(() => {
+      if (ws.readyState === ws.OPEN) ws.send(chunk, { binary: true });
+    });
   });
   const close = () => {
     sockets.delete(ws);

@@ -80,4 +80,37 @@ describe("the Neon driver through the local WebSocket proxy", () => {
       await proxy.close();
     }
   });
+
+  it("delays each direction by latencyMs and counts one round trip per wait on the database", async () => {
+    const target = new URL(inject("databaseUrl"));
+    const allow = [`${target.hostname}:${target.port}`];
+    const delayed = await startWsProxy({ allow, latencyMs: 40 });
+    const slow = createPool({ databaseUrl: inject("databaseUrl"), wsProxy: delayed.hostPort, webSocketConstructor: WebSocket, max: 1 });
+    try {
+      // A warm connection: the connect and the authentication are not what is measured.
+      await slow.query("SELECT 1");
+      delayed.resetCounters();
+      const started = performance.now();
+      await slow.query("SELECT 1");
+      // A lower bound only (both directions waited); how fast it is otherwise is a bench's business.
+      expect(performance.now() - started).toBeGreaterThanOrEqual(80);
+      expect(delayed.counters()).toEqual({ roundTrips: 1, connections: 0 });
+
+      // Three statements sent before any answer (one client, queued): still one round trip each,
+      // since the driver waits for each answer; a transaction of three is three.
+      delayed.resetCounters();
+      const client = await slow.connect();
+      try {
+        await client.query("BEGIN");
+        await client.query("SELECT 1");
+        await client.query("COMMIT");
+      } finally {
+        client.release();
+      }
+      expect(delayed.counters().roundTrips).toBe(3);
+    } finally {
+      await slow.end();
+      await delayed.close();
+    }
+  });
 });

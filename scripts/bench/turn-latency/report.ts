@@ -44,6 +44,8 @@ export interface Figures {
   timings: Record<string, Summary | undefined>;
   ratios: Record<string, Summary | undefined>;
   overheads: Record<string, Summary | undefined>;
+  /** Counted by the database proxy: independent of machine noise. */
+  roundTrips: Record<string, Summary | undefined>;
 }
 
 export function computeFigures(reps: RepRecord[]): Figures {
@@ -74,6 +76,11 @@ export function computeFigures(reps: RepRecord[]): Figures {
       "traced: model first byte → first part at client": col((r) => diff(r.service.firstPartMs, r.service.modelFirstByteMs)),
       "traced: model last byte → status waiting": col((r) => diff(r.service.turnMs, r.service.modelLastByteMs)),
     },
+    roundTrips: {
+      "POST /messages → response": col((r) => r.service.dbRoundTripsToAck),
+      "POST → status waiting (the whole turn)": col((r) => r.service.dbRoundTripsToWaiting),
+      "connections opened, POST → waiting": col((r) => r.service.dbConnections),
+    },
   };
 }
 
@@ -93,5 +100,7 @@ export function markdown(figures: Figures, heading: string): string {
   for (const [name, s] of Object.entries(figures.overheads)) row(name, s, ms);
   lines.push("| **timings, ms** | | | | | |");
   for (const [name, s] of Object.entries(figures.timings)) row(name, s, ms);
+  lines.push("| **database round trips (counted by the proxy)** | | | | | |");
+  for (const [name, s] of Object.entries(figures.roundTrips)) row(name, s, (v) => `${Math.round(v * 10) / 10}`);
   return lines.join("\n") + "\n";
 }

@@ -5,6 +5,7 @@
  * The first POST to a chat created empty lands at history_version = snapshot_version + 1 (its
  * transaction's new snapshot), and the first model call of that turn is generation_attempt 1.
  */
+import type { WsProxy } from "../../lib/ws-proxy";
 import type { ModelTap } from "./model-tap";
 import { openPartsSocket, type PartFrame, type PartsSocket } from "./parts-socket";
 import type { TurnEndWatcher } from "./turn-end";
@@ -33,6 +34,11 @@ export interface ServiceTurnTiming {
   /** Concatenated text of the text-delta frames. */
   partText: string | undefined;
   partProblems: string[];
+  /** Database round trips the proxy counted from the POST to its response, and to the turn's end. */
+  dbRoundTripsToAck: number | undefined;
+  dbRoundTripsToWaiting: number | undefined;
+  /** Database connections opened in the same window. */
+  dbConnections: number | undefined;
 }
 
 export interface ServiceTurnOptions {
@@ -45,6 +51,8 @@ export interface ServiceTurnOptions {
   turnEnd: TurnEndWatcher;
   tap: ModelTap | undefined;
   timeoutMs: number;
+  /** The stack's database proxy: its counters are reset at the POST and read at its response and the turn's end. */
+  db?: Pick<WsProxy, "counters" | "resetCounters">;
 }
 
 interface ChatWire {
@@ -72,11 +80,14 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
       await sleep(opts.selectSettleMs);
     }
 
+    opts.db?.resetCounters();
     const started = performance.now();
     await api("POST", `/api/v2/chats/${chat.id}/messages`, { content: [{ type: "text", text: opts.prompt }] }, 200);
     const acked = performance.now();
+    const atAck = opts.db?.counters();
 
     const { doneAt, pollRttMs } = await opts.turnEnd.waitForWaiting(chat.id, deadline);
+    const atWaiting = opts.db?.counters();
     // The status can commit while the last frames are still on their way (the relay lags under
     // load): collect until the socket has been quiet for a moment, so "last part" is the real last.
     if (socket) await quiet(socket, FRAMES_QUIET_MS, FRAMES_GRACE_MS);
@@ -103,6 +114,9 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
       partFrames: frames.length,
       partText: socket ? textFrames.map((f) => f.text ?? "").join("") : undefined,
       partProblems,
+      dbRoundTripsToAck: atAck?.roundTrips,
+      dbRoundTripsToWaiting: atWaiting?.roundTrips,
+      dbConnections: atWaiting?.connections,
     };
   } finally {
     socket?.close();
