@@ -9,7 +9,7 @@ import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { isAttributionKey } from "../auth/synthetic-key";
 import { parseToken, verifySecret } from "../auth/token";
-import { FULL_SCOPE, findApiKeyForAuth, touchApiKey } from "../db/accounts/api-keys";
+import { FULL_SCOPE, findApiKeyForAuth, touchApiKey, usageIsStale } from "../db/accounts/api-keys";
 import type { AppEnv, Caller } from "./app-env";
 import { ApiError } from "./errors";
 
@@ -42,7 +42,7 @@ export async function authenticate(c: Context<AppEnv>, token: string | undefined
   if (found.key.scope !== FULL_SCOPE || isAttributionKey(found.key)) throw unauthorized("The session token is invalid.");
   if (found.key.expiresAt.getTime() <= now.getTime()) throw unauthorized("The session token has expired.");
   if (found.userSuspended) throw unauthorized("The user is suspended.");
-  await touchApiKey(db, found.key.id, now);
+  if (usageIsStale(found.key, now)) await touchApiKey(db, found.key.id, now);
   return { userId: found.key.userId, siteRoles: found.siteRoles, apiKeyId: found.key.id };
 }
 

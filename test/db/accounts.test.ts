@@ -6,7 +6,7 @@ import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { verifyPassword } from "../../src/auth/password";
 import { hashSecret, parseToken } from "../../src/auth/token";
-import { createApiKey, getApiKey, touchApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
+import { createApiKey, getApiKey, touchApiKey, TOKEN_LOGIN_TYPE, usageIsStale } from "../../src/db/accounts/api-keys";
 import { AlreadyExistsError, FirstUserExistsError } from "../../src/db/accounts/errors";
 import { getMemberRole, organizationIdsOf } from "../../src/db/accounts/organizations";
 import { createFirstUser, createUser } from "../../src/db/accounts/users";
@@ -135,5 +135,12 @@ describe("users and keys", () => {
     expect((await getApiKey(own.db, key.id))?.lastUsedAt?.toISOString()).toBe(t1.toISOString());
     const [row] = await own.db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
     expect(row?.lastUsedAt?.toISOString()).toBe(t1.toISOString());
+  });
+
+  it("decides from the row just read whether use must be recorded, so most requests write nothing", () => {
+    const t0 = new Date("2030-01-01T00:00:00Z");
+    expect(usageIsStale({ lastUsedAt: null }, t0)).toBe(true);
+    expect(usageIsStale({ lastUsedAt: t0 }, new Date(t0.getTime() + 59_999))).toBe(false);
+    expect(usageIsStale({ lastUsedAt: t0 }, new Date(t0.getTime() + 60_000))).toBe(true);
   });
 });

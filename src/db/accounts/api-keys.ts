@@ -66,6 +66,15 @@ export async function findApiKeyForAuth(db: Database, id: string): Promise<ApiKe
   return row ?? null;
 }
 
+/**
+ * Whether `last_used_at`, as the key's row was just read, is old enough to record again: most
+ * requests then skip the UPDATE and its round trip. touchApiKey's own condition keeps racing
+ * requests to one write.
+ */
+export function usageIsStale(key: Pick<ApiKeyRow, "lastUsedAt">, now: Date): boolean {
+  return key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS;
+}
+
 /** Records use, unless it was already recorded within the last minute (then it writes nothing). */
 export async function touchApiKey(db: Database, id: string, now: Date): Promise<void> {
   const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
