@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { CrashChaos } from "./support/crash-chaos";
 import { type Deployment, deployment } from "./support/deployment";
+import { slowSummarizer } from "./support/slow-summarizer";
 
 const kills = Number(process.env.CRASH_KILLS ?? "4");
 const seed = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : Math.floor(Math.random() * 2 ** 31);
@@ -17,8 +18,10 @@ const keepGoing = process.env.CRASH_KEEP_GOING === "1";
 const budgetMs = Number(process.env.CRASH_BUDGET_S ?? String(60 + kills * 25)) * 1000;
 
 let d: Deployment | undefined;
+let summarizer: Awaited<ReturnType<typeof slowSummarizer>> | undefined;
 afterAll(async () => {
   await d?.close();
+  await summarizer?.close();
 });
 
 describe("crash chaos", () => {
@@ -27,6 +30,8 @@ describe("crash chaos", () => {
     expect(Number.isInteger(seed), "CRASH_SEED must be an integer").toBe(true);
     console.log(JSON.stringify({ event: "crash_start", seed, kills, from_round: fromRound }));
     d = await deployment("crash", { CHAT_ROOT_CONCURRENCY: "20", CHAT_STREAM_SYNC_POLL_MS: "2000" });
+    // Summaries take 0.6 s, so a kill can land while one is in flight.
+    summarizer = await slowSummarizer(d, 600);
     const chaos = await CrashChaos.start(d, (line) => console.log(JSON.stringify(line)));
     const figures = await chaos.run({ seed, kills, fromRound, keepGoing, deadlineAt: Date.now() + budgetMs }).catch((err: Error) => {
       const trouble = (d?.logOf("chaos") ?? "")
@@ -36,7 +41,7 @@ describe("crash chaos", () => {
         .join("\n");
       throw new Error(`${err.message}\nThe runtime's last warnings:\n${trouble}`);
     });
-    console.log(JSON.stringify({ event: "crash_figures", ...figures }));
+    console.log(JSON.stringify({ event: "crash_figures", ...figures, summary_calls: summarizer.requests() }));
     expect(figures.failures.map((f) => f.message).join("\n\n"), "failed rounds").toBe("");
     expect(figures.lost).toBe(0);
     expect(figures.duplicated).toBe(0);

@@ -68,6 +68,8 @@ export interface ChaosFigures {
   slowestConvergenceMs: number;
   slowestRestartMs: number;
   byKind: Record<string, number>;
+  /** Chats by where the kill caught them (mid-turn, mid-compaction, requires_action, interrupting, at rest; + request in flight). */
+  killPoints: Record<string, number>;
   /** Rounds that failed (only with `keepGoing`; otherwise the first failure throws). */
   failures: { round: number; message: string }[];
   seconds: number;
@@ -145,11 +147,17 @@ interface ChatCase {
   compactUnknown: boolean;
   /** The client tool call is pending until the test answers it. */
   toolPending: boolean;
+  /** Its operation's request is out, not yet answered. */
+  inFlight: boolean;
   watch: StreamWatch;
-  op?: { name: string; answer: Answer; sentAt: number };
+  op?: { name: string; answer: Answer; sentAt: number; ms: number };
 }
 
 interface RoundResult {
+  /** Each operation: its name, its answer's status ("none": never came) and how long it took. */
+  ops: string[];
+  /** Where the kill caught each chat, as the database held it then (the runtime dead, nothing moves). */
+  killPoints: string[];
   convergenceMs: number;
   restartMs: number;
   operations: number;
@@ -193,6 +201,7 @@ export class CrashChaos {
       slowestConvergenceMs: 0,
       slowestRestartMs: 0,
       byKind: {},
+      killPoints: {},
       failures: [],
       seconds: 0,
     };
@@ -229,6 +238,7 @@ export class CrashChaos {
       figures.slowestConvergenceMs = Math.max(figures.slowestConvergenceMs, result.convergenceMs);
       figures.slowestRestartMs = Math.max(figures.slowestRestartMs, result.restartMs);
       for (const k of plan.kinds) figures.byKind[k] = (figures.byKind[k] ?? 0) + 1;
+      for (const p of result.killPoints) figures.killPoints[p] = (figures.killPoints[p] ?? 0) + 1;
       this.#log({
         event: "crash_round",
         seed: opts.seed,
@@ -237,6 +247,8 @@ export class CrashChaos {
         of: opts.kills,
         kinds: plan.kinds,
         kill_at_ms: plan.killAtMs,
+        caught: result.killPoints,
+        ops: result.ops,
         restart_ms: result.restartMs,
         converged_ms: result.convergenceMs,
         operations: result.operations,
@@ -264,6 +276,10 @@ export class CrashChaos {
       const ops = cases.map((c, i) => this.#at(t0 + plan.opAtMs[i]!, () => this.#operate(c)));
       await this.#at(t0 + plan.killAtMs, async () => {});
       process.kill(-this.#dev.pid, "SIGKILL");
+      const inFlight = cases.map((c) => c.inFlight);
+      const killPoints = await Promise.all(
+        cases.map(async (c, i) => `${await this.#killPoint(c)}${inFlight[i] ? " + request in flight" : ""}`),
+      );
       await Promise.all(ops);
       await this.#dev.stop(); // reaps the killed group; nothing left to stop
 
@@ -300,6 +316,8 @@ export class CrashChaos {
         const answered = cases.filter((c) => c.op && typeof c.op.answer.status === "number").length;
         const sent = cases.filter((c) => c.op).length;
         return {
+          ops: cases.flatMap((c) => (c.op ? [`${c.op.name} ${c.op.answer.status} ${c.op.ms}ms`] : [])),
+          killPoints,
           convergenceMs,
           restartMs,
           // Each case's creation and its timed operation, plus the late tool results.
@@ -381,6 +399,7 @@ export class CrashChaos {
       compactAnswered: false,
       compactUnknown: false,
       toolPending: kind === "requires_action" || kind === "tool_results",
+      inFlight: false,
       watch: new StreamWatch(this.#dev.url, this.#d.token, id),
     };
     if (content !== null) {
@@ -418,14 +437,24 @@ export class CrashChaos {
 
   async #operate(c: ChatCase, afterRestart = false): Promise<void> {
     const sentAt = Date.now();
+    const later = c.kind === "send_after" || c.kind === "interrupt_after";
+    // A stream and a pending tool call have no operation: the kill lands on them as they are.
+    if (later !== afterRestart || c.kind === "stream" || c.kind === "requires_action") return;
+    c.inFlight = true;
+    try {
+      c.op = await this.#send(c, sentAt);
+    } finally {
+      c.inFlight = false;
+    }
+  }
+
+  async #send(c: ChatCase, sentAt: number): Promise<NonNullable<ChatCase["op"]>> {
     let name: string;
     let answer: Answer;
-    const later = c.kind === "send_after" || c.kind === "interrupt_after";
-    if (later !== afterRestart) return;
     switch (c.kind) {
       case "stream":
       case "requires_action":
-        return; // nothing: the kill lands on the stream, or on the pending call
+        throw new Error(`${c.kind} has no operation`); // the kill lands on the stream, or on the pending call
       case "send":
       case "queue":
       case "send_after": {
@@ -480,7 +509,7 @@ export class CrashChaos {
         else if (answer.status === "none" || answer.status >= 500) c.compactUnknown = true;
         break;
     }
-    c.op = { name, answer, sentAt };
+    return { name, answer, sentAt, ms: Date.now() - sentAt };
   }
 
   async #submitToolResults(c: ChatCase): Promise<Answer> {
@@ -690,6 +719,14 @@ export class CrashChaos {
     );
     if (!rows[0]) throw new Error(`chat ${id} is gone`);
     return rows[0];
+  }
+
+  /** The chat's state as the kill left it. */
+  async #killPoint(c: ChatCase): Promise<string> {
+    const row = await this.#chatRow(c.id);
+    if (row.compaction_requested_at !== null) return "mid-compaction";
+    if (row.status === "running") return row.worker_id === null ? "running, unowned" : "mid-turn";
+    return row.status === "waiting" ? "at rest" : row.status;
   }
 
   async #status(id: string): Promise<string> {
