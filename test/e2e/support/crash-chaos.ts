@@ -493,9 +493,10 @@ export class CrashChaos {
       case "interrupt":
       case "interrupt_after":
         name = "interrupt";
-        // Whatever the answer, the answer may be cut short: the check accepts a prefix.
-        c.interrupted = true;
         answer = await this.#request("POST", `/chats/${c.id}/interrupt`);
+        // Accepted, or no answer (it may have landed): the last answer may be cut short. Refused
+        // (409: the turn was over): the answer must be whole.
+        c.interrupted = answer.status === "none" || answer.status < 300 || answer.status >= 500;
         break;
       case "tool_results":
         name = "tool results";
