@@ -3,7 +3,8 @@
  * on the same address and Durable Object storage, and check nothing was lost or doubled".
  *
  * A round gives three fresh chats one operation each (a stream, a send, a queued send, an edit, an
- * interrupt, a pending client tool call, tool results, a manual compaction), each with a stream
+ * interrupt, a pending client tool call, tool results, a manual compaction, a send or an interrupt
+ * right after the restart), each with a stream
  * client watching. The operations are timed around a kill instant drawn from the round's seed, so
  * the kill lands mid-stream, with a request in flight, just after one was answered, or at rest.
  * After the restart the test stands in for the Cron Trigger (a sweep every 0.5 s: wrangler dev
