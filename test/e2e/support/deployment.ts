@@ -25,8 +25,11 @@ export const STALE_THRESHOLD_MS = 3_000;
 export interface Deployment {
   own: OwnDatabase;
   token: string;
-  /** `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default. */
-  start(opts?: { state?: string; wsProxy?: string }): Promise<WranglerDev>;
+  /**
+   * `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default.
+   * `port`: listen there (a restart on the same address, so clients reconnect to it); a free one by default.
+   */
+  start(opts?: { state?: string; wsProxy?: string; port?: number }): Promise<WranglerDev>;
   /** What the runtime started with this `state` logged so far (for a failure's message). */
   logOf(state?: string): string;
   /** Stops every runtime, drops the database, removes the folder. */
@@ -73,8 +76,9 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
   return {
     own,
     token,
-    start: async ({ state = "state", wsProxy = inject("wsProxy") } = {}) => {
+    start: async ({ state = "state", wsProxy = inject("wsProxy"), port } = {}) => {
       const dev = await startWranglerDev({
+        ...(port === undefined ? {} : { port }),
         vars: {
           DATABASE_URL: own.url,
           NEON_WS_PROXY: wsProxy,
