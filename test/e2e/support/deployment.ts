@@ -25,8 +25,11 @@ export const STALE_THRESHOLD_MS = 3_000;
 export interface Deployment {
   own: OwnDatabase;
   token: string;
-  /** `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default. */
-  start(opts?: { state?: string; wsProxy?: string }): Promise<WranglerDev>;
+  /**
+   * `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default;
+   * `define`: build-time constants (R3 compiles its fault injector in with one).
+   */
+  start(opts?: { state?: string; wsProxy?: string; define?: Record<string, string> }): Promise<WranglerDev>;
   /** What the runtime started with this `state` logged so far (for a failure's message). */
   logOf(state?: string): string;
   /** Stops every runtime, drops the database, removes the folder. */
@@ -73,7 +76,7 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
   return {
     own,
     token,
-    start: async ({ state = "state", wsProxy = inject("wsProxy") } = {}) => {
+    start: async ({ state = "state", wsProxy = inject("wsProxy"), define } = {}) => {
       const dev = await startWranglerDev({
         vars: {
           DATABASE_URL: own.url,
@@ -86,6 +89,7 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
         snapshotAssets: true,
         logFile: join(workdir, `${state}.log`),
         testScheduled: true,
+        ...(define ? { define } : {}),
       });
       cleanups.push(dev.stop);
       return dev;
