@@ -36,7 +36,8 @@ export interface Deployment {
   close(): Promise<void>;
 }
 
-export async function deployment(prefix: string, vars: Record<string, string>): Promise<Deployment> {
+/** `serverUrl`: a Postgres server of the test's own to create the database on (the shared one by default). */
+export async function deployment(prefix: string, vars: Record<string, string>, opts: { serverUrl?: string } = {}): Promise<Deployment> {
   const workdir = mkdtempSync(join(tmpdir(), `chatd-${prefix}-`));
   // CHATD_KEEP_DEPLOYMENTS=1 keeps the folder (the runtimes' logs) for a look after a failure.
   const cleanups: (() => Promise<void>)[] = [
@@ -45,7 +46,7 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
       else rmSync(workdir, { recursive: true, force: true });
     },
   ];
-  const own = await createOwnDatabase(prefix);
+  const own = await createOwnDatabase(prefix, opts.serverUrl);
   cleanups.push(own.drop);
   const [org] = await own.db
     .insert(organizations)
