@@ -85,6 +85,9 @@ class Client {
         resumeCursors(this.state).last_part_seq,
       );
     ws.on("message", (data) => {
+      // Frames still in flight on a socket this client closed to reconnect belong to no socket's
+      // checks (the new socket's resume may legitimately re-send what they carry).
+      if (this.ws !== ws) return;
       const frame = JSON.parse(String(data)) as unknown;
       if (!Array.isArray(frame)) {
         this.problems.push(`a non-array frame: ${String(data)}`);
