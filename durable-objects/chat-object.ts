@@ -25,6 +25,7 @@ import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "..
 import { type UpdateChatCommand, updateChatCommand } from "../src/chat-commands/update-chat";
 import { AlarmClock } from "../src/chat-object/alarm-clock";
 import { ObjectNotifier } from "../src/chat-object/object-notifier";
+import { notificationFaults } from "../src/chat-object/notification-faults";
 import { type ChatCommandName, isChatCommand } from "../src/chat-object/commands";
 import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../src/chat-object/headers";
 import { PartsSession } from "../src/chat-object/parts-socket";
@@ -114,6 +115,12 @@ export class ChatObject extends DurableObject<Env> {
     watch: (ids) => this.#childWaiters.watch(ids),
   };
 
+  /** R3's notification faults: test builds only, compiled out of a deployment (src/chat-object/notification-faults.ts). */
+  readonly #faults =
+    typeof __CHATD_NOTIFICATION_FAULTS__ !== "undefined" && __CHATD_NOTIFICATION_FAULTS__
+      ? notificationFaults(this.env, (work) => this.ctx.waitUntil(work))
+      : undefined;
+
   /** The pool lives as long as the object: warm connections make transitions fast. */
   protected pool(): Pool {
     if (!this.#pool) {
@@ -137,11 +144,12 @@ export class ChatObject extends DurableObject<Env> {
     if (!this.#context) {
       const config = configFromEnv(this.env);
       const pool = this.pool();
-      const notifier = new ObjectNotifier(
+      const objectNotifier = new ObjectNotifier(
         () => this.#chatId,
         { chatUpdated: (p) => this.chatUpdated(p), ownershipHint: (h) => this.ownershipHint(h) },
         { notify: (id, p) => this.forward(id, (stub) => stub.notify(p)), wake: (id, h) => this.forward(id, (stub) => stub.wake(h)) },
       );
+      const notifier = this.#faults ? this.#faults.notifier(objectNotifier) : objectNotifier;
       const store = new ChatStore(pool, {
         notifier,
         staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
@@ -302,7 +310,12 @@ export class ChatObject extends DurableObject<Env> {
         limit: 5,
         staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
       });
-      for (const id of ids) if (id !== this.#chatId) this.forward(id, (stub) => stub.wake({ chat_id: id, snapshot_version: 0 }));
+      for (const id of ids) {
+        if (id === this.#chatId) continue;
+        const wake = () => this.forward(id, (stub) => stub.wake({ chat_id: id, snapshot_version: 0 }));
+        if (this.#faults) this.#faults.send("wake", id, 0, wake);
+        else wake();
+      }
     } catch (err) {
       logger.warn("wake_waiting_failed", { error: errorText(err) });
     }

@@ -50,6 +50,8 @@ export interface LocalPostgresOptions {
   database: string;
   /** Passed through from the environment; when set nothing is started. */
   databaseUrl?: string | undefined;
+  /** A fixed port (a restart on the same port, as R6 does); a free one by default. */
+  port?: number;
 }
 
 export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<LocalPostgres> {
@@ -65,7 +67,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
   if (isRoot) handToPostgresUser(opts.dataDir);
   await stopLeftoverServer(opts.dataDir);
 
-  const port = await freePort();
+  const port = opts.port ?? (await freePort());
   const server = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port,

@@ -34,6 +34,8 @@ export interface WranglerDevOptions {
    * must not watch the folder another project's setup (or `npm run dev`) is rebuilding.
    */
   snapshotAssets?: boolean;
+  /** Build-time constants over wrangler.toml's [define] (`--define KEY:VALUE`; the fault suites). */
+  define?: Record<string, string>;
 }
 
 export async function startWranglerDev(opts: WranglerDevOptions): Promise<WranglerDev> {
@@ -57,6 +59,7 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
     ...(opts.testScheduled ? ["--test-scheduled"] : []),
     ...(assets ? ["--assets", assets] : []),
     ...Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
+    ...Object.entries(opts.define ?? {}).flatMap(([key, value]) => ["--define", `${key}:${value}`]),
   ];
   const child: ChildProcess = spawn(process.execPath, args, {
     cwd: ROOT_DIR,

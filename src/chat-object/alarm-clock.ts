@@ -62,12 +62,21 @@ export class AlarmClock {
     return next;
   }
 
-  /** A deadline may have moved earlier: arm the alarm for the earliest one unless it already is. */
+  /**
+   * A deadline may have moved earlier: arm the alarm for the earliest one unless it already is.
+   * Never for a past or present instant: an alarm set from inside the alarm handler for a time
+   * not after now is dropped by local workerd when the handler returns (production fires it late;
+   * workerd issue 6866), and the clock, believing itself armed, would never set one again: no
+   * heartbeat, no sync poll, a chat owned by a runner that never ticks. One millisecond ahead is
+   * the same deadline, and always a new alarm.
+   */
   arm(): void {
     const next = this.next();
-    if (next === null || (this.#armedAt !== null && this.#armedAt <= next)) return;
-    this.#armedAt = next;
-    this.options.setAlarm(next);
+    if (next === null) return;
+    const at = Math.max(next, this.options.now() + 1);
+    if (this.#armedAt !== null && this.#armedAt <= at) return;
+    this.#armedAt = at;
+    this.options.setAlarm(at);
   }
 
   /**

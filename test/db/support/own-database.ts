@@ -16,8 +16,9 @@ export interface OwnDatabase {
   drop(): Promise<void>;
 }
 
-export async function createOwnDatabase(prefix: string): Promise<OwnDatabase> {
-  const shared = new URL(inject("databaseUrl"));
+/** On the shared test server, or on the server `serverUrl` names (R6's restart has one of its own). */
+export async function createOwnDatabase(prefix: string, serverUrl: string = inject("databaseUrl")): Promise<OwnDatabase> {
+  const shared = new URL(serverUrl);
   const name = `${prefix}_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const admin = new pg.Client({ connectionString: shared.toString() });
   await admin.connect();

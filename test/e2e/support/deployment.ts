@@ -28,15 +28,17 @@ export interface Deployment {
   /**
    * `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default.
    * `port`: listen there (a restart on the same address, so clients reconnect to it); a free one by default.
+   * `define`: build-time constants (R3 compiles its fault injector in with one).
    */
-  start(opts?: { state?: string; wsProxy?: string; port?: number }): Promise<WranglerDev>;
+  start(opts?: { state?: string; wsProxy?: string; port?: number; define?: Record<string, string> }): Promise<WranglerDev>;
   /** What the runtime started with this `state` logged so far (for a failure's message). */
   logOf(state?: string): string;
   /** Stops every runtime, drops the database, removes the folder. */
   close(): Promise<void>;
 }
 
-export async function deployment(prefix: string, vars: Record<string, string>): Promise<Deployment> {
+/** `serverUrl`: a Postgres server of the test's own to create the database on (the shared one by default). */
+export async function deployment(prefix: string, vars: Record<string, string>, opts: { serverUrl?: string } = {}): Promise<Deployment> {
   const workdir = mkdtempSync(join(tmpdir(), `chatd-${prefix}-`));
   // CHATD_KEEP_DEPLOYMENTS=1 keeps the folder (the runtimes' logs) for a look after a failure.
   const cleanups: (() => Promise<void>)[] = [
@@ -45,7 +47,7 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
       else rmSync(workdir, { recursive: true, force: true });
     },
   ];
-  const own = await createOwnDatabase(prefix);
+  const own = await createOwnDatabase(prefix, opts.serverUrl);
   cleanups.push(own.drop);
   const [org] = await own.db
     .insert(organizations)
@@ -76,7 +78,7 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
   return {
     own,
     token,
-    start: async ({ state = "state", wsProxy = inject("wsProxy"), port } = {}) => {
+    start: async ({ state = "state", wsProxy = inject("wsProxy"), port, define } = {}) => {
       const dev = await startWranglerDev({
         ...(port === undefined ? {} : { port }),
         vars: {
@@ -90,6 +92,7 @@ export async function deployment(prefix: string, vars: Record<string, string>): 
         snapshotAssets: true,
         logFile: join(workdir, `${state}.log`),
         testScheduled: true,
+        ...(define ? { define } : {}),
       });
       cleanups.push(dev.stop);
       return dev;

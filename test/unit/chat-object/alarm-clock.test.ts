@@ -87,4 +87,20 @@ describe("AlarmClock", () => {
     advance(50);
     expect(await settled(slept)).toBe("resolved");
   });
+
+  it("arms a deadline that is already due one millisecond ahead, never at the instant the handler runs", () => {
+    let poll: number | null = 1_000;
+    const { clock, alarms, advance } = setup([() => poll]);
+    clock.arm();
+    expect(alarms).toEqual([1_001]);
+    advance(1); // the handler starts at 1_001; the poll is still due while it runs
+    clock.arm(); // something mid-handler (the part buffer) re-arms before the poll moves on
+    expect(alarms).toEqual([1_001, 1_002]);
+    poll = 2_001;
+    clock.arm(); // the handler ends: the alarm at 1_002 is set, and fires before the poll's
+    expect(alarms).toEqual([1_001, 1_002]);
+    advance(1);
+    clock.arm();
+    expect(alarms).toEqual([1_001, 1_002, 2_001]);
+  });
 });
