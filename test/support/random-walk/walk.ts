@@ -339,6 +339,10 @@ class ChatCall implements WalkCommand {
     } else {
       if (res.status >= 300)
         throw new Error(`${step}: the model accepts it (lands ${next.state}); the API answered ${res.status} ${JSON.stringify(res.body)}`);
+      // A send to an idle chat goes into history; to any other it is queued (its head may run at once).
+      const queued = !(c.state === "W" || c.state === "E0");
+      if (d.kind === "send" && res.body.queued !== queued)
+        throw new Error(`${step}: the answer says queued: ${res.body.queued}; the model says ${queued}`);
       Object.assign(c, next);
     }
     await settle(r, c, step);
