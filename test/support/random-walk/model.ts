@@ -32,6 +32,8 @@ export interface Row {
   modelOnly: boolean;
   /** For user rows: how the fake model answers when this is the message being answered. */
   reply?: Reply;
+  /** A row that may or may not be there (a race the walk cannot order); the walk keeps what the API shows. */
+  optional?: boolean;
 }
 
 export interface Queued {
@@ -341,6 +343,14 @@ export function apply(c: ChatModel, call: Call): Rejection | null {
       }
       // A plain PATCH keeps the spec's 409; with interrupt a running chat with a queue is refused.
       if (!call.interrupt || c.queue.length > 0) return NO;
+      if (s === "A0") {
+        // The pending call is cancelled (A0 -> R0) and the chat interrupted again while it still
+        // runs (the command polls every 100 ms): the answer to the cancellation may have landed
+        // first, whole or in part, or not at all.
+        c.rows.push(cancelledCall(), { ...assistantText("…"), optional: true });
+        c.state = "XW";
+        return null;
+      }
       apply(c, { kind: "interrupt" });
       if (c.state !== "W" && c.state !== "E0" && c.state !== "E1") throw new Error(`model: interrupt left ${c.state}`);
       c.state = `X${c.state}` as State;

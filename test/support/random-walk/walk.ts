@@ -20,6 +20,7 @@ import {
   type Reply,
   REPLIES,
   type Rejection,
+  type Row,
   statusOf,
   visibleRows,
   type WalkModel,
@@ -90,6 +91,23 @@ async function http(r: WalkReal, user: number, method: string, path: string, bod
 
 const text = (t: string) => [{ type: "text", text: t }];
 
+/**
+ * Whether the chat's rows are the same before and after a call that must write nothing. A hanging
+ * turn's own worker may record a generation attempt or a retry meanwhile (its model call times out
+ * after 60 s idle and is retried): that record alone, on a running chat, is not the call's write.
+ */
+function unchanged(before: string, after: string, running: boolean): boolean {
+  if (before === after) return true;
+  if (!running) return false;
+  const a = JSON.parse(before) as { chat: Record<string, unknown> };
+  const b = JSON.parse(after) as { chat: Record<string, unknown> };
+  const attempt = a.chat.generation_attempt !== b.chat.generation_attempt || a.chat.retry_state_version !== b.chat.retry_state_version;
+  if (!attempt) return false;
+  for (const row of [a.chat, b.chat])
+    for (const k of ["generation_attempt", "retry_state", "retry_state_version", "snapshot_version", "updated_at"]) delete row[k];
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
 /** The chat's rows as stored (not its lease heartbeats, which a running chat renews), as one text. */
 async function rowsOf(r: WalkReal, chatId: string): Promise<string> {
   const { rows } = await r.pool.query<{ s: string }>(
@@ -145,11 +163,29 @@ function differences(c: ChatModel, o: Observed): string[] {
   const queue = o.seen.queue.map((q) => q.content.map((p) => p.text ?? "").join(""));
   const modelQueue = c.queue.map((q) => q.text);
   if (JSON.stringify(queue) !== JSON.stringify(modelQueue)) out.push(`queue ${JSON.stringify(queue)}, model ${JSON.stringify(modelQueue)}`);
+  // A hanging turn is quiescent only once its model call started (RecordGenerationAttempt):
+  // before that, the worker is still about to write.
+  if ((c.state === "R0" || c.state === "R1") && Number(o.chat.generation_attempt) < 1)
+    out.push(`generation_attempt ${o.chat.generation_attempt}: the hanging turn's model call has not started`);
   const real = o.seen.messages.map((m) => `${m.role} ${labelOf(m)}`);
-  const model = visibleRows(c).map((row) => `${row.role} ${row.label}`);
-  const same = real.length === model.length && real.every((line, i) => labelMatches(model[i]!, line));
-  if (!same) out.push(`history\n      api:   ${JSON.stringify(real)}\n      model: ${JSON.stringify(model)}`);
+  const line = (row: Row) => `${row.role} ${row.label}`;
+  const withOptional = visibleRows(c).map(line);
+  const without = visibleRows(c)
+    .filter((row) => !row.optional)
+    .map(line);
+  const same = (model: string[]) => real.length === model.length && real.every((l, i) => labelMatches(model[i]!, l));
+  if (!same(withOptional) && !same(without))
+    out.push(
+      `history\n      api:   ${JSON.stringify(real)}\n      model: ${JSON.stringify(withOptional)}${withOptional.length > without.length ? " (a row marked optional may be missing)" : ""}`,
+    );
   return out;
+}
+
+/** The API showed whether each optional row is there: the model keeps that from now on. */
+function resolveOptional(c: ChatModel, o: Observed): void {
+  if (!c.rows.some((row) => row.optional)) return;
+  const present = o.seen.messages.length === visibleRows(c).length;
+  c.rows = c.rows.filter((row) => present || !row.optional).map(({ optional: _, ...row }) => row);
 }
 
 function checkVersions(r: WalkReal, c: ChatModel, chat: ApiChat): void {
@@ -176,6 +212,7 @@ async function settle(r: WalkReal, c: ChatModel, step: string): Promise<void> {
     diff = differences(c, o);
   }
   r.seen.set(c.id, o.seen);
+  if (diff.length === 0) resolveOptional(c, o);
   if (diff.length > 0)
     throw new Error(
       `after ${step}: chat ${c.key} (${c.id}) awaited ${r.settleMs} ms for the model's ${c.state}; the API shows:\n    ${diff.join("\n    ")}\n    chat: ${JSON.stringify(pickFields(o.chat))}`,
@@ -334,7 +371,7 @@ class ChatCall implements WalkCommand {
     if (rejection) {
       expectRejection(step, rejection, res);
       const after = await rowsOf(r, c.id);
-      if (after !== before)
+      if (!unchanged(before, after, c.state === "R0" || c.state === "R1"))
         throw new Error(`${step}: rejected with ${res.status} but the chat's rows changed:\n  before ${before}\n  after  ${after}`);
     } else {
       if (res.status >= 300)
@@ -382,7 +419,8 @@ class ForeignCall implements WalkCommand {
     const step = `${this} on chat ${c.key} (owner ${c.owner}) as user ${intruder}`;
     count(r, `foreign ${this.what} -> 404`);
     expectRejection(step, { status: 404, code: "not_found" }, res);
-    if ((await rowsOf(r, c.id)) !== before) throw new Error(`${step}: answered 404 but the chat's rows changed`);
+    if (!unchanged(before, await rowsOf(r, c.id), c.state === "R0" || c.state === "R1"))
+      throw new Error(`${step}: answered 404 but the chat's rows changed`);
     await settle(r, c, step);
   }
   toString = () => `foreign ${this.what} (chat #${this.pick})`;
