@@ -2,12 +2,13 @@
  * R1, model-based random walk: fast-check draws sequences of public calls (create, send with queue
  * or interrupt, edit, delete and promote queued, interrupt, tool results, compact, clear, archive
  * with and without interrupt, unarchive, reconcile, another user's calls) and the fake model's
- * reply to each message (echo, a retried 503, a client tool call, a 400, a hang); after every step
- * the chat must match the reference model (test/support/random-walk/model.ts). A failure shrinks
- * to a minimal sequence and prints its seed and path for WALK_SEED=... WALK_PATH=... to replay.
+ * reply to each message (echo, a client tool call, a 400, a hang; a retried 503 with WALK_REPLIES);
+ * after every step the chat must match the reference model (test/support/random-walk/model.ts).
+ * A failure shrinks to a minimal sequence and prints its seed and path for WALK_SEED=...
+ * WALK_PATH=... to replay.
  *
- * `npm test` runs one seeded slice (5 chats, 2 users, up to 150 commands: 111 steps for seed 1); `npm run reliability:walk`
- * the long run (50 chats, 3 users). Over real HTTP against a `wrangler dev` with the chat worker on
+ * `npm test` runs one seeded slice (5 chats, 2 users, up to 150 commands: 111 steps for seed 1);
+ * `npm run reliability:walk` the long run (50 chats, 3 users). Over real HTTP against a `wrangler dev` with the chat worker on
  * and a database of its own, not SELF.fetch (see hostile-input.test.ts for why).
  */
 import fc from "fast-check";
