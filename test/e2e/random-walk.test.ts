@@ -2,7 +2,7 @@
  * R1, model-based random walk: fast-check draws sequences of public calls (create, send with queue
  * or interrupt, edit, delete and promote queued, interrupt, tool results, compact, clear, archive
  * with and without interrupt, unarchive, reconcile, another user's calls) and the fake model's
- * reply to each message (echo, a client tool call, a 400, a hang; a retried 503 with WALK_REPLIES);
+ * reply to each message (echo, a retried 503, a client tool call, a 400, a hang);
  * after every step the chat must match the reference model (test/support/random-walk/model.ts).
  * A failure shrinks to a minimal sequence and prints its seed and path for WALK_SEED=...
  * WALK_PATH=... to replay.
@@ -34,11 +34,10 @@ const USERS = num("WALK_USERS", 2);
 const PATH = process.env.WALK_PATH || undefined;
 const REPLAY_PATH = process.env.WALK_REPLAY_PATH || undefined;
 /**
- * The fake model's replies a message may draw. `flaky` (one retryable 503, then the answer) is left
- * out by default: a retry's backoff can sleep forever when the chat object's alarm is lost
- * (docs/reliability.md, R1); WALK_REPLIES=echo,flaky,hang,tool,fail puts it back.
+ * The fake model's replies a message may draw (WALK_REPLIES narrows them). `flaky` (one retryable
+ * 503, then the answer) found the lost alarm (docs/reliability.md, R1), fixed in AlarmClock.
  */
-const REPLIES_DRAWN = (process.env.WALK_REPLIES || "echo,hang,tool,fail").split(",").map((r) => {
+const REPLIES_DRAWN = (process.env.WALK_REPLIES || "echo,flaky,hang,tool,fail").split(",").map((r) => {
   if (!(REPLIES as readonly string[]).includes(r)) throw new Error(`WALK_REPLIES: unknown reply ${r} (one of ${REPLIES.join(", ")})`);
   return r as Reply;
 });
