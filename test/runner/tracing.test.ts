@@ -6,7 +6,9 @@
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+import { STAGE_NAMES } from "../../src/observability/stage-tracer";
 
+/** A span as the receiver answers it (scripts/lib/otlp-receiver.ts ReceivedSpan; a Node module, so not imported here). */
 interface Span {
   traceId: string;
   spanId: string;
@@ -47,6 +49,18 @@ async function start(u: TestUser, text: string, extra: Record<string, unknown> =
 const send = async (u: TestUser, id: string, text: string, busy: "queue" | "interrupt" = "queue") =>
   expectJson(await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text }], busy_behavior: busy } }), 200);
 
+/** The turn's model call has started (its first generation attempt was recorded). */
+async function modelCalled(u: TestUser, id: string): Promise<void> {
+  const attempt = async () =>
+    (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt;
+  await expect.poll(attempt, { timeout: 20_000, message: "waiting for the first model call" }).toBeGreaterThan(0);
+}
+
+/** The receiver's spans of one chat's standalone roots (chat_turn, queue_wait, the title). */
+async function chatSpans(id: string): Promise<Span[]> {
+  return (await (await fetch(`${receiver()}/spans?chat_id=${id}`)).json()) as Span[];
+}
+
 /** The chat's turns over the API, once `count` have been emitted. */
 async function turnsOf(u: TestUser, id: string, count: number): Promise<Turn[]> {
   let turns: Turn[] = [];
@@ -78,21 +92,8 @@ async function traceOf(traceId: string): Promise<Span[]> {
 }
 
 const names = (spans: readonly Span[]) => new Set(spans.map((s) => s.name));
-const ALLOWED = new Set([
-  "chat_turn",
-  "acquisition",
-  "generation_step",
-  "prepare",
-  "mcp_connect",
-  "provider_attempt",
-  "stream",
-  "time_to_first_token",
-  "retry_backoff",
-  "tool_call",
-  "commit",
-  "compaction",
-  "thinking",
-]);
+/** Every stage a turn's trace may hold: all but queue_wait, which is a root of its own. */
+const ALLOWED = new Set<string>(STAGE_NAMES.filter((name) => name !== "queue_wait"));
 
 function rootOf(spans: readonly Span[]): Span {
   const roots = spans.filter((s) => s.name === "chat_turn");
@@ -169,12 +170,7 @@ describe("turn spans", () => {
   it("an interrupted turn: outcome interrupted, status unset", async () => {
     const u = await userWithModel();
     const id = await start(u, "/hang");
-    await expect
-      .poll(
-        async () =>
-          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
-      )
-      .toBeGreaterThan(0);
+    await modelCalled(u, id);
     await expectJson(await api(`/chats/${id}/interrupt`, { method: "POST", token: u.token }), 200);
     await until(u, id, "waiting");
     const [turn] = await turnsOf(u, id, 1);
@@ -216,12 +212,7 @@ describe("turn spans", () => {
   it("an edit mid-turn: the edited turn is abandoned, the new prompt's turn completes", async () => {
     const u = await userWithModel();
     const id = await start(u, "/hang");
-    await expect
-      .poll(
-        async () =>
-          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
-      )
-      .toBeGreaterThan(0);
+    await modelCalled(u, id);
     const [prompt] = (await expectJson<{ messages: { id: string }[] }>(await api(`/chats/${id}/messages`, { token: u.token }), 200))
       .messages;
     const edit = { content: [{ type: "text", text: `edited ${nonce()}` }] };
@@ -236,12 +227,7 @@ describe("turn spans", () => {
   it("a queued prompt: its queue_wait is recorded when it is promoted, and it runs as its own turn", async () => {
     const u = await userWithModel();
     const id = await start(u, `/slow 300 one two three ${nonce()}`);
-    await expect
-      .poll(
-        async () =>
-          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
-      )
-      .toBeGreaterThan(0);
+    await modelCalled(u, id);
     const queuedAt = Date.now();
     await send(u, id, `next ${nonce()}`);
     await expect.poll(async () => (await turnsOf(u, id, 2)).map((t) => t.outcome)).toEqual(["completed", "completed"]);
@@ -249,7 +235,7 @@ describe("turn spans", () => {
     let waits: Span[] = [];
     await expect
       .poll(async () => {
-        waits = ((await (await fetch(`${receiver()}/spans?chat_id=${id}`)).json()) as Span[]).filter((s) => s.name === "queue_wait");
+        waits = (await chatSpans(id)).filter((s) => s.name === "queue_wait");
         return waits.length;
       })
       .toBe(1);
@@ -261,12 +247,7 @@ describe("turn spans", () => {
   it("an error turn ends in error; a message sent to the errored chat promotes its queue head with a queue_wait", async () => {
     const u = await userWithModel();
     const id = await start(u, `/error 500 ${nonce()}`);
-    await expect
-      .poll(
-        async () =>
-          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
-      )
-      .toBeGreaterThan(0);
+    await modelCalled(u, id);
     const queuedAt = Date.now();
     await send(u, id, `queued while failing ${nonce()}`);
     await until(u, id, "error");
@@ -285,7 +266,7 @@ describe("turn spans", () => {
     await expect
       .poll(
         async () => {
-          waits = ((await (await fetch(`${receiver()}/spans?chat_id=${id}`)).json()) as Span[]).filter((s) => s.name === "queue_wait");
+          waits = (await chatSpans(id)).filter((s) => s.name === "queue_wait");
           return waits.length;
         },
         { timeout: 30_000 },
@@ -310,7 +291,7 @@ describe("turn spans", () => {
     await expect
       .poll(
         async () => {
-          const spans = (await (await fetch(`${receiver()}/spans?chat_id=${id}`)).json()) as Span[];
+          const spans = await chatSpans(id);
           title = spans.find((s) => s.name === "stream" && s.attributes.purpose === "title");
           return title !== undefined;
         },
