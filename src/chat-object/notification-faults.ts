@@ -14,6 +14,7 @@
  * snapshot_version, how many times this object sent that identity), not from a shared stream, so
  * the same seed and workload give each notification the same fate however the objects interleave.
  */
+import { seededRandom } from "../seeded-random";
 import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../db/notifier";
 import { errorText, logger } from "../log";
 
@@ -76,14 +77,7 @@ export function parseFaultPlan(text: string): NotificationFaultPlan {
 export function draws(seed: number, key: string): () => number {
   let h = 0x811c9dc5 ^ (seed >>> 0);
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  let a = h >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  return seededRandom(h);
 }
 
 interface Held {

@@ -5,6 +5,7 @@
  * one, a body that is not JSON or is too large or too deep, a broken path, query or header. So
  * every answer must be a 4xx, and nothing may be written. Pure: the same seed gives the same list.
  */
+import { seededRandom } from "../../src/seeded-random";
 
 export interface Target {
   chatId: string;
@@ -123,17 +124,8 @@ const PATHS: ((t: Target, bad: string) => string)[] = [
   (_, bad) => `/chats/${bad}/stream`,
 ];
 
-/** mulberry32: small, fast, good enough to drive a fuzzer, and the same everywhere. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator every seeded suite uses (src/seeded-random.ts). */
+export const rng = seededRandom;
 
 type Rand = () => number;
 const pick = <T>(r: Rand, items: readonly T[]): T => items[Math.floor(r() * items.length)] as T;

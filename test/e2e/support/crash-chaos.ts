@@ -18,6 +18,7 @@
  *    (same ids once each, same revisions and content, same status), with no part gap.
  * Each round's plan comes from (seed, round) alone, so `CRASH_SEED` and `CRASH_FROM_ROUND` replay it.
  */
+import { seededRandom } from "../../../src/seeded-random";
 import type { WranglerDev } from "../../../scripts/lib/wrangler-dev";
 import { TOOL_RESULT_PREFIX } from "../../../scripts/fake-model/script";
 import { type Deployment, STALE_THRESHOLD_MS, words } from "./deployment";
@@ -87,17 +88,8 @@ class RoundFailure extends Error {
   }
 }
 
-/** mulberry32: small, seedable, good enough to pick timings. */
-export function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The seeded generator every seeded suite uses (src/seeded-random.ts). */
+export const rng = seededRandom;
 
 interface Plan {
   kinds: Kind[];
