@@ -4,41 +4,6 @@
  * streaming, every connection killed three times, then the database unreachable for 3 s. Prints a
  * line per round and a summary; exits non-zero if any round failed.
  */
-import { spawnSync } from "node:child_process";
+import { runTestRounds } from "./test-rounds";
 
-const rounds = Number(process.env.DB_FAULTS_ROUNDS ?? "10");
-if (!Number.isInteger(rounds) || rounds < 1) {
-  console.error("DB_FAULTS_ROUNDS must be a whole number >= 1");
-  process.exit(2);
-}
-const failed: number[] = [];
-const started = Date.now();
-for (let round = 1; round <= rounds; round++) {
-  const run = spawnSync("npx", ["vitest", "run", "--project", "e2e", "test/e2e/database-faults.test.ts"], {
-    encoding: "utf8",
-    env: process.env,
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  const figures = /\{"event":"database_faults"[^\n]*\}/.exec(run.stdout)?.[0];
-  if (run.status !== 0) {
-    failed.push(round);
-    process.stdout.write(
-      run.stdout
-        .split("\n")
-        .filter((l) => !l.startsWith('{"'))
-        .join("\n"),
-    );
-    process.stdout.write(run.stderr);
-  }
-  console.log(
-    JSON.stringify({
-      event: "database_faults_round",
-      round,
-      of: rounds,
-      passed: run.status === 0,
-      ...(figures ? { figures: JSON.parse(figures) } : {}),
-    }),
-  );
-}
-console.log(JSON.stringify({ event: "database_faults_done", rounds, failed, seconds: Math.round((Date.now() - started) / 1000) }));
-process.exit(failed.length === 0 ? 0 : 1);
+runTestRounds({ file: "test/e2e/database-faults.test.ts", event: "database_faults", roundsVar: "DB_FAULTS_ROUNDS", defaultRounds: 10 });
