@@ -15,6 +15,21 @@ const STACK = "./test/support/stack-setup.ts";
 // `client` project builds it (test/support/client-setup.ts), the other projects only need it to exist.
 mkdirSync("./dist/web", { recursive: true });
 
+/**
+ * Chats that run by themselves (projects runner and hooks), with test config only: short timers so
+ * retries and deadlines play out in seconds. The stale threshold stays well above a heartbeat tick
+ * under a loaded CI machine (a tick may take up to a third of it): these tests are not about
+ * takeover (the e2e lifecycle test is).
+ */
+const RUNNER_TIMERS = {
+  CHAT_HEARTBEAT_INTERVAL_MS: "2000",
+  CHAT_STALE_THRESHOLD_MS: "10000",
+  CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
+  CHAT_MAX_GENERATION_RETRIES: "2",
+  CHAT_ROOT_CONCURRENCY: "0",
+  CHAT_STREAM_SYNC_POLL_MS: "2000",
+};
+
 /** A project inside workerd, reaching the shared stack's Postgres through its proxy, with its own vars. */
 function workersProject(
   name: string,
@@ -78,17 +93,7 @@ export default defineConfig({
         "runner",
         "test/runner/**/*.test.ts",
         60_000,
-        {
-          // Test config only: short timers so retries and deadlines play out in seconds. The stale
-          // threshold stays well above a heartbeat tick under a loaded CI machine (a tick may take
-          // up to a third of it): these tests are not about takeover (the e2e lifecycle test is).
-          CHAT_HEARTBEAT_INTERVAL_MS: "2000",
-          CHAT_STALE_THRESHOLD_MS: "10000",
-          CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
-          CHAT_MAX_GENERATION_RETRIES: "2",
-          CHAT_ROOT_CONCURRENCY: "0",
-          CHAT_STREAM_SYNC_POLL_MS: "2000",
-        },
+        RUNNER_TIMERS,
         // Turn spans and stage metrics go to the project's own OTLP receiver (test/runner/tracing.test.ts).
         { globalSetup: ["./test/support/otlp-receiver-setup.ts"], injected: { OTEL_EXPORTER_OTLP_ENDPOINT: "otlpReceiverUrl" } },
       ),
@@ -100,12 +105,7 @@ export default defineConfig({
           // The runner project's timers, plus lifecycle hooks pointed at the test consumer, which
           // this project alone starts (test/support/hook-consumer-setup.ts): no other project's
           // chats send events. Small caps so the dispatch cap is reachable with a few tool calls.
-          CHAT_HEARTBEAT_INTERVAL_MS: "2000",
-          CHAT_STALE_THRESHOLD_MS: "10000",
-          CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
-          CHAT_MAX_GENERATION_RETRIES: "2",
-          CHAT_ROOT_CONCURRENCY: "0",
-          CHAT_STREAM_SYNC_POLL_MS: "2000",
+          ...RUNNER_TIMERS,
           CHAT_HOOK_SECRET: "test-hook-secret-0123456789",
           CHAT_HOOK_TIMEOUT_MS: "3000",
           CHAT_HOOK_OBJECT_CONCURRENCY: "2",
