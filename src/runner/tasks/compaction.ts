@@ -14,7 +14,7 @@ import { toolStepOf } from "../../tools/chat-tools";
 import type { ChatMessageRow, ChatRow, LastErrorDetail } from "../../db/schema/chats";
 import { NoDefaultModelConfigError } from "../../db/model-configs/errors";
 import type { ResolvedModelConfig } from "../../db/model-configs/resolve";
-import { commitStep } from "../../db/transitions/commit-step";
+import { commitInStage } from "../commit-in-stage";
 import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
 import { CHAT_SUMMARIZED_TOOL, type CompactionSource, compactionMessages, type SummaryRecord } from "../../llm/compaction/boundary";
 import { automaticCompactionGate, latestPromptTokens } from "../../llm/compaction/gate";
@@ -192,7 +192,7 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
       summarizer: { provider: summarizer.provider.type, model: summarizer.config.model, inputTokens: outcome.inputTokens },
     });
     messages.push(...(await postCompactHook(ctx, chat, source, outcome.text)));
-    await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages, consumeCompactionRequest: source === "manual" }));
+    await commitInStage(ctx, { messages, consumeCompactionRequest: source === "manual" });
     logger.info("chat_compacted", {
       chat_id: chat.id,
       source,

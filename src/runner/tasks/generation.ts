@@ -9,8 +9,8 @@
  * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
  */
 import { failTurn } from "../fail-turn";
+import { commitInStage } from "../commit-in-stage";
 import type { NewMessage } from "../../db/history";
-import { commitStep } from "../../db/transitions/commit-step";
 import { finishTurn } from "../../db/transitions/finish-turn";
 import { recordGenerationAttempt, recordRetryState } from "../../db/transitions/generation-attempts";
 import { enterRequiresAction } from "../../db/transitions/requires-action";
@@ -56,15 +56,6 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
   }
 }
 
-/** CommitStep in its own commit stage, which carries the attempt the step recorded. */
-async function commit(ctx: TaskContext, messages: NewMessage[]): Promise<void> {
-  const stage = ctx.trace.stage("commit");
-  await ctx.trace.within(stage, async () => {
-    const committed = await fencedUpdate(ctx.store, ctx.fence, (tx) => commitStep(tx, { messages }));
-    stage.set({ generation_attempt: committed.chat.generationAttempt });
-  });
-}
-
 async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
   const { chat, history } = await fencedRead(ctx.store, ctx.fence);
   ctx.trace.ensure(turnTrigger(chat, history));
@@ -75,7 +66,7 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
       const context = await stopHook(ctx, chat, history, next.reason);
       if (context.length > 0) {
         // The stop hook continues the turn once: the next decision sees its rows and calls the model.
-        await commit(ctx, context);
+        await commitInStage(ctx, { messages: context });
         return;
       }
       const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
@@ -93,7 +84,7 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
       const { registry } = await ctx.toolsFor(chat, toolStepOf(history));
       const { results, context } = await runLocalToolsWithHooks(ctx, chat, next.calls, registry);
       // Parallel results (and the hooks' context) in one CommitStep: history_version moves once.
-      await commit(ctx, [{ role: "tool", content: results }, ...context]);
+      await commitInStage(ctx, { messages: [{ role: "tool", content: results }, ...context] });
       return;
     }
     case "compact":
@@ -165,7 +156,7 @@ async function callModel(ctx: TaskContext): Promise<void> {
         { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
       ];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
-      await commit(ctx, messages);
+      await commitInStage(ctx, { messages });
       return;
     } catch (err) {
       if (!isModelCallError(err)) throw err;
