@@ -5,7 +5,7 @@
  * WebSocket proxy with TLS, and nothing local runs. Local development and tests: the driver
  * talks plain WebSocket to scripts/lib/ws-proxy.ts, which pipes to the local Postgres.
  */
-import { neonConfig, Pool } from "@neondatabase/serverless";
+import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
 import { logger } from "../log";
 import * as schema from "./schema/index";
@@ -50,8 +50,15 @@ export function createPool(opts: DbConnectionOptions): Pool {
   // An idle connection that drops (server restart, proxy gone, isolate teardown) is an 'error'
   // event on the pool; unhandled it would crash the isolate. The next query reconnects.
   pool.on("error", (err: Error) => logger.warn("db_idle_connection_error", { error: err.message }));
+  // A checked-out connection has no such listener (the pool removes its own while a caller holds
+  // it), so one cut between two statements of a transaction emitted an 'error' nobody heard: an
+  // uncaught exception in the runtime. The caller learns of it anyway: its next statement fails
+  // ("not queryable"), and the pool discards the connection on release.
+  pool.on("connect", (client: PoolClient) => client.on("error", ignoreHeldConnectionError));
   return pool;
 }
+
+function ignoreHeldConnectionError(): void {}
 
 export function createDb(pool: Pool): Db {
   // The schema's keys are camelCase and its SQL names snake_case (drizzle.config.ts says the same).

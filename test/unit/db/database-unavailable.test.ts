@@ -18,6 +18,7 @@ describe("isDatabaseUnavailable", () => {
     ["cannot connect now (57P03)", pgError("57P03")],
     ["too many connections (53300)", pgError("53300")],
     ["a lost socket", new Error("Connection terminated unexpectedly")],
+    ["a held connection the cut left unusable", new Error("Client has encountered a connection error and is not queryable")],
     ["workerd's lost connection", new Error("Uncaught Error: Network connection lost.")],
     ["drizzle's wrapper around one", Object.assign(new Error("Failed query: select 1"), { cause: pgError("57P01") })],
     ["the driver's bare WebSocket ErrorEvent", new ErrorEvent()],
