@@ -9,24 +9,12 @@
  */
 import { DurableObject } from "cloudflare:workers";
 import type { Pool } from "@neondatabase/serverless";
+import { type ChatCommandName, type CommandInput, type CommandValue, isChatCommand, runCommand } from "../src/chat-commands/command-table";
 import type { CommandContext } from "../src/chat-commands/context";
-import {
-  clearCommand,
-  compactCommand,
-  interruptCommand,
-  reconcileCommand,
-  submitToolResultsCommand,
-  type ChatCommand,
-} from "../src/chat-commands/control";
-import { type CreateChatCommand, createChatCommand } from "../src/chat-commands/create-chat";
-import { type EditMessageCommand, editMessageCommand, type SendMessageCommand, sendMessageCommand } from "../src/chat-commands/messages";
-import { outcome } from "../src/chat-commands/outcome";
-import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "../src/chat-commands/queue";
-import { type UpdateChatCommand, updateChatCommand } from "../src/chat-commands/update-chat";
+import type { Outcome } from "../src/chat-commands/outcome";
 import { AlarmClock } from "../src/chat-object/alarm-clock";
 import { ObjectNotifier } from "../src/chat-object/object-notifier";
 import { notificationFaults } from "../src/chat-object/notification-faults";
-import { type ChatCommandName, isChatCommand } from "../src/chat-object/commands";
 import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../src/chat-object/headers";
 import { PartsSession } from "../src/chat-object/parts-socket";
 import { logSocketSession, socketSession } from "../src/chat-object/socket-session";
@@ -36,7 +24,6 @@ import { createHookDispatcher } from "../src/hooks/dispatcher";
 import { createDb, createPool } from "../src/db/client";
 import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
 import { ChatStore } from "../src/db/store";
-import type { ToolResultInput } from "../src/db/transitions/requires-action";
 import { errorText, logger, setLogLevel } from "../src/log";
 import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../src/observability/request-context";
 import type { StreamPart } from "../src/llm/stream-part";
@@ -44,10 +31,6 @@ import { AttributionKeyCache } from "../src/runner/attribution";
 import { ChatWorker } from "../src/runner/chat-worker";
 import { TitleGenerator } from "../src/runner/title-generation";
 import { ObjectTracing } from "../src/observability/object-tracing";
-import type { TurnSummary } from "../src/observability/turn-tracker";
-import { getChat } from "../src/db/queries";
-import { assertOwner } from "../src/chat-commands/context";
-import { ChatNotFoundError } from "../src/chatstate/index";
 import type { ChatRow } from "../src/db/schema/chats";
 import { titleChangeEvent } from "../src/stream/stream-events";
 import { r2FileReader } from "../src/runner/prompt-files";
@@ -109,9 +92,9 @@ export class ChatObject extends DurableObject<Env> {
   readonly #childWaiters = new ChildWaiters((ms, signal) => this.#clock.sleep(ms, signal));
   /** The subagent tools' way to other chats' objects (docs/subagents.md). */
   readonly #subagentHost: SubagentHost = {
-    createChild: (cmd) => this.#chatStub(cmd.chatId).create(cmd),
-    sendMessage: (cmd) => this.#chatStub(cmd.chatId).sendMessage(cmd),
-    interrupt: (cmd) => this.#chatStub(cmd.chatId).interrupt(cmd),
+    createChild: (cmd) => this.#chatStub(cmd.chatId).command(null, "create", cmd),
+    sendMessage: (cmd) => this.#chatStub(cmd.chatId).command(null, "sendMessage", cmd),
+    interrupt: (cmd) => this.#chatStub(cmd.chatId).command(null, "interrupt", cmd),
     watch: (ids) => this.#childWaiters.watch(ids),
   };
 
@@ -169,74 +152,24 @@ export class ChatObject extends DurableObject<Env> {
         titleChanged: (chat) => this.#titleChanged(chat),
         // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
         hooks: createHookDispatcher(config),
-        otherChats: { interrupt: (cmd) => this.#chatStub(cmd.chatId).interrupt(cmd) },
+        otherChats: { interrupt: (cmd) => this.#chatStub(cmd.chatId).command(null, "interrupt", cmd) },
+        latestTurns: (limit) => this.tracing().latestTurns(limit),
         queueWait: (queuedAt, chat) => this.tracing().queueWait(queuedAt, chat),
       };
     }
     return this.#context;
   }
 
-  // ---- chat commands (called by the Worker's routes) ------------------------------------------
+  // ---- chat commands (called by the Worker's routes and by other chats' objects) --------------
 
-  /** A route's chat command, run inside the context of the request that sent it (its request id). */
-  command<K extends ChatCommandName>(requestId: string, name: K, args: Parameters<this[K]>): ReturnType<this[K]> {
+  /**
+   * A chat command of the table, run inside the context of the request that sent it (its request
+   * id); null for another chat's object acting for a turn, which has no request to name.
+   */
+  command<K extends ChatCommandName>(requestId: string | null, name: K, cmd: CommandInput<K>): Promise<Outcome<CommandValue<K>>> {
     if (!isChatCommand(name)) throw new Error(`not a chat command: ${String(name)}`);
-    const method = this[name] as (...a: unknown[]) => ReturnType<this[K]>;
-    return runInRequest(requestIdFrom(requestId), () => method.apply(this, args));
-  }
-
-  create(cmd: CreateChatCommand) {
-    return outcome("create", () => createChatCommand(this.context(cmd.chatId), cmd));
-  }
-
-  sendMessage(cmd: SendMessageCommand) {
-    return outcome("send_message", () => sendMessageCommand(this.context(cmd.chatId), cmd));
-  }
-
-  editMessage(cmd: EditMessageCommand) {
-    return outcome("edit_message", () => editMessageCommand(this.context(cmd.chatId), cmd));
-  }
-
-  deleteQueued(cmd: QueueCommand) {
-    return outcome("delete_queued", () => deleteQueuedCommand(this.context(cmd.chatId), cmd));
-  }
-
-  promoteQueued(cmd: QueueCommand) {
-    return outcome("promote_queued", () => promoteQueuedCommand(this.context(cmd.chatId), cmd));
-  }
-
-  interrupt(cmd: ChatCommand) {
-    return outcome("interrupt", () => interruptCommand(this.context(cmd.chatId), cmd));
-  }
-
-  submitToolResults(cmd: ChatCommand & { results: ToolResultInput[] }) {
-    return outcome("tool_results", () => submitToolResultsCommand(this.context(cmd.chatId), cmd));
-  }
-
-  compact(cmd: ChatCommand) {
-    return outcome("compact", () => compactCommand(this.context(cmd.chatId), cmd));
-  }
-
-  clear(cmd: ChatCommand) {
-    return outcome("clear", () => clearCommand(this.context(cmd.chatId), cmd));
-  }
-
-  reconcile(cmd: ChatCommand) {
-    return outcome("reconcile", () => reconcileCommand(this.context(cmd.chatId), cmd));
-  }
-
-  update(cmd: UpdateChatCommand) {
-    return outcome("update_chat", () => updateChatCommand(this.context(cmd.chatId), cmd));
-  }
-
-  /** The chat's last turns with their stages, for its owner. */
-  turns(cmd: ChatCommand & { limit: number }) {
-    return outcome("turns", async (): Promise<TurnSummary[]> => {
-      const chat = await getChat(this.context(cmd.chatId).store.pool, cmd.chatId);
-      if (!chat) throw new ChatNotFoundError(cmd.chatId);
-      assertOwner(chat, cmd.callerId);
-      return this.tracing().latestTurns(cmd.limit);
-    });
+    const run = () => runCommand(name, cmd, (chatId) => this.context(chatId));
+    return requestId === null ? run() : runInRequest(requestIdFrom(requestId), run);
   }
 
   // ---- the chat worker (spec "Chat worker"), driven by notifications and the alarm -------------

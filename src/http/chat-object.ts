@@ -1,16 +1,13 @@
 import type { Context } from "hono";
 import type { ChatObject } from "../../durable-objects/chat-object";
-import type { Outcome } from "../chat-commands/outcome";
-import { type ChatCommandName, isChatCommand } from "../chat-object/commands";
+import { type ChatCommandName, type CommandInput, type CommandValue, isChatCommand } from "../chat-commands/command-table";
 import { currentRequestId } from "../observability/request-context";
 import type { AppEnv } from "./app-env";
 import { apiErrorOf } from "./errors";
 
-type ValueOf<R> = Awaited<R> extends Outcome<infer T> ? T : never;
-
-/** The chat commands of a ChatObject, as the routes call them: the command's value, or its error thrown as the API's answer. */
+/** The chat commands of a ChatObject (src/chat-commands/command-table.ts), as the routes call them. */
 export type ChatObjectCommands = {
-  [K in ChatCommandName]: (...args: Parameters<ChatObject[K]>) => Promise<ValueOf<ReturnType<ChatObject[K]>>>;
+  [K in ChatCommandName]: (cmd: CommandInput<K>) => Promise<CommandValue<K>>;
 };
 
 /**
@@ -27,8 +24,8 @@ export function chatObject(c: Context<AppEnv>, chatId: string): ChatObjectComman
   return new Proxy({} as ChatObjectCommands, {
     get: (_target, name) =>
       typeof name === "string" && isChatCommand(name)
-        ? async (...args: unknown[]) => {
-            const result = (await stub.command(requestId, name, args as never)) as Outcome<unknown>;
+        ? async (cmd: CommandInput<typeof name>) => {
+            const result = await stub.command(requestId, name, cmd);
             if (result.ok) return result.value;
             throw apiErrorOf(result.error);
           }
