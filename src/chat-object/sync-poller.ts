@@ -6,10 +6,10 @@
  */
 import { errorText, logger } from "../log";
 import type { SyncHints } from "../stream/sync-state";
-import type { StreamSockets } from "./stream-sockets";
 
 export interface SyncPollerDeps {
-  streams: Pick<StreamSockets, "count" | "hint" | "resync">;
+  /** The object's stream sockets (src/chat-object/stream-sockets.ts). */
+  streams: { readonly count: number; hint(hints: SyncHints): void; resync(): void };
   /** The chat the object serves, once a call or a restored socket named it. */
   chatId(): string | undefined;
   /** The chat's versions; undefined when its row is gone. */
