@@ -4,114 +4,84 @@
  * memory; Postgres holds everything committed.
  *
  * Chat mutations arrive here as RPC calls from the Worker's routes, so the object sees every change
- * to its chat first: each runs one chat command (src/chat-commands) on the object's store, whose
- * notifier delivers the post-commit notification in memory.
+ * to its chat first: each runs one chat command of the table (src/chat-commands/command-table.ts)
+ * on the object's store, whose notifier delivers the post-commit notification in memory. What the
+ * object builds to do so is src/chat-object/object-wiring.ts.
  */
 import { DurableObject } from "cloudflare:workers";
-import type { Pool } from "@neondatabase/serverless";
+import { type ChatCommandName, type CommandInput, type CommandValue, isChatCommand, runCommand } from "../src/chat-commands/command-table";
 import type { CommandContext } from "../src/chat-commands/context";
-import {
-  clearCommand,
-  compactCommand,
-  interruptCommand,
-  reconcileCommand,
-  submitToolResultsCommand,
-  type ChatCommand,
-} from "../src/chat-commands/control";
-import { type CreateChatCommand, createChatCommand } from "../src/chat-commands/create-chat";
-import { type EditMessageCommand, editMessageCommand, type SendMessageCommand, sendMessageCommand } from "../src/chat-commands/messages";
-import { outcome } from "../src/chat-commands/outcome";
-import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "../src/chat-commands/queue";
-import { type UpdateChatCommand, updateChatCommand } from "../src/chat-commands/update-chat";
+import type { Outcome } from "../src/chat-commands/outcome";
 import { AlarmClock } from "../src/chat-object/alarm-clock";
-import { ObjectNotifier } from "../src/chat-object/object-notifier";
-import { notificationFaults } from "../src/chat-object/notification-faults";
-import { type ChatCommandName, isChatCommand } from "../src/chat-object/commands";
 import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../src/chat-object/headers";
+import { notificationFaults } from "../src/chat-object/notification-faults";
+import { ObjectNotifier } from "../src/chat-object/object-notifier";
+import { ObjectWiring } from "../src/chat-object/object-wiring";
 import { PartsSession } from "../src/chat-object/parts-socket";
 import { logSocketSession, socketSession } from "../src/chat-object/socket-session";
 import { hintsFromPayload, StreamSockets } from "../src/chat-object/stream-sockets";
+import { SyncPoller } from "../src/chat-object/sync-poller";
+import { wakeWaiting } from "../src/chat-object/wake-waiting";
 import { configFromEnv } from "../src/config/env";
-import { createHookDispatcher } from "../src/hooks/dispatcher";
-import { createDb, createPool } from "../src/db/client";
-import type { ChatUpdatePayload, OwnershipHint } from "../src/db/notifier";
-import { ChatStore } from "../src/db/store";
-import type { ToolResultInput } from "../src/db/transitions/requires-action";
-import { errorText, logger, setLogLevel } from "../src/log";
-import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../src/observability/request-context";
-import type { StreamPart } from "../src/llm/stream-part";
-import { AttributionKeyCache } from "../src/runner/attribution";
-import { ChatWorker } from "../src/runner/chat-worker";
-import { TitleGenerator } from "../src/runner/title-generation";
-import { ObjectTracing } from "../src/observability/object-tracing";
-import type { TurnSummary } from "../src/observability/turn-tracker";
-import { getChat } from "../src/db/queries";
-import { assertOwner } from "../src/chat-commands/context";
-import { ChatNotFoundError } from "../src/chatstate/index";
+import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../src/db/notifier";
 import type { ChatRow } from "../src/db/schema/chats";
-import { titleChangeEvent } from "../src/stream/stream-events";
-import { r2FileReader } from "../src/runner/prompt-files";
-import { findWaitingForSlot } from "../src/db/worker/sweep";
 import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
+import type { StreamPart } from "../src/llm/stream-part";
+import { errorText, logger } from "../src/log";
+import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../src/observability/request-context";
 import { EpisodeRelays } from "../src/stream/episode-relays";
 import { PartBuffer } from "../src/stream/part-buffer";
-import { productionToolsFor } from "../src/tools/production";
-import { connectMcpServer } from "../src/mcp/session";
-import { McpTurnConnections } from "../src/mcp/turn-connections";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
+import { titleChangeEvent } from "../src/stream/stream-events";
 import { ChildWaiters } from "../src/subagents/child-waiters";
 import { isSettled } from "../src/subagents/children";
 import type { SubagentHost } from "../src/subagents/host";
 
-/** A few connections are plenty: one object serializes its chat's work. */
-const POOL_SIZE = 4;
-
 export class ChatObject extends DurableObject<Env> {
-  #pool: Pool | undefined;
-  #context: CommandContext | undefined;
   /** The chat this object serves, learned from the first call that names it. */
   #chatId: string | undefined;
   /** The highest snapshot_version seen for this chat (the spec's receiver watermark). */
   #watermark = 0;
   /** Streaming parts of this chat's model calls (the spec's message part buffer). */
   readonly parts = new PartBuffer<StreamPart>({ now: () => Date.now(), requestTick: () => this.#clock.arm() });
-  #worker: ChatWorker | undefined;
   /** When the worker's next heartbeat/sync tick is due (null: none). */
   #workerTickAt: number | null = null;
   /** One alarm multiplexes every timer: the worker's tick, the part buffer's deadlines, task sleeps. */
-  readonly #clock = new AlarmClock({
+  readonly #clock: AlarmClock = new AlarmClock({
     now: () => Date.now(),
     setAlarm: (at) =>
       this.ctx.waitUntil(
         this.ctx.storage.setAlarm(at).catch((err: unknown) => logger.error("alarm_set_failed", { error: errorText(err) })),
       ),
-    sources: [() => this.#workerTickAt, () => this.parts.nextDeadline(), () => this.#pollDueAt()],
+    sources: [() => this.#workerTickAt, () => this.parts.nextDeadline(), () => this.#poller.dueAt()],
   });
   /** The relay of the stream loops: one reader of the part buffer per episode followed. */
   readonly #relays = new EpisodeRelays(this.parts, () => this.#requireChatId());
   /** The chat's stream sockets and their loops. */
-  readonly #streams = new StreamSockets({
+  readonly #streams: StreamSockets = new StreamSockets({
     state: this.ctx,
-    read: (chatId, cursors) => readSyncSnapshot(this.pool(), chatId, cursors),
+    read: (chatId, cursors) => readSyncSnapshot(this.#wiring.pool(), chatId, cursors),
     parts: (historyVersion, generationAttempt, listener) => this.#relays.follow(historyVersion, generationAttempt, listener),
     sleep: (ms) => this.#clock.sleep(ms, new AbortController().signal),
     chatSeen: (chatId) => {
       this.#chatId ??= chatId;
     },
   });
-  /** The chat owner's attribution key id, so a turn does not pay a transaction to resolve it. */
-  readonly #attributionKeys = new AttributionKeyCache();
-  /** The MCP sessions of the turn in progress, reused across its steps, closed when it ends (docs/mcp.md). */
-  readonly #mcp = new McpTurnConnections((server) => connectMcpServer(server));
-  /** When the next sync poll is due while streams are open (null: at once, e.g. after a restart). */
-  #pollAt: number | null = null;
+  /** Spec "Sync poller": the chat's versions to every stream loop while any is open. */
+  readonly #poller: SyncPoller = new SyncPoller({
+    streams: this.#streams,
+    chatId: () => this.#chatId,
+    readHints: async (chatId) => (await readSyncHints(this.#wiring.pool(), [chatId])).get(chatId),
+    pollMs: () => configFromEnv(this.env).CHAT_STREAM_SYNC_POLL_MS,
+    now: () => Date.now(),
+  });
   /** wait_agent calls of this chat's turn, woken by its children's objects (childChanged). */
   readonly #childWaiters = new ChildWaiters((ms, signal) => this.#clock.sleep(ms, signal));
   /** The subagent tools' way to other chats' objects (docs/subagents.md). */
   readonly #subagentHost: SubagentHost = {
-    createChild: (cmd) => this.#chatStub(cmd.chatId).create(cmd),
-    sendMessage: (cmd) => this.#chatStub(cmd.chatId).sendMessage(cmd),
-    interrupt: (cmd) => this.#chatStub(cmd.chatId).interrupt(cmd),
+    createChild: (cmd) => this.#chatStub(cmd.chatId).command(null, "create", cmd),
+    sendMessage: (cmd) => this.#chatStub(cmd.chatId).command(null, "sendMessage", cmd),
+    interrupt: (cmd) => this.#chatStub(cmd.chatId).command(null, "interrupt", cmd),
     watch: (ids) => this.#childWaiters.watch(ids),
   };
 
@@ -121,179 +91,59 @@ export class ChatObject extends DurableObject<Env> {
       ? notificationFaults(this.env, (work) => this.ctx.waitUntil(work))
       : undefined;
 
-  /** The pool lives as long as the object: warm connections make transitions fast. */
-  protected pool(): Pool {
-    if (!this.#pool) {
-      const config = configFromEnv(this.env);
-      setLogLevel(config.LOG_LEVEL);
-      this.#pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: POOL_SIZE });
-    }
-    return this.#pool;
+  /** The store's notifier: this chat's transitions in memory, other chats' to their objects. */
+  readonly #notifier: Notifier = this.#withFaults(
+    new ObjectNotifier(
+      () => this.#chatId,
+      { chatUpdated: (p) => this.#chatUpdated(p), ownershipHint: (h) => this.#ownershipHint(h) },
+      { notify: (id, p) => this.#forward(id, (stub) => stub.notify(p)), wake: (id, h) => this.#forward(id, (stub) => stub.wake(h)) },
+    ),
+  );
+
+  readonly #wiring: ObjectWiring = new ObjectWiring({
+    env: this.env,
+    storage: this.ctx.storage,
+    waitUntil: (work) => this.ctx.waitUntil(work),
+    sleep: (ms, signal) => this.#clock.sleep(ms, signal),
+    parts: this.parts,
+    notifier: this.#notifier,
+    titleChanged: (chat) => this.#titleChanged(chat),
+    otherChats: { interrupt: (cmd) => this.#chatStub(cmd.chatId).command(null, "interrupt", cmd) },
+    subagentHost: this.#subagentHost,
+    scheduleTick: (inMs) => {
+      this.#workerTickAt = Date.now() + inMs;
+      this.#clock.arm();
+    },
+    slotReleased: (_chatId, isRoot) => this.ctx.waitUntil(this.#wakeWaiting(isRoot)),
+  });
+
+  #withFaults(notifier: Notifier): Notifier {
+    return this.#faults ? this.#faults.notifier(notifier) : notifier;
   }
 
-  #tracing: ObjectTracing | undefined;
-
-  /** Turn spans, stage metrics and the turn log (docs/observability.md). */
-  protected tracing(): ObjectTracing {
-    this.#tracing ??= new ObjectTracing(configFromEnv(this.env), this.ctx.storage, (work) => this.ctx.waitUntil(work.catch(() => {})));
-    return this.#tracing;
-  }
-
-  protected context(chatId: string): CommandContext {
+  #context(chatId: string): CommandContext {
     this.#chatId ??= chatId;
-    if (!this.#context) {
-      const config = configFromEnv(this.env);
-      const pool = this.pool();
-      const objectNotifier = new ObjectNotifier(
-        () => this.#chatId,
-        { chatUpdated: (p) => this.chatUpdated(p), ownershipHint: (h) => this.ownershipHint(h) },
-        { notify: (id, p) => this.forward(id, (stub) => stub.notify(p)), wake: (id, h) => this.forward(id, (stub) => stub.wake(h)) },
-      );
-      const notifier = this.#faults ? this.#faults.notifier(objectNotifier) : objectNotifier;
-      const store = new ChatStore(pool, {
-        notifier,
-        staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
-        requiresActionTimeoutMs: config.CHAT_REQUIRES_ACTION_TIMEOUT_MS,
-        maxQueueLength: config.CHAT_MAX_QUEUED_MESSAGES,
-      });
-      const evictFiles = (keys: readonly string[]) => {
-        this.ctx.waitUntil(
-          this.env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: errorText(err) })),
-        );
-      };
-      this.#context = {
-        store,
-        db: createDb(pool),
-        config,
-        evictFiles,
-        titleChanged: (chat) => this.#titleChanged(chat),
-        // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
-        hooks: createHookDispatcher(config),
-        otherChats: { interrupt: (cmd) => this.#chatStub(cmd.chatId).interrupt(cmd) },
-        queueWait: (queuedAt, chat) => this.tracing().queueWait(queuedAt, chat),
-      };
-    }
-    return this.#context;
+    return this.#wiring.context();
   }
 
-  // ---- chat commands (called by the Worker's routes) ------------------------------------------
+  // ---- chat commands (called by the Worker's routes and by other chats' objects) --------------
 
-  /** A route's chat command, run inside the context of the request that sent it (its request id). */
-  command<K extends ChatCommandName>(requestId: string, name: K, args: Parameters<this[K]>): ReturnType<this[K]> {
+  /**
+   * A chat command of the table, run inside the context of the request that sent it (its request
+   * id); null for another chat's object acting for a turn, which has no request to name.
+   */
+  command<K extends ChatCommandName>(requestId: string | null, name: K, cmd: CommandInput<K>): Promise<Outcome<CommandValue<K>>> {
     if (!isChatCommand(name)) throw new Error(`not a chat command: ${String(name)}`);
-    const method = this[name] as (...a: unknown[]) => ReturnType<this[K]>;
-    return runInRequest(requestIdFrom(requestId), () => method.apply(this, args));
-  }
-
-  create(cmd: CreateChatCommand) {
-    return outcome("create", () => createChatCommand(this.context(cmd.chatId), cmd));
-  }
-
-  sendMessage(cmd: SendMessageCommand) {
-    return outcome("send_message", () => sendMessageCommand(this.context(cmd.chatId), cmd));
-  }
-
-  editMessage(cmd: EditMessageCommand) {
-    return outcome("edit_message", () => editMessageCommand(this.context(cmd.chatId), cmd));
-  }
-
-  deleteQueued(cmd: QueueCommand) {
-    return outcome("delete_queued", () => deleteQueuedCommand(this.context(cmd.chatId), cmd));
-  }
-
-  promoteQueued(cmd: QueueCommand) {
-    return outcome("promote_queued", () => promoteQueuedCommand(this.context(cmd.chatId), cmd));
-  }
-
-  interrupt(cmd: ChatCommand) {
-    return outcome("interrupt", () => interruptCommand(this.context(cmd.chatId), cmd));
-  }
-
-  submitToolResults(cmd: ChatCommand & { results: ToolResultInput[] }) {
-    return outcome("tool_results", () => submitToolResultsCommand(this.context(cmd.chatId), cmd));
-  }
-
-  compact(cmd: ChatCommand) {
-    return outcome("compact", () => compactCommand(this.context(cmd.chatId), cmd));
-  }
-
-  clear(cmd: ChatCommand) {
-    return outcome("clear", () => clearCommand(this.context(cmd.chatId), cmd));
-  }
-
-  reconcile(cmd: ChatCommand) {
-    return outcome("reconcile", () => reconcileCommand(this.context(cmd.chatId), cmd));
-  }
-
-  update(cmd: UpdateChatCommand) {
-    return outcome("update_chat", () => updateChatCommand(this.context(cmd.chatId), cmd));
-  }
-
-  /** The chat's last turns with their stages, for its owner. */
-  turns(cmd: ChatCommand & { limit: number }) {
-    return outcome("turns", async (): Promise<TurnSummary[]> => {
-      const chat = await getChat(this.context(cmd.chatId).store.pool, cmd.chatId);
-      if (!chat) throw new ChatNotFoundError(cmd.chatId);
-      assertOwner(chat, cmd.callerId);
-      return this.tracing().latestTurns(cmd.limit);
-    });
+    const run = () => runCommand(name, cmd, (chatId) => this.#context(chatId));
+    return requestId === null ? run() : runInRequest(requestIdFrom(requestId), run);
   }
 
   // ---- the chat worker (spec "Chat worker"), driven by notifications and the alarm -------------
 
   /** Disabled by CHAT_WORKER_ENABLED=false: the API alone (tests that need chats to stay put). */
-  protected worker(): ChatWorker | undefined {
+  #worker() {
     const chatId = this.#chatId;
-    if (!chatId) return undefined;
-    if (!this.#worker) {
-      const { store, db, config, hooks } = this.context(chatId);
-      if (!config.CHAT_WORKER_ENABLED) return undefined;
-      const sleep = (ms: number, signal: AbortSignal) => this.#clock.sleep(ms, signal);
-      const tracing = this.tracing();
-      const titles = new TitleGenerator({
-        tracing,
-        store,
-        db,
-        config,
-        sleep,
-        now: () => new Date(),
-        attributionKeys: this.#attributionKeys,
-        background: (work) => this.ctx.waitUntil(work.catch(() => {})),
-        titleChanged: (chat) => this.#titleChanged(chat),
-      });
-      this.#worker = new ChatWorker(
-        chatId,
-        {
-          store,
-          db,
-          config,
-          parts: this.parts,
-          toolsFor: productionToolsFor({
-            db,
-            now: () => new Date(),
-            mcp: this.#mcp,
-            subagents: { host: this.#subagentHost, pool: store.pool },
-          }),
-          now: () => new Date(),
-          sleep,
-          turnFinished: (chat, history) => titles.afterTurn(chat, history),
-          files: r2FileReader(this.env.FILES),
-          attributionKeys: this.#attributionKeys,
-          tracer: tracing.tracer,
-          turnEmitted: (turn) => tracing.turnEmitted(turn),
-          ...(hooks ? { hooks } : {}),
-        },
-        {
-          keepAlive: (work) => this.ctx.waitUntil(work.catch(() => {})),
-          scheduleTick: (inMs) => {
-            this.#workerTickAt = Date.now() + inMs;
-            this.#clock.arm();
-          },
-          slotReleased: (_chatId, isRoot) => this.ctx.waitUntil(this.#wakeWaiting(isRoot)),
-        },
-      );
-    }
-    return this.#worker;
+    return chatId ? this.#wiring.worker(chatId) : undefined;
   }
 
   /** Titles are metadata outside the Sync algorithm: open streams hear of a write at once. */
@@ -304,21 +154,16 @@ export class ChatObject extends DurableObject<Env> {
   /** A slot was released: "wakes the oldest waiting chats at once". */
   async #wakeWaiting(isRoot: boolean): Promise<void> {
     const config = configFromEnv(this.env);
-    try {
-      const ids = await findWaitingForSlot(this.pool(), {
-        pool: isRoot ? "root" : "subagent",
-        limit: 5,
-        staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
-      });
-      for (const id of ids) {
-        if (id === this.#chatId) continue;
-        const wake = () => this.forward(id, (stub) => stub.wake({ chat_id: id, snapshot_version: 0 }));
+    await wakeWaiting(this.#wiring.pool(), {
+      isRoot,
+      staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+      ownChatId: this.#chatId,
+      wake: (id) => {
+        const wake = () => this.#forward(id, (stub) => stub.wake({ chat_id: id, snapshot_version: 0 }));
         if (this.#faults) this.#faults.send("wake", id, 0, wake);
         else wake();
-      }
-    } catch (err) {
-      logger.warn("wake_waiting_failed", { error: errorText(err) });
-    }
+      },
+    });
   }
 
   /** The one alarm: wake due sleepers, run the due tick, the sync poll and buffer collection, re-arm for what remains. */
@@ -329,43 +174,13 @@ export class ChatObject extends DurableObject<Env> {
     const work: Promise<void>[] = [];
     if (this.#workerTickAt !== null && this.#workerTickAt <= now) {
       this.#workerTickAt = null;
-      if (this.#worker) work.push(this.#worker.tick());
+      const worker = this.#wiring.builtWorker;
+      if (worker) work.push(worker.tick());
     }
-    const pollAt = this.#pollDueAt();
-    if (pollAt !== null && pollAt <= now) {
-      this.#pollAt = now + configFromEnv(this.env).CHAT_STREAM_SYNC_POLL_MS;
-      work.push(this.#syncPoll());
-    }
+    const poll = this.#poller.pollIfDue(now);
+    if (poll) work.push(poll);
     await Promise.all(work);
     this.#clock.arm();
-  }
-
-  /** The sync poll's deadline while any stream is open. */
-  #pollDueAt(): number | null {
-    if (this.#streams.count === 0) {
-      this.#pollAt = null;
-      return null;
-    }
-    return this.#pollAt ?? Date.now();
-  }
-
-  /** Spec "Sync poller": the chat's versions, delivered to every loop as hints. */
-  async #syncPoll(): Promise<void> {
-    const chatId = this.#chatId;
-    if (!chatId) {
-      // A fresh instance with hibernated sockets: hinting restores their loops (and their chat id).
-      this.#streams.hint({});
-      return;
-    }
-    try {
-      const hints = (await readSyncHints(this.pool(), [chatId])).get(chatId);
-      // No row: the chat was deleted. Versions cannot say so; a forced Sync reads nothing and
-      // closes each stream with 4404.
-      if (hints) this.#streams.hint(hints);
-      else this.#streams.resync();
-    } catch (err) {
-      logger.warn("stream_poll_failed", { chat_id: chatId, error: errorText(err) });
-    }
   }
 
   #requireChatId(): string {
@@ -391,7 +206,7 @@ export class ChatObject extends DurableObject<Env> {
     if (!new URL(request.url).pathname.endsWith("/parts")) {
       // The stream: hibernatable, its loop's cursors in the socket's attachment.
       this.#streams.open(server, chatId, parseCursorsHeader(request.headers.get(STREAM_CURSORS_HEADER)), session);
-      this.#pollAt ??= Date.now() + configFromEnv(this.env).CHAT_STREAM_SYNC_POLL_MS;
+      this.#poller.streamOpened();
       this.#clock.arm();
       return new Response(null, { status: 101, webSocket: client });
     }
@@ -436,27 +251,27 @@ export class ChatObject extends DurableObject<Env> {
   /** `chat:update` for this object's chat, from a transition another object or the cron ran. */
   notify(payload: ChatUpdatePayload): void {
     this.#chatId ??= payload.chat_id;
-    this.chatUpdated(payload);
+    this.#chatUpdated(payload);
   }
 
   /** `chat:ownership`: the chat is runnable and unowned; the worker will try to acquire it. */
   wake(hint: OwnershipHint): void {
     this.#chatId ??= hint.chat_id;
-    this.ownershipHint(hint);
+    this.#ownershipHint(hint);
   }
 
-  protected chatUpdated(payload: ChatUpdatePayload): void {
+  #chatUpdated(payload: ChatUpdatePayload): void {
     // Receivers drop anything at or below the watermark: duplicates and reordering are harmless.
     if (payload.snapshot_version <= this.#watermark) return;
     this.#watermark = payload.snapshot_version;
     // The turn is over (finished, failed, interrupted or archived): its MCP sessions close.
-    if (payload.archived || payload.status === "waiting" || payload.status === "error") this.#mcp.closeAll();
+    if (payload.archived || payload.status === "waiting" || payload.status === "error") this.#wiring.mcp.closeAll();
     this.#streams.hint(hintsFromPayload(payload));
-    this.worker()?.chatUpdated(payload);
+    this.#worker()?.chatUpdated(payload);
     // A subagent that is done for now wakes its parent's wait_agent (a hint: the parent re-reads).
     if (payload.parent_chat_id !== null && isSettled(payload)) {
       const parentId = payload.parent_chat_id;
-      this.forward(parentId, (stub) => stub.childChanged({ parent_chat_id: parentId, chat_id: payload.chat_id }));
+      this.#forward(parentId, (stub) => stub.childChanged({ parent_chat_id: parentId, chat_id: payload.chat_id }));
     }
   }
 
@@ -471,13 +286,13 @@ export class ChatObject extends DurableObject<Env> {
     return this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId)) as unknown as ChatObject;
   }
 
-  protected ownershipHint(_hint: OwnershipHint): void {
-    const worker = this.worker();
+  #ownershipHint(_hint: OwnershipHint): void {
+    const worker = this.#worker();
     // wake() does not reject: a failed acquisition is logged and retried by the worker itself.
     if (worker) this.ctx.waitUntil(worker.wake());
   }
 
-  private forward(chatId: string, call: (stub: DurableObjectStub<ChatObject>) => Promise<void>): void {
+  #forward(chatId: string, call: (stub: DurableObjectStub<ChatObject>) => Promise<void>): void {
     const stub = this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId));
     this.ctx.waitUntil(
       call(stub).catch((err: unknown) => logger.warn("notify_forward_failed", { chat_id: chatId, error: errorText(err) })),
@@ -487,7 +302,7 @@ export class ChatObject extends DurableObject<Env> {
   /** Health check: one query through this object's pool. */
   async checkDatabase(): Promise<{ ok: true } | { ok: false; error: string }> {
     try {
-      const result = await this.pool().query("SELECT 1 AS one");
+      const result = await this.#wiring.pool().query("SELECT 1 AS one");
       return result.rows[0]?.one === 1 ? { ok: true } : { ok: false, error: "unexpected reply" };
     } catch (err) {
       return { ok: false, error: errorText(err) };

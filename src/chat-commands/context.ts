@@ -8,6 +8,7 @@ import type { Database } from "../db/database";
 import type { ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../db/store";
 import type { HookDispatcher } from "../hooks/dispatcher";
+import type { TurnSummary } from "../observability/turn-tracker";
 import type { ChatWire } from "../db/wire";
 import type { ChatCommand } from "./control";
 import type { Outcome } from "./outcome";
@@ -24,6 +25,8 @@ export interface CommandContext {
   hooks?: HookDispatcher;
   /** A queued message this command promoted into history: the spec's queue_wait, from its queueing to now. */
   queueWait?(queuedAt: Date, chat: Pick<ChatRow, "id" | "parentChatId">): void;
+  /** The chat's last turns, newest first, as the object's tracer logged them. */
+  latestTurns(limit: number): Promise<TurnSummary[]>;
   /** Commands on other chats, through their own objects (archiving a running family stops it first). */
   otherChats?: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
 }

@@ -6,21 +6,8 @@
 import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
-import { ChatNotFoundError, ChatStateError, InvalidStateError, TransitionNotAllowedError } from "../chatstate/errors";
-import { ConfigError } from "../config/env";
-import { ChatStoreError } from "../db/errors";
-import { FileAttachmentError } from "../db/files";
-import { AccountError } from "../db/accounts/errors";
-import {
-  ModelConfigUnavailableError,
-  NoDefaultModelConfigError,
-  ProviderInUseError,
-  UnknownProviderError,
-} from "../db/model-configs/errors";
-import { McpServerUnavailableError } from "../db/mcp/errors";
-import { isDatabaseUnavailable } from "../db/pg-errors";
-import { isChatProjectGone, ProjectUnavailableError } from "../db/projects/errors";
-import { HookDeniedError, HookFailureError } from "../hooks/errors";
+import { type ErrorValue, errorValue } from "../chat-commands/error-value";
+import type { ChatStoreErrorCode } from "../db/errors";
 import { errorText, logger } from "../log";
 
 export interface ErrorBody {
@@ -56,14 +43,7 @@ export function errorBody(err: ApiError): ErrorBody {
 export function toApiError(err: unknown): ApiError {
   if (err instanceof ApiError) return err;
   if (err instanceof HTTPException) return httpException(err);
-  const domain = chatError(err) ?? accountAndModelConfigError(err) ?? hookError(err);
-  if (domain) return domain;
-  if (err instanceof ConfigError) {
-    // A misconfigured deployment: say which setting is wrong, there is nothing secret in it.
-    return new ApiError(500, err.code, "The service is misconfigured.", err.problems.join("; "));
-  }
-  if (isDatabaseUnavailable(err)) return new ApiError(503, DATABASE_UNAVAILABLE, "The database is unreachable; retry shortly.");
-  return new ApiError(500, "internal", "An internal error occurred.");
+  return apiErrorOf(errorValue(err));
 }
 
 /** The code of a 503 the client should retry after `Retry-After` seconds. */
@@ -85,69 +65,82 @@ export function notFound(c: Context): Response {
   return c.json(errorBody(new ApiError(404, "not_found", "Resource not found.")), 404);
 }
 
-/** Lifecycle hooks fail closed (docs/hooks.md): the submission writes nothing. */
-function hookError(err: unknown): ApiError | undefined {
-  if (err instanceof HookDeniedError) return new ApiError(403, err.code, err.message, err.reason);
-  if (err instanceof HookFailureError)
-    return new ApiError(502, err.code, "The lifecycle hook consumer did not give a usable answer.", err.message);
-  return undefined;
+/**
+ * The one mapping from a domain error to its answer: the Worker's own errors, and a chat command's
+ * error as the ChatObject returned it (src/http/chat-object.ts).
+ */
+export function apiErrorOf(value: ErrorValue): ApiError {
+  switch (value.name) {
+    // The state machine (src/chatstate/errors.ts) and the chat store (src/db/errors.ts).
+    case "TransitionNotAllowedError":
+      return new ApiError(
+        409,
+        value.code,
+        "The chat's current state does not allow this request.",
+        `${value.transition} is not allowed from ${value.from}`,
+      );
+    case "InvalidStateError":
+      return new ApiError(409, value.code, "The chat is in an invalid state.", value.message);
+    case "ChatNotFoundError":
+      return new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
+    case "ChatStateError":
+      return new ApiError(404, value.code, "Resource not found.", value.message);
+    case "FileAttachmentError":
+      return invalid("content", value.message);
+    case "ChatStoreError":
+      return chatStoreError(value.code, value.message);
+    // Accounts, providers, model configs and projects (src/db/accounts, src/db/model-configs, src/db/projects).
+    case "AccountError":
+      return new ApiError(409, value.code, value.message);
+    case "UnknownProviderError":
+      return invalid("provider_id", value.message);
+    case "ModelConfigUnavailableError":
+    case "NoDefaultModelConfigError":
+      // Either way the client's fix is the model_config_id it sends.
+      return invalid("model_config_id", value.message);
+    case "ProviderInUseError":
+      return new ApiError(409, value.code, value.message);
+    case "ProjectUnavailableError":
+      return invalid("project_id", value.message);
+    case "ChatProjectGone":
+      return invalid("project_id", "the project no longer exists");
+    case "McpServerUnavailableError":
+      return invalid("mcp_server_ids", value.message);
+    // Lifecycle hooks fail closed (docs/hooks.md): the submission writes nothing.
+    case "HookDeniedError":
+      return new ApiError(403, value.code, value.message, value.reason);
+    case "HookFailureError":
+      return new ApiError(502, value.code, "The lifecycle hook consumer did not give a usable answer.", value.message);
+    case "ConfigError":
+      // A misconfigured deployment: say which setting is wrong, there is nothing secret in it.
+      return new ApiError(500, value.code, "The service is misconfigured.", value.problems.join("; "));
+    case "DatabaseUnavailable":
+      return new ApiError(503, DATABASE_UNAVAILABLE, "The database is unreachable; retry shortly.");
+    case "UnexpectedError":
+      return new ApiError(500, "internal", "An internal error occurred.");
+  }
 }
 
-/** Accounts, providers, model configs and projects (src/db/accounts, src/db/model-configs, src/db/projects). */
-function accountAndModelConfigError(err: unknown): ApiError | undefined {
-  if (err instanceof AccountError) return new ApiError(409, err.code, err.message);
-  if (err instanceof UnknownProviderError) {
-    return new ApiError(400, "validation_failed", "Request validation failed.", undefined, [{ field: "provider_id", detail: err.message }]);
+function chatStoreError(code: ChatStoreErrorCode, message: string): ApiError {
+  switch (code) {
+    case "nothing_to_compact":
+    case "nothing_to_clear":
+      return new ApiError(
+        409,
+        code,
+        code === "nothing_to_compact" ? "There is nothing to compact." : "There is nothing to clear.",
+        message,
+      );
+    case "queue_full":
+      return new ApiError(429, code, "The chat's queue is full.", message);
+    case "family_archived":
+    case "parent_archived":
+      return new ApiError(409, code, "The chat's family is archived.", message);
+    case "tool_results_mismatch":
+      return invalid("results", message);
+    case "invalid_transition_input":
+      return invalid("(body)", message);
   }
-  if (err instanceof ModelConfigUnavailableError || err instanceof NoDefaultModelConfigError) {
-    // Either way the client's fix is the model_config_id it sends.
-    return new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
-      { field: "model_config_id", detail: err.message },
-    ]);
-  }
-  if (err instanceof ProviderInUseError) return new ApiError(409, err.code, err.message);
-  if (err instanceof ProjectUnavailableError) return invalid("project_id", err.message);
-  if (isChatProjectGone(err)) return invalid("project_id", "the project no longer exists");
-  if (err instanceof McpServerUnavailableError) return invalid("mcp_server_ids", err.message);
-  return undefined;
-}
-
-/** The state machine (src/chatstate/errors.ts) and the chat store (src/db/errors.ts). */
-function chatError(err: unknown): ApiError | undefined {
-  if (err instanceof TransitionNotAllowedError) {
-    return new ApiError(
-      409,
-      err.code,
-      "The chat's current state does not allow this request.",
-      `${err.transition} is not allowed from ${err.from}`,
-    );
-  }
-  if (err instanceof InvalidStateError) return new ApiError(409, err.code, "The chat is in an invalid state.", err.message);
-  if (err instanceof ChatNotFoundError) return new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
-  if (err instanceof ChatStateError) return new ApiError(404, err.code, "Resource not found.", err.message);
-  if (err instanceof FileAttachmentError) return invalid("content", err.message);
-  if (err instanceof ChatStoreError) {
-    switch (err.code) {
-      case "nothing_to_compact":
-      case "nothing_to_clear":
-        return new ApiError(
-          409,
-          err.code,
-          err.code === "nothing_to_compact" ? "There is nothing to compact." : "There is nothing to clear.",
-          err.message,
-        );
-      case "queue_full":
-        return new ApiError(429, err.code, "The chat's queue is full.", err.message);
-      case "family_archived":
-      case "parent_archived":
-        return new ApiError(409, err.code, "The chat's family is archived.", err.message);
-      case "tool_results_mismatch":
-        return invalid("results", err.message);
-      case "invalid_transition_input":
-        return invalid("(body)", err.message);
-    }
-  }
-  return undefined;
 }
 
 function invalid(field: string, detail: string): ApiError {

@@ -3,7 +3,6 @@
  * clear and reconcile-invalid.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { unwrap } from "../chat-commands/outcome";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { chatObject } from "../http/chat-object";
@@ -36,23 +35,23 @@ chatActions.openapi(
   action("interrupt", "Interrupt (with FinishInterruption in the same transaction when no worker owns the chat)"),
   async (c) => {
     const { chat: chatId } = c.req.valid("param");
-    return c.json(unwrap(await chatObject(c, chatId).interrupt({ chatId, callerId: c.var.caller.userId })), 200);
+    return c.json(await chatObject(c, chatId).interrupt({ chatId, callerId: c.var.caller.userId }), 200);
   },
 );
 
 chatActions.openapi(compact, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(unwrap(await chatObject(c, chatId).compact({ chatId, callerId: c.var.caller.userId })), 202);
+  return c.json(await chatObject(c, chatId).compact({ chatId, callerId: c.var.caller.userId }), 202);
 });
 
 chatActions.openapi(action("clear", "Clear the model's context (ClearContext)"), async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(unwrap(await chatObject(c, chatId).clear({ chatId, callerId: c.var.caller.userId })), 200);
+  return c.json(await chatObject(c, chatId).clear({ chatId, callerId: c.var.caller.userId }), 200);
 });
 
 chatActions.openapi(action("reconcile-invalid", "Move a chat out of an invalid state (ReconcileInvalidState)"), async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(unwrap(await chatObject(c, chatId).reconcile({ chatId, callerId: c.var.caller.userId })), 200);
+  return c.json(await chatObject(c, chatId).reconcile({ chatId, callerId: c.var.caller.userId }), 200);
 });
 
 const toolResults = createRoute({
@@ -67,5 +66,5 @@ const toolResults = createRoute({
 chatActions.openapi(toolResults, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const { results } = c.req.valid("json");
-  return c.json(unwrap(await chatObject(c, chatId).submitToolResults({ chatId, callerId: c.var.caller.userId, results })), 200);
+  return c.json(await chatObject(c, chatId).submitToolResults({ chatId, callerId: c.var.caller.userId, results }), 200);
 });

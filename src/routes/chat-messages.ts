@@ -2,7 +2,6 @@
  * `/chats/{chat}/messages`: read the history and queue, send (SendMessage), edit (EditMessage).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { unwrap } from "../chat-commands/outcome";
 import { listMessages, listQueue } from "../db/queries";
 import { inTransaction } from "../db/transaction";
 import { messageToWire, queuedToWire } from "../db/wire";
@@ -57,16 +56,14 @@ const send = createRoute({
 chatMessages.openapi(send, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const result = unwrap(
-    await chatObject(c, chatId).sendMessage({
-      chatId,
-      callerId: c.var.caller.userId,
-      content: body.content,
-      busyBehavior: body.busy_behavior,
-      modelConfigId: body.model_config_id,
-      reasoningEffort: body.reasoning_effort,
-    }),
-  );
+  const result = await chatObject(c, chatId).sendMessage({
+    chatId,
+    callerId: c.var.caller.userId,
+    content: body.content,
+    busyBehavior: body.busy_behavior,
+    modelConfigId: body.model_config_id,
+    reasoningEffort: body.reasoning_effort,
+  });
   return c.json(result, 200);
 });
 
@@ -82,15 +79,13 @@ const edit = createRoute({
 chatMessages.openapi(edit, async (c) => {
   const { chat: chatId, message: messageId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const result = unwrap(
-    await chatObject(c, chatId).editMessage({
-      chatId,
-      callerId: c.var.caller.userId,
-      messageId,
-      content: body.content,
-      modelConfigId: body.model_config_id,
-      reasoningEffort: body.reasoning_effort,
-    }),
-  );
+  const result = await chatObject(c, chatId).editMessage({
+    chatId,
+    callerId: c.var.caller.userId,
+    messageId,
+    content: body.content,
+    modelConfigId: body.model_config_id,
+    reasoningEffort: body.reasoning_effort,
+  });
   return c.json(result, 200);
 });

@@ -2,7 +2,6 @@
  * `/chats/{chat}/queue/{queued}`: delete (DeleteQueuedMessage) and promote (PromoteQueuedMessage).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { unwrap } from "../chat-commands/outcome";
 import { requireCaller } from "../http/auth";
 import { chatObject } from "../http/chat-object";
 import { requestDb } from "../http/request-db";
@@ -22,7 +21,7 @@ const remove = createRoute({
 
 chatQueue.openapi(remove, async (c) => {
   const { chat: chatId, queued } = c.req.valid("param");
-  unwrap(await chatObject(c, chatId).deleteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued }));
+  await chatObject(c, chatId).deleteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued });
   return c.body(null, 204);
 });
 
@@ -36,5 +35,5 @@ const promote = createRoute({
 
 chatQueue.openapi(promote, async (c) => {
   const { chat: chatId, queued } = c.req.valid("param");
-  return c.json(unwrap(await chatObject(c, chatId).promoteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued })), 200);
+  return c.json(await chatObject(c, chatId).promoteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued }), 200);
 });

@@ -4,7 +4,6 @@
  * goes there.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { unwrap } from "../chat-commands/outcome";
 import { requireCaller } from "../http/auth";
 import { chatObject } from "../http/chat-object";
 import { requestDb } from "../http/request-db";
@@ -26,5 +25,5 @@ const list = createRoute({
 chatTurns.openapi(list, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const { limit } = c.req.valid("query");
-  return c.json(unwrap(await chatObject(c, chatId).turns({ chatId, callerId: c.var.caller.userId, limit })), 200);
+  return c.json(await chatObject(c, chatId).turns({ chatId, callerId: c.var.caller.userId, limit }), 200);
 });

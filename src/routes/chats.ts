@@ -3,7 +3,6 @@
  * which applies the transitions; reads come straight from Postgres.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { unwrap } from "../chat-commands/outcome";
 import { listChats } from "../db/queries";
 import { organizationIdsOf } from "../db/accounts/organizations";
 import { getDefaultOrganization } from "../db/accounts/organizations";
@@ -36,22 +35,20 @@ chats.openapi(create, async (c) => {
   const organizationId = body.organization_id ?? (await callersOrganization(c.var.db, caller.userId));
   await requireOrganization(c, organizationId, "member");
   const chatId = crypto.randomUUID();
-  const created = unwrap(
-    await chatObject(c, chatId).create({
-      chatId,
-      callerId: caller.userId,
-      organizationId,
-      content: body.content,
-      title: body.title,
-      systemPrompt: body.system_prompt,
-      modelConfigId: body.model_config_id,
-      reasoningEffort: body.reasoning_effort,
-      labels: body.labels,
-      unsafeDynamicTools: body.unsafe_dynamic_tools,
-      projectId: body.project_id,
-      mcpServerIds: body.mcp_server_ids,
-    }),
-  );
+  const created = await chatObject(c, chatId).create({
+    chatId,
+    callerId: caller.userId,
+    organizationId,
+    content: body.content,
+    title: body.title,
+    systemPrompt: body.system_prompt,
+    modelConfigId: body.model_config_id,
+    reasoningEffort: body.reasoning_effort,
+    labels: body.labels,
+    unsafeDynamicTools: body.unsafe_dynamic_tools,
+    projectId: body.project_id,
+    mcpServerIds: body.mcp_server_ids,
+  });
   return c.json(created.chat, 201);
 });
 
@@ -121,17 +118,15 @@ const update = createRoute({
 chats.openapi(update, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const result = unwrap(
-    await chatObject(c, chatId).update({
-      chatId,
-      callerId: c.var.caller.userId,
-      archived: body.archived,
-      interruptRunning: body.interrupt === true,
-      title: body.title,
-      labels: body.labels,
-      pinOrder: body.pin_order,
-      mcpServerIds: body.mcp_server_ids,
-    }),
-  );
+  const result = await chatObject(c, chatId).update({
+    chatId,
+    callerId: c.var.caller.userId,
+    archived: body.archived,
+    interruptRunning: body.interrupt === true,
+    title: body.title,
+    labels: body.labels,
+    pinOrder: body.pin_order,
+    mcpServerIds: body.mcp_server_ids,
+  });
   return c.json(result.chat, 200);
 });

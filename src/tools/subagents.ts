@@ -11,6 +11,7 @@
 import { z } from "zod";
 import type { Outcome } from "../chat-commands/outcome";
 import type { Database } from "../db/database";
+import { apiErrorOf } from "../http/errors";
 import type { Queryable } from "../db/rows";
 import { listModelConfigs } from "../db/model-configs/configs";
 import { REASONING_EFFORTS } from "../db/model-configs/options";
@@ -85,10 +86,11 @@ function parseArgs<T>(schema: z.ZodType<T>, args: unknown): T {
   return parsed.data;
 }
 
-/** A child command's failure as the error the model reads. */
+/** A child command's failure as the error the model reads: what the API would answer for it. */
 function unwrapOutcome<T>(result: Outcome<T>): T {
   if (result.ok) return result.value;
-  throw new Error(result.error.detail ? `${result.error.message} ${result.error.detail}` : result.error.message);
+  const { message, detail } = apiErrorOf(result.error);
+  throw new Error(detail ? `${message} ${detail}` : message);
 }
 
 function agentWire(child: ChildSummary) {
@@ -244,7 +246,8 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
     if (!result.ok) {
       // It settled between the read and the request.
       const now = await ownChild(input.agent_id);
-      return { ...agentWire(now), interrupted: false, note: result.error.detail ?? result.error.message };
+      const refused = apiErrorOf(result.error);
+      return { ...agentWire(now), interrupted: false, note: refused.detail ?? refused.message };
     }
     return { agent_id: input.agent_id, status: result.value.status, interrupted: true };
   }

@@ -1,0 +1,62 @@
+/**
+ * Every chat command a ChatObject serves, in one table: the name the routes and other chats'
+ * objects call it by, the name its failures are logged under, and the function that runs it. The
+ * object dispatches its `command` RPC through this table and the routes' RPC type is derived from
+ * it, so a new chat command is one entry here, its function and its route.
+ */
+import type { CommandContext } from "./context";
+import { clearCommand, compactCommand, interruptCommand, reconcileCommand, submitToolResultsCommand } from "./control";
+import { createChatCommand } from "./create-chat";
+import { editMessageCommand, sendMessageCommand } from "./messages";
+import { type Outcome, outcome } from "./outcome";
+import { deleteQueuedCommand, promoteQueuedCommand } from "./queue";
+import { turnsCommand } from "./turns";
+import { updateChatCommand } from "./update-chat";
+
+interface CommandEntry<C extends { chatId: string }, V> {
+  /** The command in `chat_command_failed` log lines. */
+  logName: string;
+  run(ctx: CommandContext, cmd: C): Promise<V>;
+}
+
+function entry<C extends { chatId: string }, V>(logName: string, run: (ctx: CommandContext, cmd: C) => Promise<V>): CommandEntry<C, V> {
+  return { logName, run };
+}
+
+export const CHAT_COMMANDS = {
+  create: entry("create", createChatCommand),
+  sendMessage: entry("send_message", sendMessageCommand),
+  editMessage: entry("edit_message", editMessageCommand),
+  deleteQueued: entry("delete_queued", deleteQueuedCommand),
+  promoteQueued: entry("promote_queued", promoteQueuedCommand),
+  interrupt: entry("interrupt", interruptCommand),
+  submitToolResults: entry("tool_results", submitToolResultsCommand),
+  compact: entry("compact", compactCommand),
+  clear: entry("clear", clearCommand),
+  reconcile: entry("reconcile", reconcileCommand),
+  update: entry("update_chat", updateChatCommand),
+  turns: entry("turns", turnsCommand),
+};
+
+export type ChatCommandName = keyof typeof CHAT_COMMANDS;
+/** What the command is called with (every command names its chat). */
+export type CommandInput<K extends ChatCommandName> = Parameters<(typeof CHAT_COMMANDS)[K]["run"]>[1];
+/** What the command answers when it succeeds. */
+export type CommandValue<K extends ChatCommandName> = Awaited<ReturnType<(typeof CHAT_COMMANDS)[K]["run"]>>;
+
+export function isChatCommand(name: string): name is ChatCommandName {
+  return Object.hasOwn(CHAT_COMMANDS, name);
+}
+
+/**
+ * Runs one command on its chat's context: its value, or its error as a value. The context is
+ * built inside, so a deployment whose configuration fails answers like any other failure.
+ */
+export function runCommand<K extends ChatCommandName>(
+  name: K,
+  cmd: CommandInput<K>,
+  context: (chatId: string) => CommandContext,
+): Promise<Outcome<CommandValue<K>>> {
+  const { logName, run } = CHAT_COMMANDS[name] as CommandEntry<CommandInput<K>, CommandValue<K>>;
+  return outcome(logName, () => run(context(cmd.chatId), cmd));
+}

@@ -1,0 +1,21 @@
+/**
+ * GET /chats/{chat}/turns: the chat's last turns with their stages, for its owner. The object's
+ * tracer keeps them (src/observability/object-tracing.ts), so the command reads them through its
+ * context rather than from Postgres; the chat row only answers whether the caller may see them.
+ */
+import { ChatNotFoundError } from "../chatstate/index";
+import { getChat } from "../db/queries";
+import type { TurnSummary } from "../observability/turn-tracker";
+import { assertOwner, type CommandContext } from "./context";
+import type { ChatCommand } from "./control";
+
+export interface TurnsCommand extends ChatCommand {
+  limit: number;
+}
+
+export async function turnsCommand(ctx: CommandContext, cmd: TurnsCommand): Promise<TurnSummary[]> {
+  const chat = await getChat(ctx.store.pool, cmd.chatId);
+  if (!chat) throw new ChatNotFoundError(cmd.chatId);
+  assertOwner(chat, cmd.callerId);
+  return ctx.latestTurns(cmd.limit);
+}

@@ -1,0 +1,78 @@
+import { describe, expect, it } from "vitest";
+import { SyncPoller } from "../../../src/chat-object/sync-poller";
+import type { SyncHints } from "../../../src/stream/sync-state";
+
+/** A poller on a hand-moved time, over streams that record what they were told. */
+function setup(opts: { chatId?: string; hints?: SyncHints; fails?: boolean } = {}) {
+  let now = 1_000;
+  const told: string[] = [];
+  const streams = {
+    count: 0,
+    hint: (h: SyncHints) => told.push(`hint ${JSON.stringify(h)}`),
+    resync: () => told.push("resync"),
+  };
+  const poller = new SyncPoller({
+    streams,
+    chatId: () => opts.chatId,
+    readHints: async () => {
+      if (opts.fails) throw new Error("connection refused");
+      return opts.hints;
+    },
+    pollMs: () => 100,
+    now: () => now,
+  });
+  return {
+    poller,
+    streams,
+    told,
+    advance(ms: number) {
+      now += ms;
+      return now;
+    },
+  };
+}
+
+describe("SyncPoller", () => {
+  it("has no deadline without open streams, and forgets its schedule when they close", () => {
+    const { poller, streams } = setup();
+    expect(poller.dueAt()).toBeNull();
+    streams.count = 1;
+    poller.streamOpened();
+    expect(poller.dueAt()).toBe(1_100);
+    streams.count = 0;
+    expect(poller.dueAt()).toBeNull();
+    streams.count = 1;
+    // After a restart (no schedule) a poll is due at once.
+    expect(poller.dueAt()).toBe(1_000);
+  });
+
+  it("polls only when due, then schedules the next one an interval after the alarm", async () => {
+    const { poller, streams, told, advance } = setup({ chatId: "c", hints: { snapshotVersion: 3 } });
+    streams.count = 1;
+    poller.streamOpened();
+    expect(poller.pollIfDue(advance(99))).toBeUndefined();
+    await poller.pollIfDue(advance(1));
+    expect(told).toEqual(['hint {"snapshotVersion":3}']);
+    expect(poller.dueAt()).toBe(1_200);
+    // A second stream opening does not move a scheduled poll.
+    poller.streamOpened();
+    expect(poller.dueAt()).toBe(1_200);
+  });
+
+  it("resyncs when the chat's row is gone, restores loops when the chat is unknown, and survives a failed read", async () => {
+    const gone = setup({ chatId: "c" });
+    gone.streams.count = 1;
+    await gone.poller.pollIfDue(1_000);
+    expect(gone.told).toEqual(["resync"]);
+
+    const fresh = setup();
+    fresh.streams.count = 1;
+    await fresh.poller.pollIfDue(1_000);
+    expect(fresh.told).toEqual(["hint {}"]);
+
+    const failing = setup({ chatId: "c", fails: true });
+    failing.streams.count = 1;
+    await expect(failing.poller.pollIfDue(1_000)).resolves.toBeUndefined();
+    expect(failing.told).toEqual([]);
+  });
+});
