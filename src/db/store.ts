@@ -19,13 +19,21 @@
  *   acquisition with admission, src/db/worker/admission.ts).
  * `transaction` is a bare transaction on the same pool for reads and writes that are no
  * transition (the runner's fenced reads, purge).
+ *
+ * The chat commands' reads and metadata writes outside any transition (no lock, no snapshot bump)
+ * are store methods too, over the named functions of queries.ts, title.ts and files.ts, so a
+ * command never reaches the pool.
  */
 import type { Pool } from "@neondatabase/serverless";
-import { REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState } from "../chatstate/index";
+import { REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
 import { ChatTx, publishAfterCommit, type AppliedTransition, type ChatTxOptions, type TailPrefetch } from "./chat-tx";
 import { StoreInvariantError } from "./errors";
+import { filesForAttachment } from "./files";
 import { NOOP_NOTIFIER, type Notifier } from "./notifier";
+import { getChat, listArchiveScope, readChatIdentity, updateChatMetadata, type ChatIdentity, type ChatMetadataFields } from "./queries";
 import type { ChatRow } from "./schema/chats";
+import type { ChatFileRow } from "./schema/files";
+import { writeTitle } from "./title";
 import { runTransaction, type StoreTransaction, type TransactionObserver } from "./transaction";
 import { createChat, insertChat, type CreateChatInput, type CreateChatResult } from "./transitions/create";
 import {
@@ -140,6 +148,37 @@ export class ChatStore {
       for (const committed of changed) publishAfterCommit(t, this.notifier, committed);
       return { chats: changed.map((c) => c.chat), statements: t.statements, skipped: false };
     });
+  }
+
+  // ---- reads and metadata writes outside transitions, for the chat commands -----------------
+
+  chat(chatId: string): Promise<ChatRow | undefined> {
+    return getChat(this.pool, chatId);
+  }
+
+  /** Organization, owner, parent and snapshot version (src/db/queries.ts readChatIdentity). */
+  identity(chatId: string): Promise<ChatIdentity | undefined> {
+    return readChatIdentity(this.pool, chatId);
+  }
+
+  /** The chats an archive of `chatId` moves, with their queue lengths (src/db/queries.ts listArchiveScope). */
+  archiveScope(chatId: string): Promise<{ chat: ChatRow; queueLength: number }[]> {
+    return listArchiveScope(this.pool, chatId);
+  }
+
+  /** A title write: metadata, ranked by source (src/db/title.ts). */
+  writeTitle(chatId: string, title: string, source: TitleSource): Promise<{ applied: boolean; chat: ChatRow }> {
+    return writeTitle(this.pool, chatId, title, source);
+  }
+
+  /** Labels, pin order and MCP servers: metadata (src/db/queries.ts updateChatMetadata). */
+  updateMetadata(chatId: string, fields: ChatMetadataFields): Promise<ChatRow | undefined> {
+    return updateChatMetadata(this.pool, chatId, fields);
+  }
+
+  /** The uploads among `fileIds` that `ownerId` may attach in `organizationId` (src/db/files.ts). */
+  attachableFiles(fileIds: readonly string[], ownerId: string, organizationId: string): Promise<Map<string, ChatFileRow>> {
+    return filesForAttachment(this.pool, fileIds, ownerId, organizationId);
   }
 
   async #lockApplyCommit<T>(
