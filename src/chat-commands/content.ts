@@ -5,7 +5,7 @@
  * transition (src/db/files.ts); this only resolves and checks ownership.
  */
 import type { ChatTx } from "../db/chat-tx";
-import { FileAttachmentError, filesForAttachment, linkFiles } from "../db/files";
+import { FileAttachmentError, linkFiles } from "../db/files";
 import type { ChatMessagePart } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 
@@ -22,7 +22,7 @@ export async function resolveContent(
   owner: { ownerId: string; organizationId: string },
 ): Promise<ResolvedContent> {
   const fileIds = input.flatMap((p) => (p.type === "file" ? [p.file_id] : []));
-  const files = await filesForAttachment(ctx.store.pool, fileIds, owner.ownerId, owner.organizationId);
+  const files = await ctx.store.attachableFiles(fileIds, owner.ownerId, owner.organizationId);
   const missing = fileIds.filter((id) => !files.has(id));
   if (missing.length > 0) throw new FileAttachmentError(missing, "missing");
   const parts = input.map((p): ChatMessagePart => {

@@ -3,12 +3,12 @@
  * compact, clear, reconcile-invalid. Each is the owner check plus the transition, in one
  * transaction.
  */
-import type { ChatTx, TailPrefetch } from "../db/chat-tx";
 import { clearContext } from "../db/transitions/clear-context";
 import { interrupt } from "../db/transitions/interrupt";
 import { reconcileInvalidState } from "../db/transitions/reconcile-invalid-state";
 import { requestCompaction } from "../db/transitions/request-compaction";
 import { completeRequiresAction, type ToolResultInput } from "../db/transitions/requires-action";
+import { prefetchFor, type Transition } from "../db/transitions/transition";
 import { type ChatWire, chatToWire } from "../db/wire";
 import { assertOwner, type CommandContext } from "./context";
 
@@ -17,35 +17,28 @@ export interface ChatCommand {
   callerId: string;
 }
 
-async function applyToChat(
-  ctx: CommandContext,
-  cmd: ChatCommand,
-  transition: (tx: ChatTx) => Promise<unknown>,
-  prefetchTail: TailPrefetch = false,
-): Promise<ChatWire> {
+async function applyToChat<I>(ctx: CommandContext, cmd: ChatCommand, transition: Transition<I, unknown>, input: I): Promise<ChatWire> {
   const { chat } = await ctx.store.update(
     cmd.chatId,
     (tx) => {
       assertOwner(tx.chat, cmd.callerId);
-      return transition(tx);
+      return transition(tx, input);
     },
-    { prefetchTail },
+    { prefetchTail: prefetchFor(transition, input) },
   );
   return chatToWire(chat);
 }
 
 /** Interrupt(user_cancel), with FinishInterruption in the same transaction when no worker owns the chat. */
-export const interruptCommand = (ctx: CommandContext, cmd: ChatCommand) =>
-  applyToChat(ctx, cmd, (tx) => interrupt(tx), interrupt.prefetchTail);
+export const interruptCommand = (ctx: CommandContext, cmd: ChatCommand) => applyToChat(ctx, cmd, interrupt, {});
 
 export const submitToolResultsCommand = (ctx: CommandContext, cmd: ChatCommand & { results: ToolResultInput[] }) =>
-  applyToChat(ctx, cmd, (tx) => completeRequiresAction(tx, { results: cmd.results, createdBy: cmd.callerId }), true);
+  applyToChat(ctx, cmd, completeRequiresAction, { results: cmd.results, createdBy: cmd.callerId });
 
 /** RequestCompaction; "nothing to compact" is checked inside the same transaction. */
-export const compactCommand = (ctx: CommandContext, cmd: ChatCommand) => applyToChat(ctx, cmd, (tx) => requestCompaction(tx));
+export const compactCommand = (ctx: CommandContext, cmd: ChatCommand) => applyToChat(ctx, cmd, requestCompaction, {});
 
 /** ClearContext; "nothing to clear" is checked inside the same transaction. */
-export const clearCommand = (ctx: CommandContext, cmd: ChatCommand) =>
-  applyToChat(ctx, cmd, (tx) => clearContext(tx, { createdBy: cmd.callerId }), true);
+export const clearCommand = (ctx: CommandContext, cmd: ChatCommand) => applyToChat(ctx, cmd, clearContext, { createdBy: cmd.callerId });
 
-export const reconcileCommand = (ctx: CommandContext, cmd: ChatCommand) => applyToChat(ctx, cmd, (tx) => reconcileInvalidState(tx), true);
+export const reconcileCommand = (ctx: CommandContext, cmd: ChatCommand) => applyToChat(ctx, cmd, reconcileInvalidState, undefined);

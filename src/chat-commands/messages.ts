@@ -3,7 +3,7 @@
  * (EditMessage), with the response fields of docs/api.md "Chats".
  */
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
-import { DEFAULT_CHAT_TITLE, fallbackTitle, writeTitle } from "../db/title";
+import { DEFAULT_CHAT_TITLE, fallbackTitle } from "../db/title";
 import { insertHistory } from "../db/history";
 import { editMessage } from "../db/transitions/edit-message";
 import { errorText, logger } from "../log";
@@ -89,7 +89,7 @@ async function titleFirstMessage(ctx: CommandContext, chatId: string, parts: rea
   if (title === DEFAULT_CHAT_TITLE) return;
   // Metadata after the commit: a failure here costs the title, never the message.
   try {
-    const written = await writeTitle(ctx.store.pool, chatId, title, "fallback");
+    const written = await ctx.store.writeTitle(chatId, title, "fallback");
     if (written.applied) ctx.titleChanged(written.chat);
   } catch (err) {
     logger.warn("fallback_title_failed", { chat_id: chatId, error: errorText(err) });

@@ -4,6 +4,7 @@
  * which never change, so reading them outside the transition is safe; a text-only message with no
  * explicit model reads nothing.
  */
+import type { ChatIdentity } from "../db/queries";
 import { type ChatInputPart, type ResolvedContent, resolveContent } from "./content";
 import { assertOwner, type CommandContext } from "./context";
 import { checkModelChoice } from "./model-choice";
@@ -16,13 +17,9 @@ export async function prepareMessage(
 ): Promise<ResolvedContent> {
   const hasFiles = content.some((p) => p.type === "file");
   if (modelConfigId === undefined && !hasFiles) return resolveContent(ctx, content, { ownerId: chat.callerId, organizationId: "" });
-  const { rows } = await ctx.store.pool.query<{ organization_id: string; owner_id: string }>(
-    "SELECT organization_id, owner_id FROM chats WHERE id = $1",
-    [chat.chatId],
-  );
-  const row = rows[0];
-  assertOwner({ id: chat.chatId, ownerId: row?.owner_id ?? "" }, chat.callerId);
-  const organizationId = (row as { organization_id: string }).organization_id;
+  const identity = await ctx.store.identity(chat.chatId);
+  assertOwner({ id: chat.chatId, ownerId: identity?.ownerId ?? "" }, chat.callerId);
+  const organizationId = (identity as ChatIdentity).organizationId;
   await checkModelChoice(ctx, organizationId, modelConfigId);
   return resolveContent(ctx, content, { ownerId: chat.callerId, organizationId });
 }

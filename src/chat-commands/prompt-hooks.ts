@@ -8,6 +8,7 @@
  * go into history right after the prompt, in the same transaction.
  */
 import type { NewMessage } from "../db/history";
+import type { ChatIdentity } from "../db/queries";
 import type { ChatMessagePart } from "../db/schema/chats";
 import { textOf } from "../hooks/chat";
 import { hookContextRows } from "../hooks/context-rows";
@@ -80,17 +81,11 @@ export async function submissionChat(
   callerId: string,
 ): Promise<{ chat: HookChat; snapshotVersion: number } | null> {
   if (!(ctx.hooks ?? DISABLED_HOOKS).enabled) return null;
-  const { rows } = await ctx.store.pool.query<{
-    organization_id: string;
-    owner_id: string;
-    parent_chat_id: string | null;
-    snapshot_version: string;
-  }>("SELECT organization_id, owner_id, parent_chat_id, snapshot_version FROM chats WHERE id = $1", [chatId]);
-  const row = rows[0];
-  assertOwner({ id: chatId, ownerId: row?.owner_id ?? "" }, callerId);
-  const found = row as NonNullable<typeof row>;
+  const identity = await ctx.store.identity(chatId);
+  assertOwner({ id: chatId, ownerId: identity?.ownerId ?? "" }, callerId);
+  const found = identity as ChatIdentity;
   return {
-    chat: { id: chatId, organization_id: found.organization_id, owner_id: found.owner_id, parent_chat_id: found.parent_chat_id },
-    snapshotVersion: Number(found.snapshot_version),
+    chat: { id: chatId, organization_id: found.organizationId, owner_id: found.ownerId, parent_chat_id: found.parentChatId },
+    snapshotVersion: found.snapshotVersion,
   };
 }

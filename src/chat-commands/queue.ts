@@ -36,7 +36,7 @@ export async function promoteQueuedCommand(ctx: CommandContext, cmd: QueueComman
       // The queue as this transaction leaves it, read under the same lock.
       return { promoted, queue: await listQueue(tx.transaction.client, cmd.chatId) };
     },
-    { prefetchTail: promoteQueuedMessage.prefetchTail },
+    { prefetchTail: promoteQueuedMessage.prefetchTail() },
   );
   // Into history now (E1, A1); from R1 and I1 the interrupt task promotes it and records the wait.
   if (value.promoted.message) ctx.queueWait?.(value.promoted.queuedMessage.createdAt, chat);

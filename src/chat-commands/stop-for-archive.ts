@@ -13,7 +13,6 @@
  * running or dropping messages the user queued. Nothing is interrupted in that case.
  */
 import { classifyForTransition, TransitionNotAllowedError, type ClassifiedState } from "../chatstate/index";
-import { listArchiveScope } from "../db/queries";
 import type { ChatRow } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 import { interruptCommand } from "./control";
@@ -35,7 +34,7 @@ export async function stopForArchive(ctx: CommandContext, chatId: string, caller
   if (!others) return;
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   for (let round = 0; ; round++) {
-    const scope = await listArchiveScope(ctx.store.pool, chatId);
+    const scope = await ctx.store.archiveScope(chatId);
     const members = scope.map(({ chat, queueLength }) => ({
       chat,
       state: classifyForTransition("SetArchived", chat.id, chat, queueLength),

@@ -4,8 +4,6 @@
  * `title` writes a user title; `labels` and `pin_order` are metadata. Without `archived` no
  * transition runs. The archive goes first: if it is refused, nothing else is written.
  */
-import { getChat, updateChatMetadata } from "../db/queries";
-import { writeTitle } from "../db/title";
 import { type ChatWire, chatToWire } from "../db/wire";
 import { ChatNotFoundError } from "../chatstate/index";
 import { assertOwner, type CommandContext } from "./context";
@@ -31,7 +29,7 @@ export interface UpdateChatResult {
 }
 
 export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatCommand): Promise<UpdateChatResult> {
-  const existing = await getChat(ctx.store.pool, cmd.chatId);
+  const existing = await ctx.store.chat(cmd.chatId);
   if (!existing) throw new ChatNotFoundError(cmd.chatId);
   assertOwner(existing, cmd.callerId);
 
@@ -45,17 +43,17 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
     familyChanged = result.chats.map((c) => c.id).filter((id) => id !== cmd.chatId);
   }
   if (cmd.title !== undefined) {
-    const written = await writeTitle(ctx.store.pool, cmd.chatId, cmd.title, "user");
+    const written = await ctx.store.writeTitle(cmd.chatId, cmd.title, "user");
     if (written.applied) ctx.titleChanged(written.chat);
   }
   if (cmd.labels !== undefined || cmd.pinOrder !== undefined || mcpServerIds !== undefined) {
-    await updateChatMetadata(ctx.store.pool, cmd.chatId, {
+    await ctx.store.updateMetadata(cmd.chatId, {
       ...(cmd.labels === undefined ? {} : { labels: cmd.labels }),
       ...(cmd.pinOrder === undefined ? {} : { pinOrder: cmd.pinOrder }),
       ...(mcpServerIds === undefined ? {} : { mcpServerIds }),
     });
   }
-  const chat = await getChat(ctx.store.pool, cmd.chatId);
+  const chat = await ctx.store.chat(cmd.chatId);
   if (!chat) throw new ChatNotFoundError(cmd.chatId);
   return { chat: chatToWire(chat), familyChanged };
 }

@@ -35,7 +35,7 @@ import {
   type VariantOf,
 } from "../chatstate/index";
 import { StoreInvariantError } from "./errors";
-import { answerPendingToolCalls, ACTIVE_TAIL_SQL } from "./history";
+import { answerPendingToolCalls, ACTIVE_TAIL_SQL, type HistoryTx } from "./history";
 import { chatUpdatePayload, type Notifier } from "./notifier";
 import { chatFromRaw, messageFromRaw, type RawRow } from "./rows";
 import type { ChatMessageRow, ChatRow, RetryState } from "./schema/chats";
@@ -87,7 +87,7 @@ const QUEUE_LENGTH_AND_TAIL_SQL = `
     (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length,
     (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail`;
 
-export class ChatTx {
+export class ChatTx implements HistoryTx {
   readonly #t: StoreTransaction;
   readonly #options: ChatTxOptions;
   #chat: ChatRow;

@@ -8,12 +8,28 @@
  * "Outstanding" is read from the active tail: the last active assistant message and what follows
  * it (the message that made the calls and the results answering them).
  */
-import { pendingToolCalls, syntheticCancellationResults, type ToolCallPart } from "../chatstate/index";
-import type { ChatTx } from "./chat-tx";
+import { pendingToolCalls, syntheticCancellationResults, type ClassifiedState, type ToolCallPart } from "../chatstate/index";
 import { InvalidTransitionInputError } from "./errors";
 import { pgJson } from "./pg-safe";
-import { messageFromRaw } from "./rows";
+import { messageFromRaw, type RawRow } from "./rows";
 import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatRow, MessageUsage } from "./schema/chats";
+
+/**
+ * What these writes need of the locked chat they run on. ChatTx is the one implementation; the
+ * interface lives here because ChatTx itself applies misc rule 1 through this file when it lands.
+ */
+export interface HistoryTx {
+  readonly chatId: string;
+  readonly chat: Readonly<Pick<ChatRow, "lastModelConfigId" | "unsafeDynamicTools">>;
+  state(): ClassifiedState;
+  query<R extends RawRow = RawRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /** The active tail, read once per transaction and kept in step with its inserts. */
+  activeTail(): Promise<readonly ChatMessageRow[]>;
+  /** Before every chat_messages write: flushes staged flags the revision trigger would reorder. */
+  beforeHistoryWrite(): Promise<void>;
+  noteInserted(rows: readonly ChatMessageRow[]): void;
+  forgetTail(): void;
+}
 
 /** A message a transition inserts. `revision` and `queued_message_id` are never the caller's. */
 export interface NewMessage {
@@ -54,14 +70,14 @@ const COLUMNS = [
   "usage",
 ] as const;
 
-function assertInsertable(tx: ChatTx, message: NewMessage): void {
+function assertInsertable(tx: HistoryTx, message: NewMessage): void {
   if (!ROLES.includes(message.role) || !Array.isArray(message.content)) {
     throw new InvalidTransitionInputError("insert", tx.state(), `a message needs a role of ${ROLES.join("|")} and an array of parts`);
   }
 }
 
 /** One multi-row INSERT; rows get their seq (and so their order) in the order given. */
-export async function insertMessages(tx: ChatTx, messages: readonly NewMessage[]): Promise<ChatMessageRow[]> {
+export async function insertMessages(tx: HistoryTx, messages: readonly NewMessage[]): Promise<ChatMessageRow[]> {
   if (messages.length === 0) return [];
   for (const m of messages) assertInsertable(tx, m);
   await tx.beforeHistoryWrite();
@@ -99,7 +115,7 @@ export function dynamicToolNames(chat: Pick<ChatRow, "unsafeDynamicTools">): Set
 }
 
 /** One tool message per pending call, each holding that call's synthetic cancellation result. */
-function cancellationMessages(tx: ChatTx, pending: readonly ToolCallPart[], reason: string): NewMessage[] {
+function cancellationMessages(tx: HistoryTx, pending: readonly ToolCallPart[], reason: string): NewMessage[] {
   return pending.map((call) => ({
     role: "tool",
     content: syntheticCancellationResults([call], reason) as ChatMessagePart[],
@@ -112,7 +128,7 @@ function cancellationMessages(tx: ChatTx, pending: readonly ToolCallPart[], reas
  * cancellation results in front of each user message that has any (misc rule 2). Returns every
  * inserted row in order, synthetic ones included.
  */
-export async function insertHistory(tx: ChatTx, messages: readonly NewMessage[], cancelReason: string): Promise<ChatMessageRow[]> {
+export async function insertHistory(tx: HistoryTx, messages: readonly NewMessage[], cancelReason: string): Promise<ChatMessageRow[]> {
   if (messages.length === 0) return [];
   let tail: PartsOnly[] = messages.some((m) => m.role === "user") ? [...(await tx.activeTail())] : [];
   const rows: NewMessage[] = [];
@@ -130,7 +146,7 @@ export async function insertHistory(tx: ChatTx, messages: readonly NewMessage[],
 }
 
 /** Pending tool calls of the active tail; with dynamicOnly, only the chat's dynamic (client) tools. */
-export async function pendingCalls(tx: ChatTx, dynamicOnly: boolean): Promise<ToolCallPart[]> {
+export async function pendingCalls(tx: HistoryTx, dynamicOnly: boolean): Promise<ToolCallPart[]> {
   const pending = pendingToolCalls(await tx.activeTail());
   if (!dynamicOnly) return pending;
   const names = dynamicToolNames(tx.chat);
@@ -138,14 +154,14 @@ export async function pendingCalls(tx: ChatTx, dynamicOnly: boolean): Promise<To
 }
 
 /** Closes pending tool calls with synthetic cancellation results; returns the inserted rows. */
-export async function answerPendingToolCalls(tx: ChatTx, options: { dynamicOnly: boolean; reason: string }): Promise<ChatMessageRow[]> {
+export async function answerPendingToolCalls(tx: HistoryTx, options: { dynamicOnly: boolean; reason: string }): Promise<ChatMessageRow[]> {
   const pending = await pendingCalls(tx, options.dynamicOnly);
   if (pending.length === 0) return [];
   return insertMessages(tx, cancellationMessages(tx, pending, options.reason));
 }
 
 /** Marks the active history from `seq` on as deleted; returns the ids, oldest first. */
-export async function softDeleteFrom(tx: ChatTx, seq: number): Promise<string[]> {
+export async function softDeleteFrom(tx: HistoryTx, seq: number): Promise<string[]> {
   await tx.beforeHistoryWrite();
   const rows = await tx.query<{ id: string; seq: string }>(
     `UPDATE chat_messages SET deleted = true WHERE chat_id = $1 AND seq >= $2 AND NOT deleted RETURNING id, seq`,
@@ -156,13 +172,13 @@ export async function softDeleteFrom(tx: ChatTx, seq: number): Promise<string[]>
 }
 
 /** The active message `id` of this chat, or undefined. */
-export async function findActiveMessage(tx: ChatTx, id: string): Promise<ChatMessageRow | undefined> {
+export async function findActiveMessage(tx: HistoryTx, id: string): Promise<ChatMessageRow | undefined> {
   const [raw] = await tx.query(`SELECT * FROM chat_messages WHERE id = $2 AND chat_id = $1 AND NOT deleted`, [tx.chatId, id]);
   return raw === undefined ? undefined : messageFromRaw(raw);
 }
 
 /** "at least one uncompressed assistant message after the latest compaction boundary" (RequestCompaction). */
-export async function hasSomethingToCompact(tx: ChatTx): Promise<boolean> {
+export async function hasSomethingToCompact(tx: HistoryTx): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>(
     `SELECT EXISTS (
        SELECT 1 FROM chat_messages m
@@ -174,7 +190,7 @@ export async function hasSomethingToCompact(tx: ChatTx): Promise<boolean> {
 }
 
 /** "an active model-visible non-system message follows the latest boundary" (ClearContext). */
-export async function hasSomethingToClear(tx: ChatTx): Promise<boolean> {
+export async function hasSomethingToClear(tx: HistoryTx): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>(
     `SELECT EXISTS (
        SELECT 1 FROM chat_messages m

@@ -10,6 +10,31 @@ export async function getChat(db: Queryable, chatId: string): Promise<ChatRow | 
   return rows[0] === undefined ? undefined : chatFromRaw(rows[0]);
 }
 
+/** The columns of a chat that never change after Create, and its snapshot version. */
+export interface ChatIdentity {
+  organizationId: string;
+  ownerId: string;
+  parentChatId: string | null;
+  snapshotVersion: number;
+}
+
+/**
+ * What a command checks before its transaction (the owner, the organization for model and file
+ * checks, the family for hooks): organization, owner and parent never change, so reading them
+ * outside the transaction is safe. Undefined when the chat does not exist.
+ */
+export async function readChatIdentity(db: Queryable, chatId: string): Promise<ChatIdentity | undefined> {
+  const { rows } = await db.query(`SELECT organization_id, owner_id, parent_chat_id, snapshot_version FROM chats WHERE id = $1`, [chatId]);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    organizationId: String(row.organization_id),
+    ownerId: String(row.owner_id),
+    parentChatId: row.parent_chat_id === null ? null : String(row.parent_chat_id),
+    snapshotVersion: Number(row.snapshot_version),
+  };
+}
+
 export interface ListChatsOptions {
   ownerId: string;
   archived?: boolean;
@@ -86,15 +111,17 @@ export async function listQueue(db: Queryable, chatId: string): Promise<ChatQueu
   return rows.map(queuedFromRaw);
 }
 
+export interface ChatMetadataFields {
+  labels?: Record<string, string>;
+  pinOrder?: number;
+  mcpServerIds?: readonly string[];
+}
+
 /**
  * Labels and pin order: metadata, no transition, no snapshot bump (spec: "There is other data ...
  * We call it metadata"). Returns undefined when the chat does not exist.
  */
-export async function updateChatMetadata(
-  db: Queryable,
-  chatId: string,
-  fields: { labels?: Record<string, string>; pinOrder?: number; mcpServerIds?: readonly string[] },
-): Promise<ChatRow | undefined> {
+export async function updateChatMetadata(db: Queryable, chatId: string, fields: ChatMetadataFields): Promise<ChatRow | undefined> {
   const values: unknown[] = [chatId];
   const sets: string[] = [];
   if (fields.labels !== undefined) {

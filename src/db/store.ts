@@ -1,43 +1,49 @@
 /**
- * ChatStore: the one owner of every transaction that changes a chat's execution state.
+ * ChatStore: the one owner of every transaction that changes a chat's execution state. Each of
+ * them begins, takes its locks, commits and publishes here; the transitions (src/db/transitions)
+ * only apply themselves to the handle the store gives them and never open a transaction.
  *
  * `update(chatId, fn)` is the spec's transaction: BEGIN; lock the chat row and advance
  * snapshot_version once, before any other write; count the queue; run `fn`, which applies one or
- * more transitions (src/db/transitions); write the chats row once and read the committed values
- * back; COMMIT; then publish `chat:update` (and `chat:ownership` when the chat is runnable without
- * a fresh lease). Any error rolls back, the snapshot bump included, and publishes nothing.
- * Create and the family archive have no single row to lock first; they have their own paths
- * (transitions/create.ts, transitions/set-archived.ts) on the same transaction runner.
+ * more transitions on the ChatTx; write the chats row once and read the committed values back;
+ * COMMIT; then publish `chat:update` (and `chat:ownership` when the chat is runnable without a
+ * fresh lease). Any error rolls back, the snapshot bump included, and publishes nothing. The chat
+ * commands, the runner's fenced writes (src/runner/fenced-db.ts) and the tests call it with the
+ * transition they apply and the prefetch that transition declares (transitions/transition.ts).
  *
- * The per-transition methods are one-liners over `update`, with the tail prefetch each one wants.
+ * The other chat transactions are variations on it, each with its one production caller:
+ * - `create`: Create has no row to lock first (the chat commands' POST /chats);
+ * - `setArchived`: the family archive locks a root and its descendants (PATCH archived and the
+ *   auto-archive loop);
+ * - `updateUnless`: a step before the row lock that may answer without taking it (the worker's
+ *   acquisition with admission, src/db/worker/admission.ts).
+ * `transaction` is a bare transaction on the same pool for reads and writes that are no
+ * transition (the runner's fenced reads, purge).
+ *
+ * The chat commands' reads and metadata writes outside any transition (no lock, no snapshot bump)
+ * are store methods too, over the named functions of queries.ts, title.ts and files.ts, so a
+ * command never reaches the pool.
  */
 import type { Pool } from "@neondatabase/serverless";
-import { REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState } from "../chatstate/index";
-import { ChatTx, type AppliedTransition, type ChatTxOptions, type TailPrefetch } from "./chat-tx";
+import { REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
+import { ChatTx, publishAfterCommit, type AppliedTransition, type ChatTxOptions, type TailPrefetch } from "./chat-tx";
+import { StoreInvariantError } from "./errors";
+import { filesForAttachment } from "./files";
 import { NOOP_NOTIFIER, type Notifier } from "./notifier";
-import type { ChatRow, LastErrorDetail, RetryState } from "./schema/chats";
+import { getChat, listArchiveScope, readChatIdentity, updateChatMetadata, type ChatIdentity, type ChatMetadataFields } from "./queries";
+import type { ChatRow } from "./schema/chats";
+import type { ChatFileRow } from "./schema/files";
+import { writeTitle } from "./title";
 import { runTransaction, type StoreTransaction, type TransactionObserver } from "./transaction";
-import { acquire, abandon } from "./transitions/ownership";
+import { createChat, insertChat, type CreateChatInput, type CreateChatResult } from "./transitions/create";
 import {
-  cancelRequiresAction,
-  completeRequiresAction,
-  enterRequiresAction,
-  type CompleteRequiresActionInput,
-} from "./transitions/requires-action";
-import { clearContext } from "./transitions/clear-context";
-import { commitStep, type CommitStepInput } from "./transitions/commit-step";
-import { createChat, type CreateChatInput, type CreateChatResult } from "./transitions/create";
-import { editMessage, type EditMessageInput } from "./transitions/edit-message";
-import { finishError } from "./transitions/finish-error";
-import { finishInterruption, type FinishInterruptionInput } from "./transitions/finish-interruption";
-import { finishTurn } from "./transitions/finish-turn";
-import { recordGenerationAttempt, recordRetryState } from "./transitions/generation-attempts";
-import { interrupt } from "./transitions/interrupt";
-import { deleteQueuedMessage, promoteQueuedMessage } from "./transitions/queued-messages";
-import { reconcileInvalidState } from "./transitions/reconcile-invalid-state";
-import { requestCompaction } from "./transitions/request-compaction";
-import { sendMessage, type SendMessageInput } from "./transitions/send-message";
-import { setArchived, setFamilyArchived } from "./transitions/set-archived";
+  isChildChat,
+  lockFamily,
+  setArchived,
+  setFamilyArchived,
+  type FamilyArchiveOptions,
+  type FamilyArchiveResult,
+} from "./transitions/set-archived";
 
 /** "its heartbeat is expired (older than 30 seconds)" */
 export const DEFAULT_STALE_THRESHOLD_MS = 30_000;
@@ -63,8 +69,15 @@ export interface Committed<T> {
 }
 
 export interface UpdateOptions {
-  /** Read the active history tail together with the queue count (saves a statement when needed). */
+  /** Read the active history tail together with the queue count; the transition declares it (transitions/transition.ts). */
   prefetchTail?: TailPrefetch;
+  /** A heartbeat older than this is stale for this transaction's ownership hint, when the caller's threshold is not the store's (the worker's). */
+  staleThresholdMs?: number;
+}
+
+/** What the step before the lock of `updateUnless` returns to end the transaction without locking. */
+export interface Answered<A> {
+  readonly answer: A;
 }
 
 export class ChatStore {
@@ -93,112 +106,103 @@ export class ChatStore {
 
   /** Applies `fn`'s transitions to one chat in one transaction; see the file header. */
   update<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
+    return this.transaction((t) => this.#lockApplyCommit(t, chatId, fn, options));
+  }
+
+  /**
+   * `update` with a first step in the same transaction, before the row lock: `before` may take
+   * locks that must come first (admission's pool lock: pool first, then row) and may answer
+   * without locking the chat, which ends the transaction with nothing written.
+   */
+  updateUnless<A, T>(
+    chatId: string,
+    before: (t: StoreTransaction) => Promise<Answered<A> | undefined>,
+    fn: (tx: ChatTx) => Promise<T>,
+    options: UpdateOptions = {},
+  ): Promise<Answered<A> | Committed<T>> {
+    return this.transaction(async (t) => (await before(t)) ?? this.#lockApplyCommit(t, chatId, fn, options));
+  }
+
+  /** Create: inserts the chat and applies the transition on it, in one transaction (transitions/create.ts). */
+  create(input: CreateChatInput): Promise<Committed<CreateChatResult>> {
     return this.transaction(async (t) => {
-      const tx = await ChatTx.lock(t, chatId, this.options, options.prefetchTail ?? false);
-      const value = await fn(tx);
-      const committed = await tx.commit(this.notifier);
-      return {
-        value,
-        chat: committed.chat,
-        state: committed.state,
-        queueLength: committed.queueLength,
-        applied: tx.applied,
-        statements: t.statements,
-      };
+      const tx = ChatTx.forCreated(t, await insertChat(t, input), this.options);
+      return this.#commit(t, tx, await createChat(tx, input));
     });
   }
 
-  // ---- transitions used by the HTTP endpoints -------------------------------------------------
-
-  create(input: CreateChatInput): Promise<Committed<CreateChatResult>> {
-    return createChat(this, input);
+  /**
+   * PATCH archived: the family for a root chat (all-or-nothing), the chat alone for a child
+   * (transitions/set-archived.ts). `options.recheck` is the auto-archive loop's, for roots only.
+   */
+  async setArchived(chatId: string, archived: boolean, options: FamilyArchiveOptions = {}): Promise<FamilyArchiveResult> {
+    if (await isChildChat(this.pool, chatId)) {
+      if (options.recheck) throw new StoreInvariantError(`a family recheck was given for child chat ${chatId}`);
+      const committed = await this.update(chatId, (tx) => setArchived(tx, { archived }));
+      return { chats: [committed.chat], statements: committed.statements, skipped: false };
+    }
+    return this.transaction(async (t) => {
+      const family = await lockFamily(t, chatId);
+      if (options.recheck && !(await options.recheck(t, family))) return { chats: [], statements: t.statements, skipped: true };
+      const changed = await setFamilyArchived(t, family, archived, this.options.staleThresholdMs);
+      for (const committed of changed) publishAfterCommit(t, this.notifier, committed);
+      return { chats: changed.map((c) => c.chat), statements: t.statements, skipped: false };
+    });
   }
 
-  /** PATCH archived: the family for a root chat (all-or-nothing), the chat alone for a child. */
-  setArchived(chatId: string, archived: boolean) {
-    return setFamilyArchived(this, chatId, archived);
+  // ---- reads and metadata writes outside transitions, for the chat commands -----------------
+
+  chat(chatId: string): Promise<ChatRow | undefined> {
+    return getChat(this.pool, chatId);
   }
 
-  /** SetArchived on one chat only (a bundle building block; the endpoint uses setArchived). */
-  setArchivedSingle(chatId: string, archived: boolean) {
-    return this.update(chatId, (tx) => setArchived(tx, { archived }));
+  /** Organization, owner, parent and snapshot version (src/db/queries.ts readChatIdentity). */
+  identity(chatId: string): Promise<ChatIdentity | undefined> {
+    return readChatIdentity(this.pool, chatId);
   }
 
-  sendMessage(chatId: string, input: SendMessageInput) {
-    return this.update(chatId, (tx) => sendMessage(tx, input), { prefetchTail: sendMessage.prefetchTail(input) });
+  /** The chats an archive of `chatId` moves, with their queue lengths (src/db/queries.ts listArchiveScope). */
+  archiveScope(chatId: string): Promise<{ chat: ChatRow; queueLength: number }[]> {
+    return listArchiveScope(this.pool, chatId);
   }
 
-  editMessage(chatId: string, input: EditMessageInput) {
-    return this.update(chatId, (tx) => editMessage(tx, input));
+  /** A title write: metadata, ranked by source (src/db/title.ts). */
+  writeTitle(chatId: string, title: string, source: TitleSource): Promise<{ applied: boolean; chat: ChatRow }> {
+    return writeTitle(this.pool, chatId, title, source);
   }
 
-  deleteQueuedMessage(chatId: string, queuedMessageId: string) {
-    return this.update(chatId, (tx) => deleteQueuedMessage(tx, { queuedMessageId }));
+  /** Labels, pin order and MCP servers: metadata (src/db/queries.ts updateChatMetadata). */
+  updateMetadata(chatId: string, fields: ChatMetadataFields): Promise<ChatRow | undefined> {
+    return updateChatMetadata(this.pool, chatId, fields);
   }
 
-  promoteQueuedMessage(chatId: string, queuedMessageId: string) {
-    return this.update(chatId, (tx) => promoteQueuedMessage(tx, { queuedMessageId }), { prefetchTail: promoteQueuedMessage.prefetchTail });
+  /** The uploads among `fileIds` that `ownerId` may attach in `organizationId` (src/db/files.ts). */
+  attachableFiles(fileIds: readonly string[], ownerId: string, organizationId: string): Promise<Map<string, ChatFileRow>> {
+    return filesForAttachment(this.pool, fileIds, ownerId, organizationId);
   }
 
-  interrupt(chatId: string, input: { reason?: string } = {}) {
-    return this.update(chatId, (tx) => interrupt(tx, input), { prefetchTail: interrupt.prefetchTail });
+  async #lockApplyCommit<T>(
+    t: StoreTransaction,
+    chatId: string,
+    fn: (tx: ChatTx) => Promise<T>,
+    options: UpdateOptions,
+  ): Promise<Committed<T>> {
+    const txOptions =
+      options.staleThresholdMs === undefined ? this.options : { ...this.options, staleThresholdMs: options.staleThresholdMs };
+    const tx = await ChatTx.lock(t, chatId, txOptions, options.prefetchTail ?? false);
+    return this.#commit(t, tx, await fn(tx));
   }
 
-  completeRequiresAction(chatId: string, input: CompleteRequiresActionInput) {
-    return this.update(chatId, (tx) => completeRequiresAction(tx, input), { prefetchTail: true });
-  }
-
-  requestCompaction(chatId: string, input: { now?: Date } = {}) {
-    return this.update(chatId, (tx) => requestCompaction(tx, input));
-  }
-
-  clearContext(chatId: string, input: { createdBy?: string | null; toolCallId?: string } = {}) {
-    return this.update(chatId, (tx) => clearContext(tx, input), { prefetchTail: true });
-  }
-
-  reconcileInvalidState(chatId: string) {
-    return this.update(chatId, (tx) => reconcileInvalidState(tx), { prefetchTail: true });
-  }
-
-  // ---- transitions used by the chat worker ----------------------------------------------------
-
-  acquire(chatId: string, input: { workerId: string; runnerId: string }) {
-    return this.update(chatId, (tx) => acquire(tx, input));
-  }
-
-  abandon(chatId: string) {
-    return this.update(chatId, (tx) => abandon(tx));
-  }
-
-  commitStep(chatId: string, input: CommitStepInput) {
-    return this.update(chatId, (tx) => commitStep(tx, input));
-  }
-
-  enterRequiresAction(chatId: string, input: { now?: Date } = {}) {
-    return this.update(chatId, (tx) => enterRequiresAction(tx, input), { prefetchTail: true });
-  }
-
-  finishInterruption(chatId: string, input: FinishInterruptionInput = {}) {
-    return this.update(chatId, (tx) => finishInterruption(tx, input), { prefetchTail: true });
-  }
-
-  recordGenerationAttempt(chatId: string) {
-    return this.update(chatId, (tx) => recordGenerationAttempt(tx));
-  }
-
-  recordRetryState(chatId: string, retryState: RetryState) {
-    return this.update(chatId, (tx) => recordRetryState(tx, { retryState }));
-  }
-
-  finishTurn(chatId: string) {
-    return this.update(chatId, (tx) => finishTurn(tx), { prefetchTail: true });
-  }
-
-  finishError(chatId: string, error: string, detail: LastErrorDetail | null = null) {
-    return this.update(chatId, (tx) => finishError(tx, { error, detail }));
-  }
-
-  cancelRequiresAction(chatId: string, input: { reason?: string } = {}) {
-    return this.update(chatId, (tx) => cancelRequiresAction(tx, input), { prefetchTail: true });
+  /** The commit write, the notifications buffered for after COMMIT, and what `update` returns. */
+  async #commit<T>(t: StoreTransaction, tx: ChatTx, value: T): Promise<Committed<T>> {
+    const committed = await tx.commit(this.notifier);
+    return {
+      value,
+      chat: committed.chat,
+      state: committed.state,
+      queueLength: committed.queueLength,
+      applied: tx.applied,
+      statements: t.statements,
+    };
   }
 }

@@ -9,6 +9,8 @@ import { archiveIfCandidate, dayCutoff, findAutoArchiveCandidates } from "../../
 import { sendMessage } from "../../src/db/transitions/send-message";
 import { makeChat, stateOf, text } from "./fixtures";
 import { makeWorkerEnv, type WorkerEnv } from "./support/worker-env";
+import { commitStep, finishTurn } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 const DAYS = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -37,16 +39,16 @@ async function makeChild(rootId: string): Promise<string> {
     content: text("sub task"),
   });
   const id = child.chat.id;
-  await env.store.commitStep(id, { messages: [{ role: "assistant", content: text("done") }] });
-  await env.store.finishTurn(id);
+  await apply(env.store, commitStep, id, { messages: [{ role: "assistant", content: text("done") }] });
+  await apply(env.store, finishTurn, id);
   return id;
 }
 
 /** A full turn on a waiting chat: a new message, then back to waiting. */
 async function newTurn(chatId: string): Promise<void> {
-  await env.store.sendMessage(chatId, { content: text("still here"), busyBehavior: "queue" });
-  await env.store.commitStep(chatId, { messages: [{ role: "assistant", content: text("yes") }] });
-  await env.store.finishTurn(chatId);
+  await apply(env.store, sendMessage, chatId, { content: text("still here"), busyBehavior: "queue" });
+  await apply(env.store, commitStep, chatId, { messages: [{ role: "assistant", content: text("yes") }] });
+  await apply(env.store, finishTurn, chatId);
 }
 
 async function archivedOf(ids: readonly string[]): Promise<Map<string, { archived: boolean; archivedAt: Date | null }>> {

@@ -5,6 +5,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { FamilyArchivedError } from "../../src/db/index";
 import { chatRow, history, makeChat, makeEnv, queueOf, text, type Env } from "./fixtures";
+import { commitStep, recordRetryState, sendMessage } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -32,8 +34,8 @@ describe("concurrent transitions", () => {
     const results = await Promise.all(
       Array.from({ length: N }, (_, i) =>
         i % 2 === 0
-          ? env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text(`step ${i}`) }] })
-          : env.store.recordRetryState(chat.chatId, { attempt: i }),
+          ? apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text(`step ${i}`) }] })
+          : apply(env.store, recordRetryState, chat.chatId, { retryState: { attempt: i } }),
       ),
     );
     const after = await chatRow(env, chat.chatId);
@@ -51,7 +53,9 @@ describe("concurrent transitions", () => {
     const chat = await makeChat(env, "R0", { owned: true });
     const before = Number((await chatRow(env, chat.chatId)).snapshot_version);
     const sends = await Promise.all(
-      Array.from({ length: 100 }, (_, i) => env.store.sendMessage(chat.chatId, { content: text(`queued ${i}`), busyBehavior: "queue" })),
+      Array.from({ length: 100 }, (_, i) =>
+        apply(env.store, sendMessage, chat.chatId, { content: text(`queued ${i}`), busyBehavior: "queue" }),
+      ),
     );
     expect(sends.every((s) => s.value.queued)).toBe(true);
     const queue = await queueOf(env, chat.chatId);

@@ -20,6 +20,17 @@ import {
   type Notifier,
   type OwnershipHint,
 } from "../../src/db/index";
+import {
+  abandon,
+  acquire,
+  commitStep,
+  enterRequiresAction,
+  finishError,
+  finishTurn,
+  interrupt,
+  sendMessage,
+} from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 export function openPool(max = 10): Pool {
   return createPool({ databaseUrl: inject("databaseUrl"), wsProxy: inject("wsProxy"), webSocketConstructor: WebSocket, max });
@@ -121,7 +132,7 @@ export async function makeChat(env: Env, state: ExecutionState | "Invalid", spec
   let pendingCallId: string | null = null;
   const enqueue = async (n: number) => {
     for (let i = 0; i < n; i++) {
-      const sent = await store.sendMessage(chatId, { content: text(`queued ${i}`), busyBehavior: "queue" });
+      const sent = await apply(store, sendMessage, chatId, { content: text(`queued ${i}`), busyBehavior: "queue" });
       queue.push(sent.value.queuedMessage!.id);
     }
   };
@@ -130,11 +141,11 @@ export async function makeChat(env: Env, state: ExecutionState | "Invalid", spec
   const base = state === "Invalid" ? "R0" : state.replace(/^X/, "");
   if (base.startsWith("A")) {
     pendingCallId = `call_${randomUUID()}`;
-    await store.commitStep(chatId, {
+    await apply(store, commitStep, chatId, {
       messages: [{ role: "assistant", content: [{ type: "text", text: "need input" }, toolCall(pendingCallId)] }],
     });
   } else {
-    await store.commitStep(chatId, { messages: [{ role: "assistant", content: text("hi") }] });
+    await apply(store, commitStep, chatId, { messages: [{ role: "assistant", content: text("hi") }] });
   }
   switch (base) {
     case "R0":
@@ -143,26 +154,26 @@ export async function makeChat(env: Env, state: ExecutionState | "Invalid", spec
       await enqueue(queued);
       break;
     case "W":
-      await store.finishTurn(chatId);
+      await apply(store, finishTurn, chatId);
       break;
     case "E0":
-      await store.finishError(chatId, "model failed");
+      await apply(store, finishError, chatId, { error: "model failed" });
       break;
     case "E1":
       await enqueue(queued);
-      await store.finishError(chatId, "model failed");
+      await apply(store, finishError, chatId, { error: "model failed" });
       break;
     case "I0":
     case "I1":
       if (base === "I1") await enqueue(queued);
       // An owner first: an unowned chat finishes its interruption at once.
-      await store.acquire(chatId, worker);
-      await store.interrupt(chatId);
-      if (!spec.owned) await store.abandon(chatId);
+      await apply(store, acquire, chatId, worker);
+      await apply(store, interrupt, chatId);
+      if (!spec.owned) await apply(store, abandon, chatId);
       break;
     case "A0":
     case "A1":
-      await store.enterRequiresAction(chatId);
+      await apply(store, enterRequiresAction, chatId);
       if (base === "A1") await enqueue(queued);
       break;
     default:
@@ -174,7 +185,7 @@ export async function makeChat(env: Env, state: ExecutionState | "Invalid", spec
     // "a chat may have archived set to true and status to running, which isn't allowed".
     await env.pool.query(`UPDATE chats SET archived = true, snapshot_version = snapshot_version + 1 WHERE id = $1`, [chatId]);
   }
-  if (spec.owned && !base.startsWith("I")) await store.acquire(chatId, worker);
+  if (spec.owned && !base.startsWith("I")) await apply(store, acquire, chatId, worker);
   const actual = await stateOf(env.pool, chatId);
   if (actual !== state) throw new Error(`fixture for ${state} landed in ${actual}`);
   return { chatId, firstUserMessageId, queue, pendingCallId };

@@ -7,6 +7,8 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquire, ChatStore, commitStep, NothingToClearError, type ChatUpdatePayload } from "../../src/db/index";
 import { chatRow, makeChat, makeEnv, RecordingNotifier, snapshotRows, text, type Env } from "./fixtures";
+import { clearContext, finishTurn, recordGenerationAttempt } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -45,7 +47,7 @@ describe.concurrent("notifications", () => {
       observe: (t) => events.push(t.committed ? "commit" : "rollback"),
     });
     const chat = await makeChat(env, "R0", { owned: true });
-    const step = await store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("done") }] });
+    const step = await apply(store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("done") }] });
     expect(events).toEqual(["commit", `update ${step.chat.snapshotVersion}`]);
   });
 
@@ -65,10 +67,10 @@ describe.concurrent("notifications", () => {
 
   it("publishes nothing when the transaction rolls back, and leaves the rows as they were", async () => {
     const chat = await makeChat(env, "W");
-    await env.store.clearContext(chat.chatId);
+    await apply(env.store, clearContext, chat.chatId);
     const before = await snapshotRows(env.pool, chat.chatId);
     const published = env.notifier.updatesFor(chat.chatId).length;
-    await expect(env.store.clearContext(chat.chatId)).rejects.toBeInstanceOf(NothingToClearError);
+    await expect(apply(env.store, clearContext, chat.chatId)).rejects.toBeInstanceOf(NothingToClearError);
     await expect(
       env.store.update(chat.chatId, async (tx) => {
         await commitStep(tx, { messages: [{ role: "assistant", content: text("never") }] }).catch(() => undefined);
@@ -87,19 +89,19 @@ describe.concurrent("notifications", () => {
   it("does not hint for a runnable chat whose owner holds a fresh lease", async () => {
     const chat = await makeChat(env, "R0");
     const hints = env.notifier.hintsFor(chat.chatId).length;
-    await env.store.acquire(chat.chatId, { workerId: randomUUID(), runnerId: randomUUID() });
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("step") }] });
+    await apply(env.store, acquire, chat.chatId, { workerId: randomUUID(), runnerId: randomUUID() });
+    await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("step") }] });
     expect(env.notifier.hintsFor(chat.chatId).length).toBe(hints);
   });
 
   it("hints when the owner's heartbeat is stale or missing", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
     await env.pool.query(`UPDATE chat_heartbeats SET heartbeat_at = now() - interval '31 seconds' WHERE chat_id = $1`, [chat.chatId]);
-    const stale = await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("late") }] });
+    const stale = await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("late") }] });
     expect(env.notifier.hintsFor(chat.chatId).at(-1)).toEqual({ chat_id: chat.chatId, snapshot_version: stale.chat.snapshotVersion });
 
     await env.pool.query(`DELETE FROM chat_heartbeats WHERE chat_id = $1`, [chat.chatId]);
-    const missing = await env.store.recordGenerationAttempt(chat.chatId);
+    const missing = await apply(env.store, recordGenerationAttempt, chat.chatId);
     expect(env.notifier.hintsFor(chat.chatId).at(-1)).toEqual({ chat_id: chat.chatId, snapshot_version: missing.chat.snapshotVersion });
   });
 
@@ -109,16 +111,16 @@ describe.concurrent("notifications", () => {
     const chat = await makeChat(env, "R0", { owned: true });
     await env.pool.query(`UPDATE chat_heartbeats SET heartbeat_at = now() - interval '2 seconds' WHERE chat_id = $1`, [chat.chatId]);
     const hints = env.notifier.hintsFor(chat.chatId).length;
-    await env.store.recordGenerationAttempt(chat.chatId);
+    await apply(env.store, recordGenerationAttempt, chat.chatId);
     expect(env.notifier.hintsFor(chat.chatId).length).toBe(hints);
-    const late = await strict.recordGenerationAttempt(chat.chatId);
+    const late = await apply(strict, recordGenerationAttempt, chat.chatId);
     expect(notifier.hintsFor(chat.chatId)).toEqual([{ chat_id: chat.chatId, snapshot_version: late.chat.snapshotVersion }]);
   });
 
   it("does not hint for a chat that is not runnable", async () => {
     const chat = await makeChat(env, "R0");
     const hints = env.notifier.hintsFor(chat.chatId).length;
-    await env.store.finishTurn(chat.chatId);
+    await apply(env.store, finishTurn, chat.chatId);
     await env.store.setArchived(chat.chatId, true);
     expect(env.notifier.hintsFor(chat.chatId).length).toBe(hints);
   });
@@ -134,7 +136,7 @@ describe.concurrent("notifications", () => {
       },
     });
     const chat = await makeChat(env, "R0");
-    const result = await store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("kept") }] });
+    const result = await apply(store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("kept") }] });
     expect(Number((await chatRow(env, chat.chatId)).snapshot_version)).toBe(result.chat.snapshotVersion);
     expect(seen).toEqual([chat.chatId]);
   });

@@ -14,6 +14,8 @@ import { insertFile } from "../../src/db/files";
 import { findPurgeableChats, purgeArchivedFamily, purgeExpiredAttributionKeys } from "../../src/db/purge";
 import { makeChat, makeOwner, stateOf, text } from "./fixtures";
 import { makeWorkerEnv, type WorkerEnv } from "./support/worker-env";
+import { finishError } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const RETENTION_DAYS = 30;
@@ -46,7 +48,7 @@ async function archivedFamily(days: number): Promise<{ root: string; child: stri
     parentChatId: root.chatId,
     content: text("sub"),
   });
-  await env.store.finishError(child.chat.id, "failed");
+  await apply(env.store, finishError, child.chat.id, { error: "failed" });
   const storageKeys: string[] = [];
   for (const chatId of [root.chatId, child.chat.id]) {
     const id = randomUUID();
@@ -159,7 +161,7 @@ describe("purge of archived chats", () => {
       parentChatId: activeRoot.chatId,
       content: text("sub"),
     });
-    await env.store.finishError(lonelyChild.chat.id, "failed");
+    await apply(env.store, finishError, lonelyChild.chat.id, { error: "failed" });
     await env.store.setArchived(lonelyChild.chat.id, true);
     await env.pool.query(`UPDATE chats SET archived_at = now() - interval '400 days' WHERE id = $1`, [lonelyChild.chat.id]);
 

@@ -12,6 +12,8 @@ import {
   updateChatMetadata,
 } from "../../src/db/index";
 import { makeChat, makeEnv, makeOwner, text, type Env } from "./fixtures";
+import { commitStep, editMessage } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -36,8 +38,8 @@ describe.concurrent("queries", () => {
 
   it("lists what the UI shows by default, and everything on request", async () => {
     const chat = await makeChat(env, "W");
-    await env.store.editMessage(chat.chatId, { messageId: chat.firstUserMessageId, content: text("v2") });
-    await env.store.commitStep(chat.chatId, {
+    await apply(env.store, editMessage, chat.chatId, { messageId: chat.firstUserMessageId, content: text("v2") });
+    await apply(env.store, commitStep, chat.chatId, {
       messages: [
         { role: "user", modelOnly: true, content: text("hidden context") },
         { role: "assistant", content: text("ok") },

@@ -5,6 +5,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatRow, makeChat, makeEnv, text, type Env } from "./fixtures";
+import { editMessage, finishTurn, sendMessage } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -20,43 +22,51 @@ const lastOf = async (chatId: string) => {
 describe.concurrent("last_reasoning_effort", () => {
   it("takes an effort sent without a model", async () => {
     const chat = await makeChat(env, "W");
-    await env.store.sendMessage(chat.chatId, { content: text("think"), busyBehavior: "queue", reasoningEffort: "high" });
+    await apply(env.store, sendMessage, chat.chatId, { content: text("think"), busyBehavior: "queue", reasoningEffort: "high" });
     expect(await lastOf(chat.chatId)).toEqual({ model: null, effort: "high" });
   });
 
   it("keeps the effort when a later message sets only a model", async () => {
     const chat = await makeChat(env, "W");
-    await env.store.sendMessage(chat.chatId, { content: text("think"), busyBehavior: "queue", reasoningEffort: "low" });
-    await env.store.finishTurn(chat.chatId);
+    await apply(env.store, sendMessage, chat.chatId, { content: text("think"), busyBehavior: "queue", reasoningEffort: "low" });
+    await apply(env.store, finishTurn, chat.chatId);
     const model = randomUUID();
-    await env.store.sendMessage(chat.chatId, { content: text("other model"), busyBehavior: "queue", modelConfigId: model });
+    await apply(env.store, sendMessage, chat.chatId, { content: text("other model"), busyBehavior: "queue", modelConfigId: model });
     expect(await lastOf(chat.chatId)).toEqual({ model, effort: "low" });
   });
 
   it("keeps both when a message sets neither, and a later effort replaces the earlier one", async () => {
     const chat = await makeChat(env, "W");
-    await env.store.sendMessage(chat.chatId, { content: text("a"), busyBehavior: "queue", reasoningEffort: "medium" });
-    await env.store.finishTurn(chat.chatId);
-    await env.store.sendMessage(chat.chatId, { content: text("b"), busyBehavior: "queue" });
+    await apply(env.store, sendMessage, chat.chatId, { content: text("a"), busyBehavior: "queue", reasoningEffort: "medium" });
+    await apply(env.store, finishTurn, chat.chatId);
+    await apply(env.store, sendMessage, chat.chatId, { content: text("b"), busyBehavior: "queue" });
     expect((await lastOf(chat.chatId)).effort).toBe("medium");
-    await env.store.finishTurn(chat.chatId);
-    await env.store.sendMessage(chat.chatId, { content: text("c"), busyBehavior: "queue", reasoningEffort: "xhigh" });
+    await apply(env.store, finishTurn, chat.chatId);
+    await apply(env.store, sendMessage, chat.chatId, { content: text("c"), busyBehavior: "queue", reasoningEffort: "xhigh" });
     expect((await lastOf(chat.chatId)).effort).toBe("xhigh");
   });
 
   it("carries a queued message's effort through promotion, not before", async () => {
     const chat = await makeChat(env, "R0");
-    const sent = await env.store.sendMessage(chat.chatId, { content: text("later"), busyBehavior: "queue", reasoningEffort: "max" });
+    const sent = await apply(env.store, sendMessage, chat.chatId, {
+      content: text("later"),
+      busyBehavior: "queue",
+      reasoningEffort: "max",
+    });
     expect(sent.value.queuedMessage?.reasoningEffort).toBe("max");
     expect((await lastOf(chat.chatId)).effort).toBeNull();
     // FinishTurn promotes the queue head.
-    await env.store.finishTurn(chat.chatId);
+    await apply(env.store, finishTurn, chat.chatId);
     expect((await lastOf(chat.chatId)).effort).toBe("max");
   });
 
   it("takes the effort of an edit", async () => {
     const chat = await makeChat(env, "W");
-    await env.store.editMessage(chat.chatId, { messageId: chat.firstUserMessageId, content: text("again"), reasoningEffort: "minimal" });
+    await apply(env.store, editMessage, chat.chatId, {
+      messageId: chat.firstUserMessageId,
+      content: text("again"),
+      reasoningEffort: "minimal",
+    });
     expect((await lastOf(chat.chatId)).effort).toBe("minimal");
   });
 });

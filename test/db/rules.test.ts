@@ -7,6 +7,27 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ChatStore, StoreInvariantError, writeTitle } from "../../src/db/index";
 import { promoteQueued } from "../../src/db/queue";
 import { chatRow, DYNAMIC_TOOL, history, LOCAL_TOOL, makeChat, makeEnv, queueOf, snapshotRows, text, toolCall, type Env } from "./fixtures";
+import {
+  abandon,
+  acquire,
+  cancelRequiresAction,
+  clearContext,
+  commitStep,
+  completeRequiresAction,
+  deleteQueuedMessage,
+  editMessage,
+  enterRequiresAction,
+  finishError,
+  finishInterruption,
+  finishTurn,
+  interrupt,
+  promoteQueuedMessage,
+  recordGenerationAttempt,
+  recordRetryState,
+  requestCompaction,
+  sendMessage,
+} from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -21,9 +42,10 @@ describe.concurrent("cross-cutting rules", () => {
   it("rule 1: leaving requires_action other than by CompleteRequiresAction answers pending dynamic calls", async () => {
     for (const leave of ["interrupt", "cancel", "sendInterrupt"] as const) {
       const chat = await makeChat(env, "A0", { owned: true });
-      if (leave === "interrupt") await env.store.interrupt(chat.chatId);
-      if (leave === "cancel") await env.store.cancelRequiresAction(chat.chatId, { reason: "too slow" });
-      if (leave === "sendInterrupt") await env.store.sendMessage(chat.chatId, { content: text("never mind"), busyBehavior: "interrupt" });
+      if (leave === "interrupt") await apply(env.store, interrupt, chat.chatId);
+      if (leave === "cancel") await apply(env.store, cancelRequiresAction, chat.chatId, { reason: "too slow" });
+      if (leave === "sendInterrupt")
+        await apply(env.store, sendMessage, chat.chatId, { content: text("never mind"), busyBehavior: "interrupt" });
       const results = toolResults(await history(env, chat.chatId));
       expect(results, leave).toEqual([
         expect.objectContaining({ role: "tool", tool_call_id: chat.pendingCallId, tool_name: DYNAMIC_TOOL, is_error: true }),
@@ -31,16 +53,16 @@ describe.concurrent("cross-cutting rules", () => {
     }
     // Staying in A (a queued send) answers nothing.
     const waiting = await makeChat(env, "A0", { owned: true });
-    await env.store.sendMessage(waiting.chatId, { content: text("later"), busyBehavior: "queue" });
+    await apply(env.store, sendMessage, waiting.chatId, { content: text("later"), busyBehavior: "queue" });
     expect(toolResults(await history(env, waiting.chatId))).toEqual([]);
   });
 
   it("rule 2: a user message entering history is preceded by results for outstanding tool calls", async () => {
     // An error in the middle of a local tool call leaves the call unanswered.
     const chat = await makeChat(env, "R0", { owned: true });
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: [toolCall("call_local", LOCAL_TOOL)] }] });
-    await env.store.finishError(chat.chatId, "tool crashed");
-    const sent = await env.store.sendMessage(chat.chatId, { content: text("try again"), busyBehavior: "queue" });
+    await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: [toolCall("call_local", LOCAL_TOOL)] }] });
+    await apply(env.store, finishError, chat.chatId, { error: "tool crashed" });
+    const sent = await apply(env.store, sendMessage, chat.chatId, { content: text("try again"), busyBehavior: "queue" });
     expect(sent.value.messages.map((m) => [m.role, m.content[0]?.type])).toEqual([
       ["tool", "tool-result"],
       ["user", "text"],
@@ -49,8 +71,8 @@ describe.concurrent("cross-cutting rules", () => {
 
     // The same through a promotion: FinishTurn from R1 with a call left open.
     const queued = await makeChat(env, "R1", { owned: true });
-    await env.store.commitStep(queued.chatId, { messages: [{ role: "assistant", content: [toolCall("call_open", LOCAL_TOOL)] }] });
-    const finished = await env.store.finishTurn(queued.chatId);
+    await apply(env.store, commitStep, queued.chatId, { messages: [{ role: "assistant", content: [toolCall("call_open", LOCAL_TOOL)] }] });
+    const finished = await apply(env.store, finishTurn, queued.chatId);
     const tail = (await history(env, queued.chatId)).slice(-3);
     expect(tail.map((m) => m.role)).toEqual(["assistant", "tool", "user"]);
     expect(tail[2]!.id).toBe(finished.value.promoted!.message.id);
@@ -58,24 +80,24 @@ describe.concurrent("cross-cutting rules", () => {
 
   it("rule 3: leaving error clears last_error; staying in error or archiving keeps it", async () => {
     const e1 = await makeChat(env, "E1", { queued: 2 });
-    const deleted = await env.store.deleteQueuedMessage(e1.chatId, e1.queue[1]!);
+    const deleted = await apply(env.store, deleteQueuedMessage, e1.chatId, { queuedMessageId: e1.queue[1]! });
     expect(deleted.chat.lastError).toBe("model failed");
     const archived = await env.store.setArchived(e1.chatId, true);
     expect(archived.chats[0]!.lastError).toBe("model failed");
     await env.store.setArchived(e1.chatId, false);
-    const promoted = await env.store.promoteQueuedMessage(e1.chatId, e1.queue[0]!);
+    const promoted = await apply(env.store, promoteQueuedMessage, e1.chatId, { queuedMessageId: e1.queue[0]! });
     expect(promoted.chat.lastError).toBeNull();
 
     for (const leave of ["send", "edit", "compact", "clear"] as const) {
       const e0 = await makeChat(env, "E0");
       const result =
         leave === "send"
-          ? await env.store.sendMessage(e0.chatId, { content: text("again"), busyBehavior: "queue" })
+          ? await apply(env.store, sendMessage, e0.chatId, { content: text("again"), busyBehavior: "queue" })
           : leave === "edit"
-            ? await env.store.editMessage(e0.chatId, { messageId: e0.firstUserMessageId, content: text("edited") })
+            ? await apply(env.store, editMessage, e0.chatId, { messageId: e0.firstUserMessageId, content: text("edited") })
             : leave === "compact"
-              ? await env.store.requestCompaction(e0.chatId)
-              : await env.store.clearContext(e0.chatId);
+              ? await apply(env.store, requestCompaction, e0.chatId)
+              : await apply(env.store, clearContext, e0.chatId);
       expect(result.chat.lastError, leave).toBeNull();
     }
   });
@@ -83,20 +105,20 @@ describe.concurrent("cross-cutting rules", () => {
   it("rule 3 holds for the error's structured detail: stored with last_error, replaced, cleared with it", async () => {
     const w = await makeChat(env, "W");
     const detail = { kind: "rate_limited", provider: "openai", retryable: true, status_code: 429, detail: null };
-    const failed = await env.store.finishError(w.chatId, "openai answered 429", detail);
+    const failed = await apply(env.store, finishError, w.chatId, { error: "openai answered 429", detail: detail });
     expect(failed.chat.lastErrorDetail).toEqual(detail);
     const plain = await makeChat(env, "W");
-    expect((await env.store.finishError(plain.chatId, "no model")).chat.lastErrorDetail).toBeNull();
+    expect((await apply(env.store, finishError, plain.chatId, { error: "no model" })).chat.lastErrorDetail).toBeNull();
     const archived = await env.store.setArchived(w.chatId, true);
     expect(archived.chats[0]!.lastErrorDetail).toEqual(detail);
     await env.store.setArchived(w.chatId, false);
-    const sent = await env.store.sendMessage(w.chatId, { content: text("again"), busyBehavior: "queue" });
+    const sent = await apply(env.store, sendMessage, w.chatId, { content: text("again"), busyBehavior: "queue" });
     expect(sent.chat.lastErrorDetail).toBeNull();
   });
 
   it("rule 4: every promotion stores queued_message_id and fails unless exactly one queue row was deleted", async () => {
     const chat = await makeChat(env, "R1", { owned: true, queued: 2 });
-    const finished = await env.store.finishTurn(chat.chatId);
+    const finished = await apply(env.store, finishTurn, chat.chatId);
     expect(finished.value.promoted!.message.queuedMessageId).toBe(chat.queue[0]);
     expect(finished.value.promoted!.queued.id).toBe(chat.queue[0]);
     const others = (await history(env, chat.chatId)).filter((m) => m.id !== finished.value.promoted!.message.id);
@@ -111,18 +133,18 @@ describe.concurrent("cross-cutting rules", () => {
 
   it("rule 5: compaction_requested_at is carried by Acquire, Abandon, queueing and in-turn steps, and cleared by the rest", async () => {
     const chat = await makeChat(env, "W");
-    const requested = await env.store.requestCompaction(chat.chatId);
+    const requested = await apply(env.store, requestCompaction, chat.chatId);
     expect(requested.chat.compactionRequestedAt).not.toBeNull();
     const carried = [
-      await env.store.acquire(chat.chatId, { workerId: randomUUID(), runnerId: randomUUID() }),
-      await env.store.sendMessage(chat.chatId, { content: text("after the summary"), busyBehavior: "queue" }),
-      await env.store.recordGenerationAttempt(chat.chatId),
-      await env.store.recordRetryState(chat.chatId, { attempt: 1 }),
-      await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("tool step") }] }),
-      await env.store.abandon(chat.chatId),
+      await apply(env.store, acquire, chat.chatId, { workerId: randomUUID(), runnerId: randomUUID() }),
+      await apply(env.store, sendMessage, chat.chatId, { content: text("after the summary"), busyBehavior: "queue" }),
+      await apply(env.store, recordGenerationAttempt, chat.chatId),
+      await apply(env.store, recordRetryState, chat.chatId, { retryState: { attempt: 1 } }),
+      await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("tool step") }] }),
+      await apply(env.store, abandon, chat.chatId),
     ];
     for (const c of carried) expect(c.chat.compactionRequestedAt, c.applied[0]!.transition).toEqual(requested.chat.compactionRequestedAt);
-    const consumed = await env.store.commitStep(chat.chatId, {
+    const consumed = await apply(env.store, commitStep, chat.chatId, {
       messages: [{ role: "assistant", content: text("summary") }],
       consumeCompactionRequest: true,
     });
@@ -130,9 +152,9 @@ describe.concurrent("cross-cutting rules", () => {
 
     // Cleared by construction: a marker on an interrupted turn does not survive it.
     const other = await makeChat(env, "W");
-    await env.store.requestCompaction(other.chatId);
-    await env.store.acquire(other.chatId, { workerId: randomUUID(), runnerId: randomUUID() });
-    expect((await env.store.interrupt(other.chatId)).chat.compactionRequestedAt).toBeNull();
+    await apply(env.store, requestCompaction, other.chatId);
+    await apply(env.store, acquire, other.chatId, { workerId: randomUUID(), runnerId: randomUUID() });
+    expect((await apply(env.store, interrupt, other.chatId)).chat.compactionRequestedAt).toBeNull();
 
     // SetArchived carries it (a marker on an idle chat only exists through a direct write).
     const idle = await makeChat(env, "W");
@@ -145,39 +167,39 @@ describe.concurrent("cross-cutting rules", () => {
     for (const leave of ["interrupt", "enterRequiresAction", "finishError", "finishTurn"] as const) {
       const chat = await makeChat(env, "R0", { owned: true });
       if (leave === "enterRequiresAction") {
-        await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: [toolCall(`call_${leave}`)] }] });
+        await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: [toolCall(`call_${leave}`)] }] });
       }
-      await env.store.recordRetryState(chat.chatId, { attempt: 3 });
+      await apply(env.store, recordRetryState, chat.chatId, { retryState: { attempt: 3 } });
       const left =
         leave === "interrupt"
-          ? await env.store.interrupt(chat.chatId)
+          ? await apply(env.store, interrupt, chat.chatId)
           : leave === "enterRequiresAction"
-            ? await env.store.enterRequiresAction(chat.chatId)
+            ? await apply(env.store, enterRequiresAction, chat.chatId)
             : leave === "finishError"
-              ? await env.store.finishError(chat.chatId, "gave up")
-              : await env.store.finishTurn(chat.chatId);
+              ? await apply(env.store, finishError, chat.chatId, { error: "gave up" })
+              : await apply(env.store, finishTurn, chat.chatId);
       expect(left.chat.status, leave).not.toBe("running");
       expect(left.chat.retryState, leave).toBeNull();
       expect(left.chat.retryStateVersion, leave).toBe(left.chat.snapshotVersion);
     }
     // Staying in running keeps it.
     const running = await makeChat(env, "R0", { owned: true });
-    await env.store.recordRetryState(running.chatId, { attempt: 1 });
-    const queued = await env.store.sendMessage(running.chatId, { content: text("next"), busyBehavior: "queue" });
+    await apply(env.store, recordRetryState, running.chatId, { retryState: { attempt: 1 } });
+    const queued = await apply(env.store, sendMessage, running.chatId, { content: text("next"), busyBehavior: "queue" });
     expect(queued.chat.retryState).toEqual({ attempt: 1 });
   });
 
   it("rule 7: queue positions stay contiguous through deletes, reorders and promotions", async () => {
     const chat = await makeChat(env, "R1", { owned: true, queued: 5 });
     const positions = async () => (await queueOf(env, chat.chatId)).map((q) => [q.id, q.position]);
-    await env.store.deleteQueuedMessage(chat.chatId, chat.queue[2]!);
+    await apply(env.store, deleteQueuedMessage, chat.chatId, { queuedMessageId: chat.queue[2]! });
     expect(await positions()).toEqual([chat.queue[0], chat.queue[1], chat.queue[3], chat.queue[4]].map((id, i) => [id, i]));
-    await env.store.promoteQueuedMessage(chat.chatId, chat.queue[3]!);
+    await apply(env.store, promoteQueuedMessage, chat.chatId, { queuedMessageId: chat.queue[3]! });
     expect(await positions()).toEqual([chat.queue[3], chat.queue[0], chat.queue[1], chat.queue[4]].map((id, i) => [id, i]));
-    await env.store.finishInterruption(chat.chatId);
+    await apply(env.store, finishInterruption, chat.chatId);
     expect(await positions()).toEqual([chat.queue[0], chat.queue[1], chat.queue[4]].map((id, i) => [id, i]));
-    await env.store.finishError(chat.chatId, "stop");
-    await env.store.promoteQueuedMessage(chat.chatId, chat.queue[1]!);
+    await apply(env.store, finishError, chat.chatId, { error: "stop" });
+    await apply(env.store, promoteQueuedMessage, chat.chatId, { queuedMessageId: chat.queue[1]! });
     expect(await positions()).toEqual([chat.queue[0], chat.queue[4]].map((id, i) => [id, i]));
   });
 
@@ -203,13 +225,13 @@ describe.concurrent("cross-cutting rules", () => {
     const now = new Date("2030-01-02T03:04:05.000Z");
     const store = new ChatStore(env.pool, { now: () => now });
     const chat = await makeChat(env, "R0", { owned: true });
-    await store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: [toolCall("call_deadline")] }] });
-    const entered = await store.enterRequiresAction(chat.chatId);
+    await apply(store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: [toolCall("call_deadline")] }] });
+    const entered = await apply(store, enterRequiresAction, chat.chatId);
     expect(entered.chat.requiresActionDeadlineAt).toEqual(new Date(now.getTime() + 5 * 60_000));
-    const queued = await store.sendMessage(chat.chatId, { content: text("meanwhile"), busyBehavior: "queue" });
+    const queued = await apply(store, sendMessage, chat.chatId, { content: text("meanwhile"), busyBehavior: "queue" });
     expect(queued.state).toBe("A1");
     expect(queued.chat.requiresActionDeadlineAt).toEqual(entered.chat.requiresActionDeadlineAt);
-    const done = await store.completeRequiresAction(chat.chatId, { results: [{ tool_call_id: "call_deadline", output: "ok" }] });
+    const done = await apply(store, completeRequiresAction, chat.chatId, { results: [{ tool_call_id: "call_deadline", output: "ok" }] });
     expect(done.chat.requiresActionDeadlineAt).toBeNull();
   });
 });

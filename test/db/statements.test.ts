@@ -6,6 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Committed } from "../../src/db/index";
 import { makeChat, makeEnv, text, toolCall, type Env } from "./fixtures";
+import { acquire, commitStep, finishTurn, recordGenerationAttempt, recordRetryState, sendMessage } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -25,15 +27,23 @@ function record(name: string, committed: Committed<unknown>, bound: number): voi
 describe("statements under the row lock", () => {
   it("SendMessage: 4 to queue on a running chat, 4 to insert into an idle one", async () => {
     const running = await makeChat(env, "R0", { owned: true });
-    record("SendMessage(queue) R0->R1", await env.store.sendMessage(running.chatId, { content: text("q"), busyBehavior: "queue" }), 4);
-    record("SendMessage(queue) R1->R1", await env.store.sendMessage(running.chatId, { content: text("q2"), busyBehavior: "queue" }), 4);
+    record(
+      "SendMessage(queue) R0->R1",
+      await apply(env.store, sendMessage, running.chatId, { content: text("q"), busyBehavior: "queue" }),
+      4,
+    );
+    record(
+      "SendMessage(queue) R1->R1",
+      await apply(env.store, sendMessage, running.chatId, { content: text("q2"), busyBehavior: "queue" }),
+      4,
+    );
     const idle = await makeChat(env, "W", { owned: true });
-    record("SendMessage W->R0", await env.store.sendMessage(idle.chatId, { content: text("go"), busyBehavior: "queue" }), 4);
+    record("SendMessage W->R0", await apply(env.store, sendMessage, idle.chatId, { content: text("go"), busyBehavior: "queue" }), 4);
     const unowned = await makeChat(env, "R0");
     // Queue, then FinishInterruption promotes m at once: one more statement for the promotion.
     record(
       "SendMessage(interrupt) R0 unowned->R0",
-      await env.store.sendMessage(unowned.chatId, { content: text("now"), busyBehavior: "interrupt" }),
+      await apply(env.store, sendMessage, unowned.chatId, { content: text("now"), busyBehavior: "interrupt" }),
       5,
     );
   });
@@ -42,7 +52,7 @@ describe("statements under the row lock", () => {
     const chat = await makeChat(env, "R0", { owned: true });
     record(
       "CommitStep R0->R0",
-      await env.store.commitStep(chat.chatId, {
+      await apply(env.store, commitStep, chat.chatId, {
         messages: [
           { role: "assistant", content: [toolCall("c1", "read_file")] },
           { role: "tool", content: [{ type: "tool-result", tool_call_id: "c1", tool_name: "read_file", result: "x", is_error: false }] },
@@ -54,15 +64,15 @@ describe("statements under the row lock", () => {
 
   it("FinishTurn: 3 to waiting, 4 promoting the queue head", async () => {
     const r0 = await makeChat(env, "R0", { owned: true });
-    record("FinishTurn R0->W", await env.store.finishTurn(r0.chatId), 3);
+    record("FinishTurn R0->W", await apply(env.store, finishTurn, r0.chatId), 3);
     const r1 = await makeChat(env, "R1", { owned: true, queued: 2 });
-    record("FinishTurn R1->R1", await env.store.finishTurn(r1.chatId), 4);
+    record("FinishTurn R1->R1", await apply(env.store, finishTurn, r1.chatId), 4);
   });
 
   it("the worker's bookkeeping stays at 3", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    record("RecordGenerationAttempt", await env.store.recordGenerationAttempt(chat.chatId), 3);
-    record("RecordRetryState", await env.store.recordRetryState(chat.chatId, { attempt: 1 }), 3);
-    record("Acquire", await env.store.acquire(chat.chatId, { workerId: crypto.randomUUID(), runnerId: crypto.randomUUID() }), 4);
+    record("RecordGenerationAttempt", await apply(env.store, recordGenerationAttempt, chat.chatId), 3);
+    record("RecordRetryState", await apply(env.store, recordRetryState, chat.chatId, { retryState: { attempt: 1 } }), 3);
+    record("Acquire", await apply(env.store, acquire, chat.chatId, { workerId: crypto.randomUUID(), runnerId: crypto.randomUUID() }), 4);
   });
 });

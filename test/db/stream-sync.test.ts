@@ -12,6 +12,16 @@ import { messageToWire, queuedToWire } from "../../src/db/wire";
 import type { SyncSnapshot } from "../../src/stream/sync-snapshot";
 import { NULL_CURSORS, type StreamCursors } from "../../src/stream/sync-state";
 import { chatRow, DYNAMIC_TOOL, LOCAL_TOOL, makeChat, makeEnv, text, toolCall, type Env } from "./fixtures";
+import {
+  clearContext,
+  commitStep,
+  editMessage,
+  enterRequiresAction,
+  finishTurn,
+  recordRetryState,
+  sendMessage,
+} from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -123,7 +133,7 @@ describe.concurrent("readSyncSnapshot", () => {
 
   it("carries the retry state and the persisted error", async () => {
     const running = await makeChat(env, "R0", { owned: true });
-    await env.store.recordRetryState(running.chatId, { attempt: 1, error: "overloaded" });
+    await apply(env.store, recordRetryState, running.chatId, { retryState: { attempt: 1, error: "overloaded" } });
     expect((await read(running.chatId)).chat).toMatchObject({
       status: "running",
       retryState: { attempt: 1, error: "overloaded" },
@@ -164,7 +174,7 @@ describe.concurrent("readSyncSnapshot", () => {
   it("reads only the rows newer than the cursor", async () => {
     const chat = await makeChat(env, "W");
     const before = await read(chat.chatId);
-    const sent = await env.store.sendMessage(chat.chatId, { content: text("next"), busyBehavior: "queue" });
+    const sent = await apply(env.store, sendMessage, chat.chatId, { content: text("next"), busyBehavior: "queue" });
     const snap = await read(chat.chatId, cursorsAfter(before));
     expect(snap.chat.historyVersion).toBeGreaterThan(before.chat.historyVersion);
     expect(snap.messages).toEqual({ refresh: false, rows: sent.value.messages.map((m) => messageToWire(m)) });
@@ -174,14 +184,14 @@ describe.concurrent("readSyncSnapshot", () => {
 
   it("refreshes the whole history after an edit soft-deleted rows", async () => {
     const chat = await makeChat(env, "W");
-    await env.store.sendMessage(chat.chatId, { content: text("second"), busyBehavior: "queue" });
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("second answer") }] });
-    await env.store.finishTurn(chat.chatId);
+    await apply(env.store, sendMessage, chat.chatId, { content: text("second"), busyBehavior: "queue" });
+    await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("second answer") }] });
+    await apply(env.store, finishTurn, chat.chatId);
     const before = await read(chat.chatId);
     expect(before.messages!.rows).toHaveLength(4);
     const secondId = before.messages!.rows[2]!.id;
 
-    await env.store.editMessage(chat.chatId, { messageId: secondId, content: text("second, edited") });
+    await apply(env.store, editMessage, chat.chatId, { messageId: secondId, content: text("second, edited") });
     const snap = await read(chat.chatId, cursorsAfter(before));
     const current = await visibleHistory(chat.chatId);
     expect(snap.messages).toEqual({ refresh: true, rows: current });
@@ -190,7 +200,7 @@ describe.concurrent("readSyncSnapshot", () => {
     expect(current.slice(0, 2).map((m) => m.id)).toEqual(before.messages!.rows.slice(0, 2).map((m) => m.id));
 
     // Once past the edit, new rows are incremental again.
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("edited answer") }] });
+    await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("edited answer") }] });
     const after = await read(chat.chatId, cursorsAfter(snap));
     expect(after.messages!.refresh).toBe(false);
     expect(after.messages!.rows.map((m) => m.content)).toEqual([text("edited answer")]);
@@ -202,12 +212,12 @@ describe.concurrent("readSyncSnapshot", () => {
     // Never queued: queue_version is still 0, not newer than the null cursor.
     expect(before.chat.queueVersion).toBe(0);
     expect(before.queue).toBeNull();
-    const queued = await env.store.sendMessage(chat.chatId, { content: text("later"), busyBehavior: "queue" });
+    const queued = await apply(env.store, sendMessage, chat.chatId, { content: text("later"), busyBehavior: "queue" });
     const snap = await read(chat.chatId, cursorsAfter(before));
     expect(snap.messages).toBeNull();
     expect(snap.queue).toEqual([queuedToWire(queued.value.queuedMessage!)]);
 
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("more") }] });
+    await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("more") }] });
     const next = await read(chat.chatId, cursorsAfter(snap));
     expect(next.queue).toBeNull();
     expect(next.messages!.rows.map((m) => m.content)).toEqual([text("more")]);
@@ -232,7 +242,7 @@ describe.concurrent("readSyncSnapshot", () => {
 
   it("lists only dynamic tool calls that are still unanswered", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    await env.store.commitStep(chat.chatId, {
+    await apply(env.store, commitStep, chat.chatId, {
       messages: [
         { role: "assistant", content: [toolCall("call_answered"), toolCall("call_local", LOCAL_TOOL), toolCall("call_open")] },
         {
@@ -241,12 +251,12 @@ describe.concurrent("readSyncSnapshot", () => {
         },
       ],
     });
-    await env.store.enterRequiresAction(chat.chatId);
+    await apply(env.store, enterRequiresAction, chat.chatId);
     const snap = await read(chat.chatId);
     expect(snap.pendingToolCalls).toEqual([{ tool_call_id: "call_open", tool_name: DYNAMIC_TOOL, args: { question: "proceed?" } }]);
     // Not in requires_action: nothing is read, even with calls pending.
     const running = await makeChat(env, "R0", { owned: true });
-    await env.store.commitStep(running.chatId, { messages: [{ role: "assistant", content: [toolCall("call_x")] }] });
+    await apply(env.store, commitStep, running.chatId, { messages: [{ role: "assistant", content: [toolCall("call_x")] }] });
     expect((await read(running.chatId)).pendingToolCalls).toBeNull();
   });
 
@@ -258,15 +268,15 @@ describe.concurrent("readSyncSnapshot", () => {
       systemPrompt: "be brief",
     });
     const chatId = created.chat.id;
-    await env.store.commitStep(chatId, { messages: [{ role: "assistant", content: text("hi") }] });
-    await env.store.finishTurn(chatId);
+    await apply(env.store, commitStep, chatId, { messages: [{ role: "assistant", content: text("hi") }] });
+    await apply(env.store, finishTurn, chatId);
     const all = await listMessages(env.pool, chatId, { includeModelOnly: true });
     expect(all.filter((m) => m.modelOnly).map((m) => m.role)).toEqual(["system"]);
     const first = await read(chatId);
     expect(first.messages!.rows.map((m) => m.role)).toEqual(["user", "assistant"]);
 
     // ClearContext: a model-only sentinel plus a visible tool-call/result pair.
-    await env.store.clearContext(chatId);
+    await apply(env.store, clearContext, chatId);
     const snap = await read(chatId, cursorsAfter(first));
     const hidden = new Set((await listMessages(env.pool, chatId, { includeModelOnly: true })).filter((m) => m.modelOnly).map((m) => m.id));
     expect(hidden.size).toBe(2);
@@ -276,7 +286,7 @@ describe.concurrent("readSyncSnapshot", () => {
 
     // A refresh leaves them out too.
     const userRow = first.messages!.rows[0]!;
-    await env.store.editMessage(chatId, { messageId: userRow.id, content: text("hello again") });
+    await apply(env.store, editMessage, chatId, { messageId: userRow.id, content: text("hello again") });
     const refreshed = await read(chatId, cursorsAfter(snap));
     expect(refreshed.messages!.refresh).toBe(true);
     expect(refreshed.messages!.rows).toEqual(await visibleHistory(chatId));
@@ -311,7 +321,7 @@ describe.concurrent("readSyncSnapshot", () => {
       // After the chat row was read (statement 1), commit a new message and a queue change elsewhere.
       before: async (index) => {
         if (index === 2) {
-          await env.store.sendMessage(chat.chatId, { content: text("racing"), busyBehavior: "queue" });
+          await apply(env.store, sendMessage, chat.chatId, { content: text("racing"), busyBehavior: "queue" });
         }
       },
     });

@@ -21,6 +21,28 @@ import {
   type TransitionName,
 } from "../../src/chatstate/index";
 import { DYNAMIC_TOOL, makeChat, makeEnv, snapshotRows, stateOf, text, toolCall, type Env, type FixtureChat } from "./fixtures";
+import {
+  abandon,
+  acquire,
+  cancelRequiresAction,
+  clearContext,
+  commitStep,
+  completeRequiresAction,
+  deleteQueuedMessage,
+  editMessage,
+  enterRequiresAction,
+  finishError,
+  finishInterruption,
+  finishTurn,
+  interrupt,
+  promoteQueuedMessage,
+  reconcileInvalidState,
+  recordGenerationAttempt,
+  recordRetryState,
+  requestCompaction,
+  sendMessage,
+} from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 vi.setConfig({ maxConcurrency: 12 });
 
@@ -140,11 +162,11 @@ afterAll(async () => {
 /** What a run's transition needs besides the chat: done before the "before" snapshot. */
 async function prepare(run: Run, chat: FixtureChat): Promise<void> {
   if (run.transition === "EnterRequiresAction" && (run.from === "R0" || run.from === "R1")) {
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: [toolCall(`call_${randomUUID()}`)] }] });
+    await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: [toolCall(`call_${randomUUID()}`)] }] });
   }
 }
 
-function apply(run: Run, chat: FixtureChat): Promise<unknown> {
+function applyRun(run: Run, chat: FixtureChat): Promise<unknown> {
   const { store, owner } = env;
   const id = chat.chatId;
   const anyQueued = chat.queue[chat.queue.length - 1] ?? randomUUID();
@@ -160,45 +182,45 @@ function apply(run: Run, chat: FixtureChat): Promise<unknown> {
     case "SetArchived":
       return store.setArchived(id, run.variant === "archive");
     case "SendMessage":
-      return store.sendMessage(id, { content: text("matrix"), busyBehavior: run.variant as "queue" | "interrupt" });
+      return apply(store, sendMessage, id, { content: text("matrix"), busyBehavior: run.variant as "queue" | "interrupt" });
     case "EditMessage":
-      return store.editMessage(id, { messageId: chat.firstUserMessageId, content: text("edited") });
+      return apply(store, editMessage, id, { messageId: chat.firstUserMessageId, content: text("edited") });
     case "DeleteQueuedMessage":
-      return store.deleteQueuedMessage(id, anyQueued);
+      return apply(store, deleteQueuedMessage, id, { queuedMessageId: anyQueued });
     case "PromoteQueuedMessage":
-      return store.promoteQueuedMessage(id, anyQueued);
+      return apply(store, promoteQueuedMessage, id, { queuedMessageId: anyQueued });
     case "Interrupt":
-      return store.interrupt(id);
+      return apply(store, interrupt, id);
     case "CompleteRequiresAction":
-      return store.completeRequiresAction(id, {
+      return apply(store, completeRequiresAction, id, {
         results: [{ tool_call_id: chat.pendingCallId ?? "call_none", output: { answer: "yes" } }],
       });
     case "RequestCompaction":
-      return store.requestCompaction(id);
+      return apply(store, requestCompaction, id);
     case "ClearContext":
-      return store.clearContext(id);
+      return apply(store, clearContext, id);
     case "CommitStep":
-      return store.commitStep(id, { messages: [{ role: "assistant", content: text("step") }] });
+      return apply(store, commitStep, id, { messages: [{ role: "assistant", content: text("step") }] });
     case "EnterRequiresAction":
-      return store.enterRequiresAction(id);
+      return apply(store, enterRequiresAction, id);
     case "FinishInterruption":
-      return store.finishInterruption(id, {});
+      return apply(store, finishInterruption, id, {});
     case "RecordGenerationAttempt":
-      return store.recordGenerationAttempt(id);
+      return apply(store, recordGenerationAttempt, id);
     case "RecordRetryState":
-      return store.recordRetryState(id, { attempt: 1, delay_ms: 100 });
+      return apply(store, recordRetryState, id, { retryState: { attempt: 1, delay_ms: 100 } });
     case "FinishTurn":
-      return store.finishTurn(id);
+      return apply(store, finishTurn, id);
     case "FinishError":
-      return store.finishError(id, "boom");
+      return apply(store, finishError, id, { error: "boom" });
     case "CancelRequiresAction":
-      return store.cancelRequiresAction(id);
+      return apply(store, cancelRequiresAction, id);
     case "ReconcileInvalidState":
-      return store.reconcileInvalidState(id);
+      return apply(store, reconcileInvalidState, id);
     case "Acquire":
-      return store.acquire(id, { workerId: randomUUID(), runnerId: randomUUID() });
+      return apply(store, acquire, id, { workerId: randomUUID(), runnerId: randomUUID() });
     case "Abandon":
-      return store.abandon(id);
+      return apply(store, abandon, id);
   }
 }
 
@@ -242,7 +264,7 @@ describe.concurrent("transition matrix", () => {
       const updatesBefore = env.notifier.updatesFor(chat.chatId).length;
 
       if (run.expect.kind === "rejects") {
-        const error = await apply(run, chat).then(
+        const error = await applyRun(run, chat).then(
           () => undefined,
           (err: unknown) => err,
         );
@@ -254,7 +276,7 @@ describe.concurrent("transition matrix", () => {
         expect(await snapshotRows(env.pool, chat.chatId)).toBe(before);
         expect(env.notifier.updatesFor(chat.chatId).length).toBe(updatesBefore);
       } else {
-        await apply(run, chat);
+        await applyRun(run, chat);
         const after = JSON.parse(await snapshotRows(env.pool, chat.chatId)).chat as { snapshot_version: number; worker_id: string | null };
         expect(await stateOf(env.pool, chat.chatId)).toBe(run.expect.to);
         expect(after.worker_id === null ? "U" : "O").toBe(run.expect.own);

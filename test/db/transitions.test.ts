@@ -19,6 +19,24 @@ import {
   ToolResultsMismatchError,
 } from "../../src/db/index";
 import { chatRow, history, makeChat, makeEnv, queueOf, snapshotRows, stateOf, text, toolCall, type Env } from "./fixtures";
+import {
+  abandon,
+  clearContext,
+  commitStep,
+  completeRequiresAction,
+  editMessage,
+  enterRequiresAction,
+  finishError,
+  finishInterruption,
+  finishTurn,
+  interrupt,
+  promoteQueuedMessage,
+  reconcileInvalidState,
+  recordGenerationAttempt,
+  requestCompaction,
+  sendMessage,
+} from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -139,7 +157,7 @@ describe.concurrent("SetArchived on a family", () => {
 describe.concurrent("SendMessage", () => {
   it("from E1 appends m, promotes the old head with its queue id, and clears the error", async () => {
     const chat = await makeChat(env, "E1");
-    const sent = await env.store.sendMessage(chat.chatId, { content: text("new tail"), busyBehavior: "queue" });
+    const sent = await apply(env.store, sendMessage, chat.chatId, { content: text("new tail"), busyBehavior: "queue" });
     expect(sent.state).toBe("R1");
     expect(sent.value.queued).toBe(true);
     expect(sent.value.messages.map((m) => m.queuedMessageId)).toEqual([chat.queue[0]]);
@@ -150,7 +168,7 @@ describe.concurrent("SendMessage", () => {
 
   it("with interrupt on an unowned running chat promotes m at once and answers it as the message", async () => {
     const chat = await makeChat(env, "R0");
-    const sent = await env.store.sendMessage(chat.chatId, { content: text("stop and do this"), busyBehavior: "interrupt" });
+    const sent = await apply(env.store, sendMessage, chat.chatId, { content: text("stop and do this"), busyBehavior: "interrupt" });
     expect(sent.applied.map((a) => a.transition)).toEqual(["SendMessage", "FinishInterruption"]);
     expect(sent.value).toMatchObject({ queued: false, queuedMessage: null });
     expect(sent.value.message!.content).toEqual(text("stop and do this"));
@@ -163,7 +181,9 @@ describe.concurrent("SendMessage", () => {
     const store = new ChatStore(env.pool, { maxQueueLength: 2 });
     const chat = await makeChat(env, "R1", { queued: 2 });
     const before = await snapshotRows(env.pool, chat.chatId);
-    await expect(store.sendMessage(chat.chatId, { content: text("third"), busyBehavior: "queue" })).rejects.toBeInstanceOf(QueueFullError);
+    await expect(apply(store, sendMessage, chat.chatId, { content: text("third"), busyBehavior: "queue" })).rejects.toBeInstanceOf(
+      QueueFullError,
+    );
     expect(await snapshotRows(env.pool, chat.chatId)).toBe(before);
   });
 });
@@ -171,7 +191,7 @@ describe.concurrent("SendMessage", () => {
 describe.concurrent("EditMessage", () => {
   it("soft-deletes from k on, inserts the replacement, clears the queue and runs", async () => {
     const chat = await makeChat(env, "A1", { owned: true, queued: 2 });
-    const edited = await env.store.editMessage(chat.chatId, { messageId: chat.firstUserMessageId, content: text("rephrased") });
+    const edited = await apply(env.store, editMessage, chat.chatId, { messageId: chat.firstUserMessageId, content: text("rephrased") });
     const rows = await history(env, chat.chatId);
     expect(edited.state).toBe("R0");
     expect(edited.value.deletedQueuedMessageIds).toEqual(chat.queue);
@@ -185,7 +205,7 @@ describe.concurrent("EditMessage", () => {
   it("refuses to edit a message that is not a user message", async () => {
     const chat = await makeChat(env, "W");
     const assistant = (await history(env, chat.chatId)).find((m) => m.role === "assistant")!;
-    await expect(env.store.editMessage(chat.chatId, { messageId: assistant.id, content: text("x") })).rejects.toBeInstanceOf(
+    await expect(apply(env.store, editMessage, chat.chatId, { messageId: assistant.id, content: text("x") })).rejects.toBeInstanceOf(
       InvalidTransitionInputError,
     );
   });
@@ -194,11 +214,13 @@ describe.concurrent("EditMessage", () => {
 describe.concurrent("queue operations", () => {
   it("PromoteQueuedMessage on R1 moves qid to the head, and FinishInterruption then promotes it", async () => {
     const chat = await makeChat(env, "R1", { owned: true, queued: 3 });
-    const promoted = await env.store.promoteQueuedMessage(chat.chatId, chat.queue[2]!);
+    const promoted = await apply(env.store, promoteQueuedMessage, chat.chatId, { queuedMessageId: chat.queue[2]! });
     expect(promoted.state).toBe("I1");
     expect(promoted.value.message).toBeNull();
     expect((await queueOf(env, chat.chatId)).map((q) => q.id)).toEqual([chat.queue[2], chat.queue[0], chat.queue[1]]);
-    const finished = await env.store.finishInterruption(chat.chatId, { partial: [{ role: "assistant", content: text("partial ans") }] });
+    const finished = await apply(env.store, finishInterruption, chat.chatId, {
+      partial: [{ role: "assistant", content: text("partial ans") }],
+    });
     expect(finished.value.messages.map((m) => m.role)).toEqual(["assistant", "user"]);
     expect(finished.value.promoted!.message.queuedMessageId).toBe(chat.queue[2]);
     expect(finished.state).toBe("R1");
@@ -208,7 +230,7 @@ describe.concurrent("queue operations", () => {
 describe.concurrent("Interrupt", () => {
   it("finishes the interruption in the same transaction when no worker owns the chat", async () => {
     const chat = await makeChat(env, "R1", { queued: 2 });
-    const interrupted = await env.store.interrupt(chat.chatId);
+    const interrupted = await apply(env.store, interrupt, chat.chatId);
     expect(interrupted.applied.map((a) => `${a.transition}:${a.to}`)).toEqual(["Interrupt:I1", "FinishInterruption:R1"]);
     expect(interrupted.value.finished).toBe(true);
     expect(interrupted.chat.workerId).toBeNull();
@@ -217,9 +239,11 @@ describe.concurrent("Interrupt", () => {
 
   it("answers outstanding tool calls before finishing an unowned interruption", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: [toolCall("call_running", "read_file")] }] });
-    await env.store.abandon(chat.chatId);
-    const interrupted = await env.store.interrupt(chat.chatId);
+    await apply(env.store, commitStep, chat.chatId, {
+      messages: [{ role: "assistant", content: [toolCall("call_running", "read_file")] }],
+    });
+    await apply(env.store, abandon, chat.chatId);
+    const interrupted = await apply(env.store, interrupt, chat.chatId);
     expect(interrupted.state).toBe("W");
     expect(interrupted.value.messages.map((m) => m.content[0])).toEqual([
       expect.objectContaining({ type: "tool-result", tool_call_id: "call_running", is_error: true }),
@@ -230,17 +254,17 @@ describe.concurrent("Interrupt", () => {
 describe.concurrent("requires action", () => {
   it("EnterRequiresAction needs a pending dynamic tool call", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    await expect(env.store.enterRequiresAction(chat.chatId)).rejects.toBeInstanceOf(InvalidTransitionInputError);
+    await expect(apply(env.store, enterRequiresAction, chat.chatId)).rejects.toBeInstanceOf(InvalidTransitionInputError);
   });
 
   it("CompleteRequiresAction inserts one tool message per result and refuses results that do not match", async () => {
     const chat = await makeChat(env, "A0", { owned: true });
-    const mismatch = await env.store
-      .completeRequiresAction(chat.chatId, { results: [{ tool_call_id: "other", output: 1 }] })
-      .catch((e: unknown) => e);
+    const mismatch = await apply(env.store, completeRequiresAction, chat.chatId, { results: [{ tool_call_id: "other", output: 1 }] }).catch(
+      (e: unknown) => e,
+    );
     expect(mismatch).toBeInstanceOf(ToolResultsMismatchError);
     expect(mismatch).toMatchObject({ problems: { missing: [chat.pendingCallId], unexpected: ["other"], duplicate: [] } });
-    const done = await env.store.completeRequiresAction(chat.chatId, {
+    const done = await apply(env.store, completeRequiresAction, chat.chatId, {
       results: [{ tool_call_id: chat.pendingCallId!, output: { ok: true } }],
     });
     expect(done.value.messages.map((m) => m.content)).toEqual([
@@ -253,10 +277,10 @@ describe.concurrent("requires action", () => {
 describe.concurrent("RequestCompaction and ClearContext", () => {
   it("RequestCompaction sets the marker, grants a new history epoch, and refuses when there is nothing to compact", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    await env.store.recordGenerationAttempt(chat.chatId);
-    const failed = await env.store.finishError(chat.chatId, "context overflow");
+    await apply(env.store, recordGenerationAttempt, chat.chatId);
+    const failed = await apply(env.store, finishError, chat.chatId, { error: "context overflow" });
     expect(failed.chat.generationAttempt).toBe(1);
-    const requested = await env.store.requestCompaction(chat.chatId);
+    const requested = await apply(env.store, requestCompaction, chat.chatId);
     expect(requested.chat.historyVersion).toBe(requested.chat.snapshotVersion);
     expect(requested.chat.generationAttempt).toBe(0);
     expect(requested.chat.compactionRequestedAt).not.toBeNull();
@@ -264,13 +288,13 @@ describe.concurrent("RequestCompaction and ClearContext", () => {
 
     const empty = await createRoot({ content: [] });
     const before = await snapshotRows(env.pool, empty.chat.id);
-    await expect(env.store.requestCompaction(empty.chat.id)).rejects.toBeInstanceOf(NothingToCompactError);
+    await expect(apply(env.store, requestCompaction, empty.chat.id)).rejects.toBeInstanceOf(NothingToCompactError);
     expect(await snapshotRows(env.pool, empty.chat.id)).toBe(before);
   });
 
   it("nothing is left to compact after a compaction boundary", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    await env.store.commitStep(chat.chatId, {
+    await apply(env.store, commitStep, chat.chatId, {
       consumeCompactionRequest: true,
       messages: [
         { role: "user", modelOnly: true, compressed: true, content: text("summary of it all") },
@@ -286,13 +310,13 @@ describe.concurrent("RequestCompaction and ClearContext", () => {
         },
       ],
     });
-    await env.store.finishTurn(chat.chatId);
-    await expect(env.store.requestCompaction(chat.chatId)).rejects.toBeInstanceOf(NothingToCompactError);
+    await apply(env.store, finishTurn, chat.chatId);
+    await expect(apply(env.store, requestCompaction, chat.chatId)).rejects.toBeInstanceOf(NothingToCompactError);
   });
 
   it("ClearContext inserts the boundary triplet, lands in waiting, and refuses a second clear", async () => {
     const chat = await makeChat(env, "E0", { owned: true });
-    const cleared = await env.store.clearContext(chat.chatId, { toolCallId: "clear_1" });
+    const cleared = await apply(env.store, clearContext, chat.chatId, { toolCallId: "clear_1" });
     expect(cleared.state).toBe("W");
     expect(cleared.chat.workerId).not.toBeNull();
     expect(cleared.value.messages.map((m) => [m.role, m.modelOnly, m.compressed])).toEqual([
@@ -306,17 +330,17 @@ describe.concurrent("RequestCompaction and ClearContext", () => {
       tool_call_id: "clear_1",
     });
     expect(cleared.chat.historyVersion).toBe(cleared.chat.snapshotVersion);
-    await expect(env.store.clearContext(chat.chatId)).rejects.toBeInstanceOf(NothingToClearError);
+    await expect(apply(env.store, clearContext, chat.chatId)).rejects.toBeInstanceOf(NothingToClearError);
     // A new message after the boundary makes the chat clearable again.
-    await env.store.sendMessage(chat.chatId, { content: text("fresh start"), busyBehavior: "queue" });
-    await env.store.finishTurn(chat.chatId);
-    expect((await env.store.clearContext(chat.chatId)).state).toBe("W");
+    await apply(env.store, sendMessage, chat.chatId, { content: text("fresh start"), busyBehavior: "queue" });
+    await apply(env.store, finishTurn, chat.chatId);
+    expect((await apply(env.store, clearContext, chat.chatId)).state).toBe("W");
   });
 
   it("ClearContext is refused with a queue (E1) and changes nothing", async () => {
     const chat = await makeChat(env, "E1");
     const before = await snapshotRows(env.pool, chat.chatId);
-    await expect(env.store.clearContext(chat.chatId)).rejects.toMatchObject({ transition: "ClearContext", from: "E1" });
+    await expect(apply(env.store, clearContext, chat.chatId)).rejects.toMatchObject({ transition: "ClearContext", from: "E1" });
     expect(await snapshotRows(env.pool, chat.chatId)).toBe(before);
   });
 });
@@ -324,19 +348,19 @@ describe.concurrent("RequestCompaction and ClearContext", () => {
 describe.concurrent("CommitStep and FinishError", () => {
   it("CommitStep refuses user-visible user messages and empty steps", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    await expect(env.store.commitStep(chat.chatId, { messages: [{ role: "user", content: text("sneaky") }] })).rejects.toBeInstanceOf(
-      InvalidTransitionInputError,
-    );
-    await expect(env.store.commitStep(chat.chatId, { messages: [] })).rejects.toBeInstanceOf(InvalidTransitionInputError);
+    await expect(
+      apply(env.store, commitStep, chat.chatId, { messages: [{ role: "user", content: text("sneaky") }] }),
+    ).rejects.toBeInstanceOf(InvalidTransitionInputError);
+    await expect(apply(env.store, commitStep, chat.chatId, { messages: [] })).rejects.toBeInstanceOf(InvalidTransitionInputError);
     expect(await stateOf(env.pool, chat.chatId)).toBe("R0");
   });
 
   it("FinishError replaces the stored error", async () => {
     const chat = await makeChat(env, "W");
-    const first = await env.store.finishError(chat.chatId, "first");
+    const first = await apply(env.store, finishError, chat.chatId, { error: "first" });
     expect(first.chat.lastError).toBe("first");
-    await env.store.sendMessage(chat.chatId, { content: text("retry"), busyBehavior: "queue" });
-    const second = await env.store.finishError(chat.chatId, "second");
+    await apply(env.store, sendMessage, chat.chatId, { content: text("retry"), busyBehavior: "queue" });
+    const second = await apply(env.store, finishError, chat.chatId, { error: "second" });
     expect(second.chat.lastError).toBe("second");
   });
 });
@@ -346,7 +370,7 @@ describe.concurrent("ReconcileInvalidState", () => {
     const chat = await makeChat(env, "A1", { owned: true });
     await env.pool.query(`UPDATE chats SET archived = true WHERE id = $1`, [chat.chatId]);
     expect(await stateOf(env.pool, chat.chatId)).toBe("Invalid");
-    const reconciled = await env.store.reconcileInvalidState(chat.chatId);
+    const reconciled = await apply(env.store, reconcileInvalidState, chat.chatId);
     expect(reconciled.state).toBe("E1");
     expect(reconciled.chat).toMatchObject({ archived: false, status: "error", requiresActionDeadlineAt: null });
     expect(reconciled.chat.lastError).toMatch(/invalid state/);

@@ -4,6 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatRow, history, makeChat, makeEnv, text, type Env } from "./fixtures";
+import {
+  commitStep,
+  deleteQueuedMessage,
+  editMessage,
+  promoteQueuedMessage,
+  recordGenerationAttempt,
+  recordRetryState,
+  sendMessage,
+} from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 let env: Env;
 beforeAll(async () => {
@@ -57,10 +67,10 @@ describe.concurrent("message revision and history version", () => {
 
   it("sets history_version to the snapshot and resets generation_attempt when a message is inserted", async () => {
     const chat = await makeChat(env, "R0");
-    await env.store.recordGenerationAttempt(chat.chatId);
-    const attempted = await env.store.recordGenerationAttempt(chat.chatId);
+    await apply(env.store, recordGenerationAttempt, chat.chatId);
+    const attempted = await apply(env.store, recordGenerationAttempt, chat.chatId);
     expect(attempted.chat.generationAttempt).toBe(2);
-    const step = await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("answer") }] });
+    const step = await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("answer") }] });
     expect(step.chat.historyVersion).toBe(step.chat.snapshotVersion);
     expect(step.chat.generationAttempt).toBe(0);
     expect(step.value.messages.map((m) => m.revision)).toEqual([step.chat.snapshotVersion]);
@@ -68,7 +78,7 @@ describe.concurrent("message revision and history version", () => {
 
   it("advances revision and history_version on a meaningful update (the soft delete of an edit)", async () => {
     const chat = await makeChat(env, "W");
-    const edited = await env.store.editMessage(chat.chatId, { messageId: chat.firstUserMessageId, content: text("again") });
+    const edited = await apply(env.store, editMessage, chat.chatId, { messageId: chat.firstUserMessageId, content: text("again") });
     const rows = await history(env, chat.chatId);
     const deleted = rows.filter((m) => m.deleted);
     expect(deleted.map((m) => m.id)).toEqual(edited.value.deletedMessageIds);
@@ -78,7 +88,7 @@ describe.concurrent("message revision and history version", () => {
 
   it("changes nothing on a no-op message update", async () => {
     const chat = await makeChat(env, "R0");
-    await env.store.recordGenerationAttempt(chat.chatId);
+    await apply(env.store, recordGenerationAttempt, chat.chatId);
     const before = await chatRow(env, chat.chatId);
     const [message] = (await history(env, chat.chatId)).filter((m) => m.id === chat.firstUserMessageId);
     // A no-op update in a transaction that did bump the snapshot: the trigger must still do nothing.
@@ -102,25 +112,27 @@ describe.concurrent("message revision and history version", () => {
 describe.concurrent("queue version", () => {
   it("records inserts, reorders and deletes, and leaves non-queue transitions alone", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    const q1 = await env.store.sendMessage(chat.chatId, { content: text("one"), busyBehavior: "queue" });
+    const q1 = await apply(env.store, sendMessage, chat.chatId, { content: text("one"), busyBehavior: "queue" });
     expect(q1.chat.queueVersion).toBe(q1.chat.snapshotVersion);
-    const q2 = await env.store.sendMessage(chat.chatId, { content: text("two"), busyBehavior: "queue" });
+    const q2 = await apply(env.store, sendMessage, chat.chatId, { content: text("two"), busyBehavior: "queue" });
     expect(q2.chat.queueVersion).toBe(q2.chat.snapshotVersion);
 
-    const step = await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("working") }] });
+    const step = await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("working") }] });
     expect(step.chat.queueVersion).toBe(q2.chat.snapshotVersion);
 
     // R1 --> I1: the promoted message moves to the head (an update of position).
-    const promoted = await env.store.promoteQueuedMessage(chat.chatId, q2.value.queuedMessage!.id);
+    const promoted = await apply(env.store, promoteQueuedMessage, chat.chatId, { queuedMessageId: q2.value.queuedMessage!.id });
     expect(promoted.chat.queueVersion).toBe(promoted.chat.snapshotVersion);
 
-    const deleted = await env.store.deleteQueuedMessage(chat.chatId, q1.value.queuedMessage!.id);
+    const deleted = await apply(env.store, deleteQueuedMessage, chat.chatId, { queuedMessageId: q1.value.queuedMessage!.id });
     expect(deleted.chat.queueVersion).toBe(deleted.chat.snapshotVersion);
   });
 
   it("ignores updates of columns outside the trigger's column list", async () => {
     const chat = await makeChat(env, "R1");
-    await env.store.commitStep(chat.chatId, { messages: [{ role: "assistant", content: text("moves the snapshot past the queue") }] });
+    await apply(env.store, commitStep, chat.chatId, {
+      messages: [{ role: "assistant", content: text("moves the snapshot past the queue") }],
+    });
     const before = await chatRow(env, chat.chatId);
     expect(num(before.queue_version)).toBeLessThan(num(before.snapshot_version));
     await env.pool.query(`UPDATE chat_queued_messages SET reasoning_effort = 'high' WHERE id = $1`, [chat.queue[0]]);
@@ -133,16 +145,16 @@ describe.concurrent("queue version", () => {
 describe.concurrent("retry state version", () => {
   it("stores a retry payload at the current snapshot and clears it when generation_attempt changes", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    const recorded = await env.store.recordRetryState(chat.chatId, { attempt: 1, delay_ms: 500 });
+    const recorded = await apply(env.store, recordRetryState, chat.chatId, { retryState: { attempt: 1, delay_ms: 500 } });
     expect(recorded.chat.retryState).toEqual({ attempt: 1, delay_ms: 500 });
     expect(recorded.chat.retryStateVersion).toBe(recorded.chat.snapshotVersion);
 
-    const attempted = await env.store.recordGenerationAttempt(chat.chatId);
+    const attempted = await apply(env.store, recordGenerationAttempt, chat.chatId);
     expect(attempted.chat.retryState).toBeNull();
     expect(attempted.chat.retryStateVersion).toBe(attempted.chat.snapshotVersion);
 
     // Already null: another attempt changes nothing about retry state.
-    const again = await env.store.recordGenerationAttempt(chat.chatId);
+    const again = await apply(env.store, recordGenerationAttempt, chat.chatId);
     expect(again.chat.retryStateVersion).toBe(attempted.chat.snapshotVersion);
   });
 

@@ -19,6 +19,8 @@ import {
   worker,
   type WorkerEnv,
 } from "./support/worker-env";
+import { abandon, acquire } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 const STALE_MS = 30_000;
 const UNLIMITED: PoolLimits = { root: 0, subagent: 0 };
@@ -248,7 +250,7 @@ describe("acquireChat admission", () => {
 
     // One slot is released: the refused chat is admitted.
     const released = chats.find((_, i) => i !== refusedIndex)!.chatId;
-    await env.store.abandon(released);
+    await apply(env.store, abandon, released);
     expect(await acquireChat(env.store, refused, options({ root: L, subagent: 0 }))).toMatchObject({ kind: "acquired", takenOver: false });
   });
 
@@ -275,8 +277,8 @@ describe("acquireChat admission", () => {
 
   it("counts an owned chat once, by its current runner, even while a previous runner's heartbeat is still fresh", async () => {
     const holder = await makeChat(env, "R0");
-    await env.store.acquire(holder.chatId, worker());
-    await env.store.acquire(holder.chatId, worker());
+    await apply(env.store, acquire, holder.chatId, worker());
+    await apply(env.store, acquire, holder.chatId, worker());
     expect(await heartbeatsOf(env.pool, holder.chatId)).toHaveLength(2);
     const waiting = await makeChat(env, "R0");
     expect((await acquireChat(env.store, waiting.chatId, options({ root: 2, subagent: 0 }))).kind).toBe("acquired");

@@ -18,6 +18,8 @@ import {
   worker,
   type WorkerEnv,
 } from "./support/worker-env";
+import { abandon, acquire } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 const STALE_MS = 30_000;
 const TICK_MS = 10_000;
@@ -32,7 +34,7 @@ afterAll(() => env?.close());
 async function ownedChat(): Promise<RunnerRef & { workerId: string }> {
   const chat = await makeChat(env, "R0");
   const w = worker();
-  await env.store.acquire(chat.chatId, w);
+  await apply(env.store, acquire, chat.chatId, w);
   return { chatId: chat.chatId, ...w };
 }
 
@@ -79,7 +81,7 @@ describe("renewHeartbeats", () => {
   it("reports a runner lost once its chat was abandoned, and leaves its heartbeat alone", async () => {
     const ref = await ownedChat();
     await backdateHeartbeat(env.pool, ref.chatId, 10_000);
-    await env.store.abandon(ref.chatId);
+    await apply(env.store, abandon, ref.chatId);
 
     const result = await renew([ref]);
 
@@ -91,7 +93,7 @@ describe("renewHeartbeats", () => {
   it("reports the previous runner lost and renews the new one after another runner acquired the chat", async () => {
     const old = await ownedChat();
     const next = worker();
-    await env.store.acquire(old.chatId, next);
+    await apply(env.store, acquire, old.chatId, next);
     const current = { chatId: old.chatId, runnerId: next.runnerId };
     await backdateHeartbeat(env.pool, old.chatId, 10_000);
 

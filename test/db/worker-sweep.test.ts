@@ -7,6 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { acquireChat, findRunnableUnowned, findWaitingForSlot, readChatsForSync } from "../../src/db/worker/index";
 import { chatRow, makeChat } from "./fixtures";
 import { backdateHeartbeat, makeSubagentChat, makeWorkerEnv, worker, type WorkerEnv } from "./support/worker-env";
+import { abandon, acquire } from "../../src/db/transitions/index";
+import { apply } from "./support/apply";
 
 const STALE_MS = 30_000;
 
@@ -48,8 +50,8 @@ describe("findRunnableUnowned", () => {
     const chat = await makeChat(env, "R0");
     const previous = worker();
     const current = worker();
-    await env.store.acquire(chat.chatId, previous);
-    await env.store.acquire(chat.chatId, current);
+    await apply(env.store, acquire, chat.chatId, previous);
+    await apply(env.store, acquire, chat.chatId, current);
     await backdateHeartbeat(env.pool, chat.chatId, STALE_MS + 1_000, current.runnerId);
 
     expect(await findRunnableUnowned(env.pool, { staleThresholdMs: STALE_MS, limit: 1_000 })).toContain(chat.chatId);
@@ -94,7 +96,7 @@ describe("findRunnableUnowned", () => {
     expect(waitingIds).toContain(waiting);
     expect(waitingIds).not.toContain(holder);
 
-    await env.store.abandon(holder);
+    await apply(env.store, abandon, holder);
     expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
     expect(await findWaitingForSlot(env.pool, { pool: "subagent", limit: 1_000, staleThresholdMs: STALE_MS })).not.toContain(waiting);
   });

@@ -14,6 +14,7 @@ import type { ModelConfigOptions } from "../../src/db/model-configs/options";
 import { createProvider, type ProviderType } from "../../src/db/model-configs/providers";
 import { apiKeys, users } from "../../src/db/schema/auth";
 import { ChatStore } from "../../src/db/store";
+import { sendMessage } from "../../src/db/transitions/send-message";
 import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf } from "./support/model-user";
 
@@ -278,7 +279,8 @@ describe("effort, transport and attribution on the wire", () => {
       // A suspended user cannot call the API: the message goes in through the store, the object is woken.
       const pool = createPool({ databaseUrl: env.DATABASE_URL, wsProxy: env.NEON_WS_PROXY, max: 2 });
       try {
-        await new ChatStore(pool).sendMessage(id, { content: [{ type: "text", text }], busyBehavior: "queue" });
+        const input = { content: [{ type: "text" as const, text }], busyBehavior: "queue" as const };
+        await new ChatStore(pool).update(id, (tx) => sendMessage(tx, input), { prefetchTail: sendMessage.prefetchTail(input) });
       } finally {
         await pool.end();
       }

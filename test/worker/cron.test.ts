@@ -8,6 +8,8 @@
 import { createExecutionContext, createScheduledController, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
 import { ChatStore } from "../../src/db/store";
+import { commitStep } from "../../src/db/transitions/commit-step";
+import { finishTurn } from "../../src/db/transitions/finish-turn";
 import worker from "../../src/index";
 import { api, BASE, createTestUser, expectJson, withDb, type TestUser } from "./support/accounts";
 
@@ -25,8 +27,8 @@ async function idleChat(user: TestUser, content: unknown[]): Promise<string> {
   const chat = await expectJson<{ id: string }>(await api("/chats", { token: user.token, body: { content } }), 201);
   await withDb(async (db) => {
     const store = new ChatStore(db.$client);
-    await store.commitStep(chat.id, { messages: [{ role: "assistant", content: [{ type: "text", text: "ok" }] }] });
-    await store.finishTurn(chat.id);
+    await store.update(chat.id, (tx) => commitStep(tx, { messages: [{ role: "assistant", content: [{ type: "text", text: "ok" }] }] }));
+    await store.update(chat.id, (tx) => finishTurn(tx), { prefetchTail: finishTurn.prefetchTail() });
   });
   return chat.id;
 }

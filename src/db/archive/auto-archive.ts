@@ -6,15 +6,14 @@
  * family then; a family it would refuse is no candidate, so it cannot sit at the head of every batch.
  *
  * The candidate read holds no lock. Each candidate is then archived through SetArchived(true) on
- * the family (transitions/set-archived.ts), whose transaction locks the root and every
- * descendant and runs the same predicate again before deciding anything: a family that no longer
- * qualifies (a message arrived after the read) is skipped without a write. Only messages count
+ * the family (ChatStore.setArchived, transitions/set-archived.ts), whose transaction locks the
+ * root and every descendant and runs the same predicate again before deciding anything: a family
+ * that no longer qualifies (a message arrived after the read) is skipped without a write. Only messages count
  * as activity, so a chat unarchived without a new message is archived again on the next tick.
  */
 import type { ChatRow } from "../schema/chats";
 import type { Queryable } from "../rows";
 import type { ChatStore } from "../store";
-import { setFamilyArchived } from "../transitions/set-archived";
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -62,7 +61,7 @@ export type AutoArchiveOutcome = { archived: true; chats: ChatRow[] } | { archiv
  * locked. `chats` lists every chat whose marker changed, the root first.
  */
 export async function archiveIfCandidate(store: ChatStore, rootId: string, cutoff: Date): Promise<AutoArchiveOutcome> {
-  const result = await setFamilyArchived(store, rootId, true, {
+  const result = await store.setArchived(rootId, true, {
     recheck: async (t) => {
       const [row] = await t.query<{ ok: boolean }>(
         `SELECT EXISTS (SELECT 1 FROM chats c WHERE c.id = $3 AND ${candidateSql("c", 1, 2)}) AS ok`,

@@ -65,4 +65,4 @@ export async function clearContext(
   await tx.land("ClearContext", from, undefined);
   return { messages };
 }
-clearContext.prefetchTail = true as const;
+clearContext.prefetchTail = () => true;

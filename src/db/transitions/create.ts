@@ -8,14 +8,16 @@
  * Titles: the caller's title is a `user` title; otherwise a `fallback` title from the prompt, or
  * "New Chat" for empty content. The system prompt is stored on the chat and inserted as the first
  * history message (a model-only system message).
+ *
+ * ChatStore.create runs it in one transaction: `insertChat` writes the row, `createChat` applies
+ * the transition on a ChatTx for it, and the store commits and publishes as for every transition.
  */
 import { ChatNotFoundError, classify, landing, TransitionNotAllowedError } from "../../chatstate/index";
-import { ChatTx, type CommittedChat } from "../chat-tx";
+import type { ChatTx } from "../chat-tx";
 import { FamilyArchivedError } from "../errors";
 import { insertHistory, type NewMessage } from "../history";
 import { chatFromRaw } from "../rows";
-import type { ChatMessagePart, ChatMessageRow, DynamicToolDefinition } from "../schema/chats";
-import type { ChatStore, Committed } from "../store";
+import type { ChatMessagePart, ChatMessageRow, ChatRow, DynamicToolDefinition } from "../schema/chats";
 import { fallbackTitle } from "../title";
 import type { StoreTransaction } from "../transaction";
 
@@ -62,74 +64,73 @@ async function joinFamily(t: StoreTransaction, parentId: string): Promise<string
   return rootId;
 }
 
-export async function createChat(store: ChatStore, input: CreateChatInput): Promise<Committed<CreateChatResult>> {
-  const variant = input.content.length > 0 ? "with user message" : "empty content";
-  const to = landing("Create", "N", variant);
+const variantOf = (input: Pick<CreateChatInput, "content">) => (input.content.length > 0 ? "with user message" : "empty content");
+
+/**
+ * Inserts the chats row in the landing state with snapshot_version 1, after joining the family
+ * for a child; TransitionNotAllowedError when the id is taken. The store then applies `createChat`
+ * on the new row.
+ */
+export async function insertChat(t: StoreTransaction, input: CreateChatInput): Promise<ChatRow> {
+  const to = landing("Create", "N", variantOf(input));
   const title = input.title?.trim()
     ? { title: input.title.trim(), source: "user" as const }
     : { title: fallbackTitle(input.content), source: "fallback" as const };
-
-  return store.transaction(async (t) => {
-    const parentId = input.parentChatId ?? null;
-    const rootId = parentId === null ? null : await joinFamily(t, parentId);
-    const [raw] = await t.query(
-      `INSERT INTO chats (id, organization_id, owner_id, parent_chat_id, root_chat_id, status, snapshot_version,
-         title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools, mcp_server_ids)
-       VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb, $15::jsonb)
-       ON CONFLICT (id) DO NOTHING
-       RETURNING *`,
-      [
-        input.id ?? null,
-        input.organizationId,
-        input.ownerId,
-        parentId,
-        rootId,
-        to === "R0" ? "running" : "waiting",
-        title.title,
-        title.source,
-        JSON.stringify(input.labels ?? {}),
-        input.modelConfigId ?? null,
-        input.reasoningEffort ?? null,
-        input.projectId ?? null,
-        input.systemPrompt ?? null,
-        input.unsafeDynamicTools == null ? null : JSON.stringify(input.unsafeDynamicTools),
-        JSON.stringify(input.mcpServerIds ?? []),
-      ],
+  const parentId = input.parentChatId ?? null;
+  const rootId = parentId === null ? null : await joinFamily(t, parentId);
+  const [raw] = await t.query(
+    `INSERT INTO chats (id, organization_id, owner_id, parent_chat_id, root_chat_id, status, snapshot_version,
+       title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools, mcp_server_ids)
+     VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb, $15::jsonb)
+     ON CONFLICT (id) DO NOTHING
+     RETURNING *`,
+    [
+      input.id ?? null,
+      input.organizationId,
+      input.ownerId,
+      parentId,
+      rootId,
+      to === "R0" ? "running" : "waiting",
+      title.title,
+      title.source,
+      JSON.stringify(input.labels ?? {}),
+      input.modelConfigId ?? null,
+      input.reasoningEffort ?? null,
+      input.projectId ?? null,
+      input.systemPrompt ?? null,
+      input.unsafeDynamicTools == null ? null : JSON.stringify(input.unsafeDynamicTools),
+      JSON.stringify(input.mcpServerIds ?? []),
+    ],
+  );
+  if (raw === undefined) {
+    // The id is taken: Create is not allowed from whatever state that chat is in.
+    const [existing] = await t.query(
+      `SELECT c.*, (SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = c.id) AS queue_length FROM chats c WHERE c.id = $1`,
+      [input.id],
     );
-    if (raw === undefined) {
-      // The id is taken: Create is not allowed from whatever state that chat is in.
-      const [existing] = await t.query(
-        `SELECT c.*, (SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = c.id) AS queue_length FROM chats c WHERE c.id = $1`,
-        [input.id],
-      );
-      throw new TransitionNotAllowedError(
-        "Create",
-        existing === undefined ? "N" : classify(chatFromRaw(existing), Number(existing.queue_length)),
-      );
-    }
-    const tx = ChatTx.forCreated(t, chatFromRaw(raw), store.options);
-    const initial: NewMessage[] = [];
-    if (input.systemPrompt) initial.push({ role: "system", content: [{ type: "text", text: input.systemPrompt }], modelOnly: true });
-    if (input.content.length > 0) {
-      initial.push({
-        role: "user",
-        content: input.content,
-        modelConfigId: input.modelConfigId ?? null,
-        reasoningEffort: input.reasoningEffort ?? null,
-        createdBy: input.createdBy ?? input.ownerId,
-      });
-    }
-    const messages = await insertHistory(tx, initial, "the chat was created");
-    await input.afterInsert?.(tx);
-    await tx.land("Create", "N", variant);
-    const committed: CommittedChat = await tx.commit(store.notifier);
-    return {
-      value: { messages },
-      chat: committed.chat,
-      state: committed.state,
-      queueLength: committed.queueLength,
-      applied: tx.applied,
-      statements: t.statements,
-    };
-  });
+    throw new TransitionNotAllowedError(
+      "Create",
+      existing === undefined ? "N" : classify(chatFromRaw(existing), Number(existing.queue_length)),
+    );
+  }
+  return chatFromRaw(raw);
+}
+
+/** Create on the row `insertChat` inserted: the initial history (system prompt, first message), then the landing. */
+export async function createChat(tx: ChatTx, input: CreateChatInput): Promise<CreateChatResult> {
+  const initial: NewMessage[] = [];
+  if (input.systemPrompt) initial.push({ role: "system", content: [{ type: "text", text: input.systemPrompt }], modelOnly: true });
+  if (input.content.length > 0) {
+    initial.push({
+      role: "user",
+      content: input.content,
+      modelConfigId: input.modelConfigId ?? null,
+      reasoningEffort: input.reasoningEffort ?? null,
+      createdBy: input.createdBy ?? input.ownerId,
+    });
+  }
+  const messages = await insertHistory(tx, initial, "the chat was created");
+  await input.afterInsert?.(tx);
+  await tx.land("Create", "N", variantOf(input));
+  return { messages };
 }

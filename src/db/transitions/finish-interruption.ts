@@ -47,4 +47,4 @@ export async function finishInterruption(tx: ChatTx, input: FinishInterruptionIn
 }
 
 /** FinishInterruption's prefetch: it always reads the active tail. */
-finishInterruption.prefetchTail = true as const;
+finishInterruption.prefetchTail = () => true;

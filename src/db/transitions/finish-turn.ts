@@ -19,4 +19,4 @@ export async function finishTurn(tx: ChatTx): Promise<{ promoted: Promotion | nu
   return { promoted };
 }
 /** R1's promotion answers outstanding tool calls first; reading the tail with the count saves a statement. */
-finishTurn.prefetchTail = true as const;
+finishTurn.prefetchTail = () => true;

@@ -15,3 +15,4 @@ export * from "./generation-attempts";
 export * from "./finish-turn";
 export * from "./finish-error";
 export * from "./reconcile-invalid-state";
+export * from "./transition";

@@ -40,4 +40,5 @@ export async function interrupt(tx: ChatTx, input: { reason?: string } = {}): Pr
 }
 
 /** The requires-action and unowned paths read the active tail. */
-interrupt.prefetchTail = (chat: { status: string; workerId: string | null }) => chat.status === "requires_action" || chat.workerId === null;
+interrupt.prefetchTail = () => (chat: { status: string; workerId: string | null }) =>
+  chat.status === "requires_action" || chat.workerId === null;

@@ -18,4 +18,4 @@ export async function reconcileInvalidState(tx: ChatTx): Promise<{ messages: Cha
   tx.set({ lastError: INVALID_STATE_LAST_ERROR });
   return { messages };
 }
-reconcileInvalidState.prefetchTail = true as const;
+reconcileInvalidState.prefetchTail = () => true;

@@ -25,7 +25,7 @@ export async function enterRequiresAction(tx: ChatTx, input: { now?: Date } = {}
   if (deadline === null) throw new InvalidTransitionInputError("EnterRequiresAction", from, "no deadline was set");
   return { deadline };
 }
-enterRequiresAction.prefetchTail = true as const;
+enterRequiresAction.prefetchTail = () => true;
 
 export interface ToolResultInput {
   tool_call_id: string;
@@ -76,7 +76,7 @@ export async function completeRequiresAction(tx: ChatTx, input: CompleteRequires
   await tx.land("CompleteRequiresAction", from, undefined);
   return { messages };
 }
-completeRequiresAction.prefetchTail = true as const;
+completeRequiresAction.prefetchTail = () => true;
 
 export const REQUIRES_ACTION_TIMEOUT_REASON = "no tool result arrived before the deadline";
 
@@ -86,4 +86,4 @@ export async function cancelRequiresAction(tx: ChatTx, input: { reason?: string 
   await tx.land("CancelRequiresAction", from, undefined, { cancelReason: input.reason ?? REQUIRES_ACTION_TIMEOUT_REASON });
   return { messages: tx.insertedSince(mark) };
 }
-cancelRequiresAction.prefetchTail = true as const;
+cancelRequiresAction.prefetchTail = () => true;

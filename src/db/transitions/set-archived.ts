@@ -10,6 +10,10 @@
  * archived after a child was archived on its own); the root itself must make the move, so
  * archiving an archived root is rejected like any edge the table lacks. The endpoint skips the
  * call when the request does not change `archived` ("doesn't emit any state transitions").
+ *
+ * ChatStore.setArchived runs it: `setArchived` on a child inside `update`; for a root, in one
+ * transaction, `lockFamily`, the caller's recheck, `setFamilyArchived`, then the store publishes
+ * every changed member after COMMIT.
  */
 import {
   ChatNotFoundError,
@@ -19,11 +23,10 @@ import {
   TransitionNotAllowedError,
   type ExecutionState,
 } from "../../chatstate/index";
-import { committedExtrasSql, committedFromRaw, publishAfterCommit, type ChatTx, type CommittedChat } from "../chat-tx";
+import { committedExtrasSql, committedFromRaw, type ChatTx, type CommittedChat } from "../chat-tx";
 import { ParentArchivedError, StoreInvariantError } from "../errors";
-import { chatFromRaw } from "../rows";
+import { chatFromRaw, type Queryable } from "../rows";
 import type { ChatRow } from "../schema/chats";
-import type { ChatStore } from "../store";
 import type { StoreTransaction } from "../transaction";
 
 const variantOf = (archived: boolean) => (archived ? "archive" : "unarchive") as "archive" | "unarchive";
@@ -57,59 +60,65 @@ export interface FamilyArchiveOptions {
   recheck?: (t: StoreTransaction, family: readonly ChatRow[]) => Promise<boolean>;
 }
 
-/** PATCH archived: the whole family for a root chat, the chat alone for a child. */
-export async function setFamilyArchived(
-  store: ChatStore,
-  chatId: string,
-  archived: boolean,
-  options: FamilyArchiveOptions = {},
-): Promise<FamilyArchiveResult> {
-  // parent_chat_id never changes, so reading it outside the transaction is safe.
-  const lookup = await store.pool.query<{ parent_chat_id: string | null }>(`SELECT parent_chat_id FROM chats WHERE id = $1`, [chatId]);
-  const row = lookup.rows[0];
+/**
+ * Whether `chatId` is a child chat (archived alone) rather than a root (archived with its family).
+ * parent_chat_id never changes, so the store reads it before its transaction.
+ */
+export async function isChildChat(db: Queryable, chatId: string): Promise<boolean> {
+  const { rows } = await db.query(`SELECT parent_chat_id FROM chats WHERE id = $1`, [chatId]);
+  const row = rows[0];
   if (row === undefined) throw new ChatNotFoundError(chatId);
-  if (row.parent_chat_id !== null) {
-    if (options.recheck) throw new StoreInvariantError(`a family recheck was given for child chat ${chatId}`);
-    const committed = await store.update(chatId, (tx) => setArchived(tx, { archived }));
-    return { chats: [committed.chat], statements: committed.statements, skipped: false };
-  }
+  return row.parent_chat_id !== null;
+}
+
+/** Locks the root chat row, then every descendant (see the file header); the root first. */
+export async function lockFamily(t: StoreTransaction, rootId: string): Promise<ChatRow[]> {
+  const [rootRaw] = await t.query(`SELECT * FROM chats WHERE id = $1 FOR UPDATE`, [rootId]);
+  if (rootRaw === undefined) throw new ChatNotFoundError(rootId);
+  const descendants = await t.query(`SELECT * FROM chats WHERE root_chat_id = $1 ORDER BY created_at, id FOR UPDATE`, [rootId]);
+  return [chatFromRaw(rootRaw), ...descendants.map(chatFromRaw)];
+}
+
+/**
+ * SetArchived on a locked family (`lockFamily`), all or nothing. Returns every chat whose marker
+ * changed as committed, the root first; the store publishes them. `staleThresholdMs` decides the
+ * ownership hint, as in every commit write.
+ */
+export async function setFamilyArchived(
+  t: StoreTransaction,
+  family: readonly ChatRow[],
+  archived: boolean,
+  staleThresholdMs: number,
+): Promise<CommittedChat[]> {
   const variant = variantOf(archived);
-  return store.transaction(async (t) => {
-    const [rootRaw] = await t.query(`SELECT * FROM chats WHERE id = $1 FOR UPDATE`, [chatId]);
-    if (rootRaw === undefined) throw new ChatNotFoundError(chatId);
-    const descendants = await t.query(`SELECT * FROM chats WHERE root_chat_id = $1 ORDER BY created_at, id FOR UPDATE`, [chatId]);
-    const family = [chatFromRaw(rootRaw), ...descendants.map(chatFromRaw)];
-    if (options.recheck && !(await options.recheck(t, family))) return { chats: [], statements: t.statements, skipped: true };
-    const counts = await t.query<{ chat_id: string; n: number }>(
-      `SELECT chat_id, count(*)::int AS n FROM chat_queued_messages WHERE chat_id = ANY($1::uuid[]) GROUP BY chat_id`,
-      [family.map((c) => c.id)],
-    );
-    const queueLength = new Map(counts.map((c) => [c.chat_id, c.n]));
+  const counts = await t.query<{ chat_id: string; n: number }>(
+    `SELECT chat_id, count(*)::int AS n FROM chat_queued_messages WHERE chat_id = ANY($1::uuid[]) GROUP BY chat_id`,
+    [family.map((c) => c.id)],
+  );
+  const queueLength = new Map(counts.map((c) => [c.chat_id, c.n]));
 
-    // Decide every member before writing any: all or nothing.
-    const expected = new Map<string, ExecutionState>();
-    for (const [i, chat] of family.entries()) {
-      const from = classifyForTransition("SetArchived", chat.id, chat, queueLength.get(chat.id) ?? 0);
-      if (i > 0 && chat.archived === archived) continue;
-      if (!isAllowed("SetArchived", from, variant)) throw new TransitionNotAllowedError("SetArchived", from);
-      expected.set(chat.id, landing("SetArchived", from, variant));
-    }
+  // Decide every member before writing any: all or nothing.
+  const expected = new Map<string, ExecutionState>();
+  for (const [i, chat] of family.entries()) {
+    const from = classifyForTransition("SetArchived", chat.id, chat, queueLength.get(chat.id) ?? 0);
+    if (i > 0 && chat.archived === archived) continue;
+    if (!isAllowed("SetArchived", from, variant)) throw new TransitionNotAllowedError("SetArchived", from);
+    expected.set(chat.id, landing("SetArchived", from, variant));
+  }
 
-    // One statement bumps every member's snapshot and flips the marker; nothing else is written.
-    const rows = await t.query(
-      `UPDATE chats SET snapshot_version = snapshot_version + 1, archived = $2, updated_at = now()
-       WHERE id = ANY($1::uuid[]) RETURNING *, ${committedExtrasSql(3)}`,
-      [[...expected.keys()], archived, store.options.staleThresholdMs],
-    );
-    const committed = new Map<string, CommittedChat>(rows.map((raw) => [String(raw.id), committedFromRaw(raw)]));
-    const chats: ChatRow[] = [];
-    for (const [id, state] of expected) {
-      const c = committed.get(id);
-      if (c === undefined || c.state !== state)
-        throw new StoreInvariantError(`family member ${id} landed in ${c?.state ?? "N"}, the table says ${state}`);
-      publishAfterCommit(t, store.notifier, c);
-      chats.push(c.chat);
-    }
-    return { chats, statements: t.statements, skipped: false };
-  });
+  // One statement bumps every member's snapshot and flips the marker; nothing else is written.
+  const rows = await t.query(
+    `UPDATE chats SET snapshot_version = snapshot_version + 1, archived = $2, updated_at = now()
+     WHERE id = ANY($1::uuid[]) RETURNING *, ${committedExtrasSql(3)}`,
+    [[...expected.keys()], archived, staleThresholdMs],
+  );
+  const committed = new Map<string, CommittedChat>(rows.map((raw) => [String(raw.id), committedFromRaw(raw)]));
+  const changed: CommittedChat[] = [];
+  for (const [id, state] of expected) {
+    const c = committed.get(id);
+    if (c === undefined || c.state !== state)
+      throw new StoreInvariantError(`family member ${id} landed in ${c?.state ?? "N"}, the table says ${state}`);
+    changed.push(c);
+  }
+  return changed;
 }

@@ -4,7 +4,7 @@
  * same transaction ("admission runs inside the acquisition transaction, before Acquire, under a
  * Postgres advisory lock held until the transaction commits").
  *
- * One transaction, in this order:
+ * One transaction, ChatStore.updateUnless's, in this order:
  *  1. probe (one statement): read the chat's pool, whether it is runnable and whether its lease is
  *     fresh, without locks; and only when it looks acquirable and its pool has a limit, set
  *     `lock_timeout` and take the pool's advisory lock, in the same statement (the select list is
@@ -14,7 +14,7 @@
  *     that go stale. The pool is needed before the row lock so locks are always taken pool
  *     first, then row (a row lock held while queueing for the pool lock would block the chat's
  *     own transitions, interrupts included, for up to the lock timeout).
- *  2-3. ChatTx.lock: lock the row and bump snapshot_version, count the queue.
+ *  2-3. the store's row lock: lock the row and bump snapshot_version, count the queue.
  *  4. recheck under both locks (one statement, skipped when the chat has no owner and its pool
  *     no limit): the lease of the current runner ("A takeover of a chat whose lease expired
  *     rechecks the lease under the lock, because a heartbeat renewal may have extended it
@@ -35,9 +35,9 @@
  * not runnable or freshly owned under the row lock 3 or 4, then ROLLBACK.
  */
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
-import { ChatTx, type ChatTxOptions } from "../chat-tx";
+import type { ChatTx } from "../chat-tx";
 import type { ChatRow } from "../schema/chats";
-import type { ChatStore } from "../store";
+import type { Answered, ChatStore } from "../store";
 import type { StoreTransaction } from "../transaction";
 import { acquire } from "../transitions/ownership";
 import { freshSinceSql, leaseFreshSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
@@ -125,23 +125,36 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_ADMISSION_LOCK_TIMEOUT_MS;
   assertLimits(limits);
   assertThreshold(staleThresholdMs);
-  const txOptions: ChatTxOptions = { ...store.options, staleThresholdMs };
+  // The chat's pool limit, as the probe found it.
+  let limit = 0;
+  const probe = async (t: StoreTransaction): Promise<Answered<AcquireOutcome> | undefined> => {
+    const [row] = await t.query<ProbeRow>(PROBE_SQL, [
+      chatId,
+      RUNNABLE_STATUSES,
+      staleThresholdMs,
+      limits.root,
+      limits.subagent,
+      timeoutSetting(lockTimeoutMs),
+    ]);
+    if (row === undefined) return { answer: { kind: "not_needed", reason: "not_found" } };
+    if (!row.runnable) return { answer: { kind: "not_needed", reason: "not_runnable" } };
+    if (row.lease_fresh) return { answer: { kind: "not_needed", reason: "owned" } };
+    limit = row.is_root ? limits.root : limits.subagent;
+    return undefined;
+  };
   try {
-    return await store.transaction(async (t) => {
-      const [probe] = await t.query<ProbeRow>(PROBE_SQL, [
-        chatId,
-        RUNNABLE_STATUSES,
-        staleThresholdMs,
-        limits.root,
-        limits.subagent,
-        timeoutSetting(lockTimeoutMs),
-      ]);
-      if (probe === undefined) return { kind: "not_needed", reason: "not_found" } as const;
-      if (!probe.runnable) return { kind: "not_needed", reason: "not_runnable" } as const;
-      if (probe.lease_fresh) return { kind: "not_needed", reason: "owned" } as const;
-      const limit = probe.is_root ? limits.root : limits.subagent;
-      return await acquireLocked(t, store, chatId, { workerId, runnerId, limit, staleThresholdMs, txOptions });
-    });
+    const result = await store.updateUnless(
+      chatId,
+      probe,
+      async (tx) => {
+        const owned = await admit(tx, limit, staleThresholdMs);
+        await acquire(tx, { workerId, runnerId });
+        return owned;
+      },
+      { staleThresholdMs },
+    );
+    if ("answer" in result) return result.answer;
+    return { kind: "acquired", chat: result.chat, takenOver: result.value };
   } catch (err) {
     if (err instanceof Settled) return err.outcome;
     // The row vanished between the probe and the lock.
@@ -151,24 +164,14 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   }
 }
 
-async function acquireLocked(
-  t: StoreTransaction,
-  store: ChatStore,
-  chatId: string,
-  input: { workerId: string; runnerId: string; limit: number; staleThresholdMs: number; txOptions: ChatTxOptions },
-): Promise<AcquireOutcome> {
-  const tx = await ChatTx.lock(t, chatId, input.txOptions);
+/** Step 4 and the runnability recheck, on the locked row; throws Settled to roll back. Returns whether the chat had an owner. */
+async function admit(tx: ChatTx, limit: number, staleThresholdMs: number): Promise<boolean> {
   if (!isRunnable(tx.state())) throw new Settled({ kind: "not_needed", reason: "not_runnable" });
   const owned = tx.chat.workerId !== null;
-  if (owned || input.limit > 0) {
-    const [row] = await t.query<{ lease_fresh: boolean; in_use: number | null }>(recheckSql(input.limit > 0), [
-      chatId,
-      input.staleThresholdMs,
-    ]);
+  if (owned || limit > 0) {
+    const [row] = await tx.query<{ lease_fresh: boolean; in_use: number | null }>(recheckSql(limit > 0), [tx.chatId, staleThresholdMs]);
     if (row?.lease_fresh) throw new Settled({ kind: "not_needed", reason: "owned" });
-    if (input.limit > 0 && (row?.in_use ?? 0) >= input.limit) throw new Settled({ kind: "refused", reason: "capacity" });
+    if (limit > 0 && (row?.in_use ?? 0) >= limit) throw new Settled({ kind: "refused", reason: "capacity" });
   }
-  await acquire(tx, { workerId: input.workerId, runnerId: input.runnerId });
-  const committed = await tx.commit(store.notifier);
-  return { kind: "acquired", chat: committed.chat, takenOver: owned };
+  return owned;
 }

@@ -69,14 +69,14 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
         await commitInStage(ctx, { messages: context });
         return;
       }
-      const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), true);
+      const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), finishTurn.prefetchTail());
       ctx.trace.complete();
       if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
       ctx.turnFinished(finished.chat, history);
       return;
     }
     case "enter_requires_action":
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), true);
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), enterRequiresAction.prefetchTail());
       ctx.trace.complete();
       return;
     case "run_local_tools": {

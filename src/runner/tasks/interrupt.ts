@@ -28,7 +28,12 @@ export async function interruptTask(ctx: TaskContext): Promise<void> {
   ctx.trace.joinOpen();
   ctx.trace.invalidate("interrupted");
   try {
-    const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishInterruption(tx, partial.length > 0 ? { partial } : {}), true);
+    const finished = await fencedUpdate(
+      ctx.store,
+      ctx.fence,
+      (tx) => finishInterruption(tx, partial.length > 0 ? { partial } : {}),
+      finishInterruption.prefetchTail(),
+    );
     if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
   } finally {
     ctx.trace.settle();

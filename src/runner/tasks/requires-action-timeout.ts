@@ -12,5 +12,5 @@ export async function requiresActionTimeoutTask(ctx: TaskContext): Promise<void>
   const deadline = chat.requiresActionDeadlineAt?.getTime() ?? ctx.now().getTime();
   const wait = deadline - ctx.now().getTime();
   if (wait > 0) await ctx.sleep(wait, ctx.signal);
-  await fencedUpdate(ctx.store, ctx.fence, (tx) => cancelRequiresAction(tx), true);
+  await fencedUpdate(ctx.store, ctx.fence, (tx) => cancelRequiresAction(tx), cancelRequiresAction.prefetchTail());
 }
