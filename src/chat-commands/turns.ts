@@ -4,7 +4,6 @@
  * context rather than from Postgres; the chat row only answers whether the caller may see them.
  */
 import { ChatNotFoundError } from "../chatstate/index";
-import { getChat } from "../db/queries";
 import type { TurnSummary } from "../observability/turn-tracker";
 import { assertOwner, type CommandContext } from "./context";
 import type { ChatCommand } from "./control";
@@ -14,7 +13,7 @@ export interface TurnsCommand extends ChatCommand {
 }
 
 export async function turnsCommand(ctx: CommandContext, cmd: TurnsCommand): Promise<TurnSummary[]> {
-  const chat = await getChat(ctx.store.pool, cmd.chatId);
+  const chat = await ctx.store.chat(cmd.chatId);
   if (!chat) throw new ChatNotFoundError(cmd.chatId);
   assertOwner(chat, cmd.callerId);
   return ctx.latestTurns(cmd.limit);
