@@ -3,20 +3,14 @@
  * "Sync operation"). The reader decides what to read from the chat row and the loop's cursors with
  * the same conditions `applySnapshot` applies, so nothing is read that will not be used.
  */
-import type { ChatStatus } from "../chatstate/states";
+import type { ChatVersions } from "../chatstate/chat-versions";
 import type { RetryState } from "../db/schema/chats";
 import type { ChatMessageWire, ChatQueuedMessageWire } from "../db/wire";
 import type { PendingToolCall, StreamErrorPayload } from "./stream-events";
 import type { StreamCursors } from "./sync-state";
 
-export interface SyncChatRow {
-  snapshotVersion: number;
-  historyVersion: number;
-  queueVersion: number;
-  retryStateVersion: number;
-  generationAttempt: number;
-  status: ChatStatus;
-  workerId: string | null;
+/** The chat row as a Sync reads it: its versions, and what its events carry. */
+export interface SyncChatRow extends ChatVersions {
   retryState: RetryState | null;
   /** The persisted error payload; null unless the chat has one. */
   error: StreamErrorPayload | null;

@@ -7,6 +7,7 @@
  * history_version it then saved), and message sync fetches rows with revision > historyVersion, so
  * after a hibernation an empty map emits exactly what the full map would have.
  */
+import type { ChatVersions } from "../chatstate/chat-versions";
 import type { ChatStatus } from "../chatstate/states";
 
 export interface StreamCursors {
@@ -44,18 +45,11 @@ export const NULL_CURSORS: Readonly<StreamCursors> = Object.freeze({
 });
 
 /**
- * Sync's optional hints (from a notification or the sync poller). `workerId` is tri-state:
- * undefined = not compared, null = compare against "no worker", a string = that worker.
+ * Sync's optional hints (from a notification or the sync poller): any of the chat's versions.
+ * `workerId` is tri-state: undefined = not compared, null = compare against "no worker", a
+ * string = that worker.
  */
-export interface SyncHints {
-  snapshotVersion?: number;
-  historyVersion?: number;
-  queueVersion?: number;
-  retryStateVersion?: number;
-  status?: ChatStatus;
-  workerId?: string | null;
-  generationAttempt?: number;
-}
+export type SyncHints = Partial<ChatVersions>;
 
 /** Which episode the relay forwards parts of; workerId null stops it. */
 export interface RelayTarget {
