@@ -9,18 +9,17 @@
  *
  * No timers of its own. Two things are due at instants: collecting closed episodes (15 s after
  * the close, once no subscriber holds them) and closing subscribers that leave a part untaken for
- * 10 s. The owner drives both from its single alarm:
- *
- *   const buffer = new PartBuffer({ now: Date.now, requestTick: (at) => alarms.atMost(at) });
- *   // in alarm(): buffer.tick(); (tick itself requests the next instant through requestTick)
+ * 10 s. The owner drives both from its single alarm: the ChatObject passes
+ * `requestTick: () => clock.arm()`, its AlarmClock (src/chat-object/alarm-clock.ts) counts
+ * `nextDeadline()` among its sources, and its alarm handler calls `tick(now)`.
  *
  * `requestTick(at)` is called whenever a deadline appears that is earlier than every instant
  * requested since the last `tick`; the owner must then run `tick()` no later than `at` (earlier or
  * extra ticks are harmless). `nextDeadline()` gives the same instant on demand.
  *
  * Errors are thrown, as the typed errors of ./errors.ts (all `PartBufferError`). The hot path is
- * `addPart`, whose errors the generation loop swallows (storing parts is best-effort); throwing
- * keeps its success path a plain call and matches the rest of the code base (chatstate errors).
+ * `addPart`, whose errors the model step ignores (storing parts is best-effort); throwing keeps
+ * its success path a plain call and matches the rest of the code base (chatstate errors).
  *
  * Single-threaded by construction (one isolate, one event loop): every method runs to completion,
  * so the spec's races between create and close cannot interleave inside a call.

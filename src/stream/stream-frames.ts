@@ -25,8 +25,8 @@ export function encodeEvent(event: ChatStreamEvent): EncodedEvent {
 
 /**
  * Encodings of the events one snapshot produces, per payload object: loops that share a read
- * (stream-sockets.ts) get the same message and queue objects, and a 1 MB message must not be
- * stringified once per socket.
+ * (src/chat-object/stream-sockets.ts) get the same message and queue objects, and a 1 MB message
+ * must not be stringified once per socket.
  */
 const payloadEvents = new WeakMap<object, EncodedEvent>();
 
