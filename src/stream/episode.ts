@@ -27,13 +27,6 @@ export interface BufferedPart<P> {
   readonly addedAt: number;
 }
 
-/** When one tool call occurrence of an episode started and finished (spec: ToolCompletions). */
-export interface ToolTiming {
-  readonly callIndex: number;
-  readonly startedAt: number | null;
-  readonly completedAt: number | null;
-}
-
 /** A read-only view of an episode, for the stream loop and diagnostics. */
 export interface EpisodeInfo {
   readonly key: EpisodeKey;
@@ -80,13 +73,6 @@ export function episodeId(key: EpisodeKey): string {
 
 export function formatEpisodeKey(key: EpisodeKey): string {
   return `(${key.chatId}, ${key.historyVersion}, ${key.generationAttempt})`;
-}
-
-/** Orders by history_version, then generation_attempt, then chat id. */
-export function compareEpisodeKeys(a: EpisodeKey, b: EpisodeKey): number {
-  if (a.historyVersion !== b.historyVersion) return a.historyVersion - b.historyVersion;
-  if (a.generationAttempt !== b.generationAttempt) return a.generationAttempt - b.generationAttempt;
-  return a.chatId < b.chatId ? -1 : a.chatId > b.chatId ? 1 : 0;
 }
 
 /** A copy of a key holding only its three fields (callers may pass richer objects). */
@@ -141,7 +127,6 @@ export class Episode<P> {
   full = false;
   closedAt: number | null = null;
   modelInvokedAt: number | null = null;
-  readonly tools = new Map<number, { startedAt: number | null; completedAt: number | null }>();
   /** Active subscriptions attached to this episode. */
   readonly subscribers = new Set<Subscription<P>>();
   /** The subset of `subscribers` with a pending `next()` call: woken by the next add or the close. */

@@ -35,7 +35,7 @@ export class EpisodeExistsError extends PartBufferError {
   }
 }
 
-/** The episode was never created, or was collected or dropped. */
+/** The episode was never created, or was collected. */
 export class EpisodeNotFoundError extends PartBufferError {
   override name = "EpisodeNotFoundError";
   override readonly code = "episode_not_found";

@@ -19,10 +19,9 @@ import type { BufferedPart, Episode, EpisodeKey } from "./episode";
  * Why a subscription ended:
  * - `ended`: the episode is closed and every part was handed out (the spec's normal channel close);
  * - `unsubscribed`: the subscriber called `close()` or `return()` (e.g. `break` out of `for await`);
- * - `slow`: a part stayed untaken past the subscriber deadline;
- * - `dropped`: the buffer dropped the chat (`dropChat`).
+ * - `slow`: a part stayed untaken past the subscriber deadline.
  */
-export type SubscriptionCloseReason = "ended" | "unsubscribed" | "slow" | "dropped";
+export type SubscriptionCloseReason = "ended" | "unsubscribed" | "slow";
 
 export type PartIteratorResult<P> = IteratorResult<BufferedPart<P>, SubscriptionCloseReason>;
 
