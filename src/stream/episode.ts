@@ -6,7 +6,6 @@
  *
  * Plain ES2022: runs in workerd and in Node alike (no node:* imports, no timers).
  */
-import type { Subscription } from "./part-subscription";
 
 /** (chat_id, history_version, generation_attempt). */
 export interface EpisodeKey {
@@ -118,19 +117,20 @@ export function serializedPartBytes(part: unknown): number {
 
 /**
  * Internal state of one episode. Only PartBuffer and Subscription touch it; readers get
- * `EpisodeInfo` and `BufferedPart`s.
+ * `EpisodeInfo` and `BufferedPart`s. `S` is the subscription type (part-subscription.ts's
+ * Subscription): a parameter, so that this file, which the subscription reads, does not import it.
  * @internal
  */
-export class Episode<P> {
+export class Episode<P, S> {
   readonly parts: BufferedPart<P>[] = [];
   bytes = 0;
   full = false;
   closedAt: number | null = null;
   modelInvokedAt: number | null = null;
   /** Active subscriptions attached to this episode. */
-  readonly subscribers = new Set<Subscription<P>>();
+  readonly subscribers = new Set<S>();
   /** The subset of `subscribers` with a pending `next()` call: woken by the next add or the close. */
-  readonly parked = new Set<Subscription<P>>();
+  readonly parked = new Set<S>();
 
   constructor(
     readonly key: EpisodeKey,

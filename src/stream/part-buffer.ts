@@ -91,7 +91,7 @@ export class PartBuffer<P = unknown> {
   private readonly clock: () => number;
   private readonly requestTick: ((at: number) => void) | undefined;
 
-  private readonly episodeMap = new Map<string, Episode<P>>();
+  private readonly episodeMap = new Map<string, Episode<P, Subscription<P>>>();
   /** Subscriptions to episodes that do not exist yet, by episode id. */
   private readonly waiting = new Map<string, Set<Subscription<P>>>();
   /** Earliest instant requested from the owner since the last tick. */
@@ -270,8 +270,8 @@ export class PartBuffer<P = unknown> {
     return { episodes: this.episodeMap.size, openEpisodes, bytes, parts, subscriptions };
   }
 
-  private create(key: EpisodeKey, id: string): Episode<P> {
-    const episode = new Episode<P>(copyEpisodeKey(key), id, this.clock());
+  private create(key: EpisodeKey, id: string): Episode<P, Subscription<P>> {
+    const episode = new Episode<P, Subscription<P>>(copyEpisodeKey(key), id, this.clock());
     this.episodeMap.set(id, episode);
     const waiting = this.waiting.get(id);
     if (waiting !== undefined) {
@@ -296,7 +296,7 @@ export class PartBuffer<P = unknown> {
     return removed;
   }
 
-  private require(key: EpisodeKey): Episode<P> {
+  private require(key: EpisodeKey): Episode<P, Subscription<P>> {
     const episode = this.episodeMap.get(episodeId(key));
     if (episode === undefined) throw new EpisodeNotFoundError(copyEpisodeKey(key));
     return episode;

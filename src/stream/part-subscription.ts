@@ -62,7 +62,7 @@ type Waiter<P> = (result: PartIteratorResult<P>) => void;
 /** @internal The buffer creates these; everyone else sees `PartSubscription`. */
 export class Subscription<P> implements PartSubscription<P> {
   /** null until the episode exists (the spec: subscribing to a missing episode waits for it), and after the end. */
-  episode: Episode<P> | null = null;
+  episode: Episode<P, Subscription<P>> | null = null;
   private cursor = 0;
   /** When the subscriber last became ready for a new part: subscribed, or took the previous one. */
   private readyAt: number;
@@ -139,7 +139,7 @@ export class Subscription<P> implements PartSubscription<P> {
   }
 
   /** Attaches to the episode once it exists. @internal */
-  attach(episode: Episode<P>): void {
+  attach(episode: Episode<P, Subscription<P>>): void {
     this.episode = episode;
     episode.subscribers.add(this);
     this.pump();
