@@ -11,8 +11,8 @@ import { versionsFromNotification } from "../chatstate/chat-versions";
 import type { ChatUpdatePayload } from "../db/notifier";
 import { errorText, logger } from "../log";
 import { logSocketSession, type SocketSession } from "./socket-session";
-import type { ChatStreamEvent } from "../stream/stream-events";
-import type { SyncReader, SyncSnapshot } from "../stream/sync-snapshot";
+import type { ChatStreamEvent } from "../stream-events";
+import type { SyncReadCursors, SyncReader, SyncSnapshot } from "../sync-snapshot";
 import type { StreamCursors, SyncHints } from "../stream/sync-state";
 import { type EpisodeSource, StreamLoop } from "../stream/stream-loop";
 
@@ -128,7 +128,7 @@ export class StreamSockets {
     return loop;
   }
 
-  #sharedRead(chatId: string, c: Readonly<StreamCursors>): Promise<SyncSnapshot | null> {
+  #sharedRead(chatId: string, c: Readonly<SyncReadCursors>): Promise<SyncSnapshot | null> {
     const key = `${this.#epoch}:${c.snapshotVersion}:${c.historyVersion}:${c.queueVersion}:${c.actionRequiredHistoryVersion}`;
     let read = this.#reads.get(key);
     if (!read) {

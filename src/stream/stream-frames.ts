@@ -8,7 +8,7 @@
  */
 import type { StreamPart } from "../llm/stream-part";
 import { type BufferedPart, utf8ByteLength } from "./episode";
-import type { ChatStreamEvent } from "./stream-events";
+import type { ChatStreamEvent } from "../stream-events";
 
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
