@@ -10,15 +10,10 @@
 import type { ChatVersions } from "../chatstate/chat-versions";
 import type { ChatStatus } from "../chatstate/states";
 
-export interface StreamCursors {
-  snapshotVersion: number;
-  historyVersion: number;
-  queueVersion: number;
-  retryStateVersion: number;
+/** The chat's versions as of the last Sync, and what the loop has sent since. */
+export interface StreamCursors extends Omit<ChatVersions, "status"> {
   /** The status last sent to the client; null: unset. */
   status: ChatStatus | null;
-  workerId: string | null;
-  generationAttempt: number;
   /** history_version of the last `error` event sent. */
   errorHistoryVersion: number;
   /** Latest history_version for which `action_required` was sent. */
