@@ -32,7 +32,7 @@ import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from
 import { EpisodeRelays } from "../src/stream/episode-relays";
 import { PartBuffer } from "../src/stream/part-buffer";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
-import { titleChangeEvent } from "../src/stream/stream-events";
+import { titleChangeEvent } from "../src/stream-events";
 import { ChildWaiters } from "../src/subagents/child-waiters";
 import { isSettled } from "../src/subagents/children";
 import type { SubagentHost } from "../src/subagents/host";

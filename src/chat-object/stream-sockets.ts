@@ -7,11 +7,12 @@
  * one Sync. Concurrent loops with the same cursors share one database read, but only one that
  * started after the latest hint (a read begun before a notification could predate its commit).
  */
+import { versionsFromNotification } from "../chatstate/chat-versions";
 import type { ChatUpdatePayload } from "../db/notifier";
 import { errorText, logger } from "../log";
 import { logSocketSession, type SocketSession } from "./socket-session";
-import type { ChatStreamEvent } from "../stream/stream-events";
-import type { SyncReader, SyncSnapshot } from "../stream/sync-snapshot";
+import type { ChatStreamEvent } from "../stream-events";
+import type { SyncReadCursors, SyncReader, SyncSnapshot } from "../sync-snapshot";
 import type { StreamCursors, SyncHints } from "../stream/sync-state";
 import { type EpisodeSource, StreamLoop } from "../stream/stream-loop";
 
@@ -34,17 +35,9 @@ export interface StreamSocketsDeps {
   chatSeen(chatId: string): void;
 }
 
-/** A notification's payload as Sync hints: every field present (worker_id null compares too). */
+/** A notification's payload as Sync hints: its versions, every field present (worker_id null compares too). */
 export function hintsFromPayload(p: ChatUpdatePayload): SyncHints {
-  return {
-    snapshotVersion: p.snapshot_version,
-    historyVersion: p.history_version,
-    queueVersion: p.queue_version,
-    retryStateVersion: p.retry_state_version,
-    status: p.status,
-    workerId: p.worker_id,
-    generationAttempt: p.generation_attempt,
-  };
+  return versionsFromNotification(p);
 }
 
 export class StreamSockets {
@@ -135,7 +128,7 @@ export class StreamSockets {
     return loop;
   }
 
-  #sharedRead(chatId: string, c: Readonly<StreamCursors>): Promise<SyncSnapshot | null> {
+  #sharedRead(chatId: string, c: Readonly<SyncReadCursors>): Promise<SyncSnapshot | null> {
     const key = `${this.#epoch}:${c.snapshotVersion}:${c.historyVersion}:${c.queueVersion}:${c.actionRequiredHistoryVersion}`;
     let read = this.#reads.get(key);
     if (!read) {

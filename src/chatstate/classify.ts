@@ -1,4 +1,4 @@
-import type { ClassifiedState, OwnershipState } from "./states";
+import type { ClassifiedState } from "./states";
 import { EXECUTION_STATES, STATE_TABLE } from "./states";
 import type { ExecutionTransitionName } from "./transitions";
 import { ChatNotFoundError, InvalidStateError } from "./errors";
@@ -27,10 +27,6 @@ export function classify(row: ClassifiableChat | null | undefined, queueLength: 
     return line.status === row.status && line.archived === row.archived && line.queued === queued;
   });
   return match ?? "Invalid";
-}
-
-export function classifyOwnership(row: { readonly worker_id: string | null }): OwnershipState {
-  return row.worker_id === null ? "U" : "O";
 }
 
 /**

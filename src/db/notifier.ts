@@ -4,20 +4,13 @@
  * tests record. Calls happen after COMMIT only, never for a rolled-back transaction, and are best
  * effort: a throwing notifier is logged and ignored, because the data is already committed.
  */
-import type { ChatStatus } from "../chatstate/states";
+import { type ChatVersionsNotification, notificationOfVersions, versionsFromRow } from "../chatstate/chat-versions";
 import type { ChatRow } from "./schema/chats";
 
-/** `chat:update:{chat_id}` with the committed post-transition values. */
-export interface ChatUpdatePayload {
+/** `chat:update:{chat_id}` with the committed post-transition values: the chat's versions and who runs it. */
+export interface ChatUpdatePayload extends ChatVersionsNotification {
   chat_id: string;
-  snapshot_version: number;
-  worker_id: string | null;
   runner_id: string | null;
-  history_version: number;
-  queue_version: number;
-  retry_state_version: number;
-  generation_attempt: number;
-  status: ChatStatus;
   archived: boolean;
   /** Lets a subagent's object tell its parent's object that the child moved (docs/subagents.md). */
   parent_chat_id: string | null;
@@ -42,14 +35,8 @@ export const NOOP_NOTIFIER: Notifier = {
 export function chatUpdatePayload(chat: ChatRow): ChatUpdatePayload {
   return {
     chat_id: chat.id,
-    snapshot_version: chat.snapshotVersion,
-    worker_id: chat.workerId,
+    ...notificationOfVersions(versionsFromRow(chat)),
     runner_id: chat.runnerId,
-    history_version: chat.historyVersion,
-    queue_version: chat.queueVersion,
-    retry_state_version: chat.retryStateVersion,
-    generation_attempt: chat.generationAttempt,
-    status: chat.status,
     archived: chat.archived,
     parent_chat_id: chat.parentChatId,
   };

@@ -7,32 +7,17 @@
  * read that the loop will not use.
  */
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { pendingToolCalls } from "../chatstate/index";
-import type { PendingToolCall, StreamErrorPayload } from "../stream/stream-events";
-import type { SyncChatRow, SyncSnapshot } from "../stream/sync-snapshot";
-import type { StreamCursors, SyncHints } from "../stream/sync-state";
+import { type ChatVersions, pendingToolCalls, versionsFromRow } from "../chatstate/index";
+import type { PendingToolCall, StreamErrorPayload } from "../stream-events";
+import type { SyncChatRow, SyncReadCursors, SyncSnapshot } from "../sync-snapshot";
 import { ACTIVE_TAIL_SQL, dynamicToolNames } from "./history";
 import { inTransaction } from "./transaction";
 import { chatFromRaw, messageFromRaw, queuedFromRaw, type RawRow } from "./rows";
 import type { ChatRow, LastErrorDetail } from "./schema/chats";
 import { messageToWire, queuedToWire, type ChatMessageWire, type ChatQueuedMessageWire } from "./wire";
 
-/** The chat columns a Sync reads: the versions, the state, and what its events carry. */
-type SyncChatFields = Pick<
-  ChatRow,
-  | "id"
-  | "snapshotVersion"
-  | "historyVersion"
-  | "queueVersion"
-  | "retryStateVersion"
-  | "generationAttempt"
-  | "status"
-  | "workerId"
-  | "retryState"
-  | "lastError"
-  | "lastErrorDetail"
-  | "unsafeDynamicTools"
->;
+/** The chat columns a Sync reads: the versions, and what its events carry. */
+type SyncChatFields = ChatVersions & Pick<ChatRow, "id" | "retryState" | "lastError" | "lastErrorDetail" | "unsafeDynamicTools">;
 
 const SYNC_CHAT_SQL = `
   SELECT id, snapshot_version, history_version, queue_version, retry_state_version, generation_attempt,
@@ -77,17 +62,7 @@ export function errorPayloadOf(lastError: string | null, detail: LastErrorDetail
 }
 
 function syncChatRow(chat: SyncChatFields): SyncChatRow {
-  return {
-    snapshotVersion: chat.snapshotVersion,
-    historyVersion: chat.historyVersion,
-    queueVersion: chat.queueVersion,
-    retryStateVersion: chat.retryStateVersion,
-    generationAttempt: chat.generationAttempt,
-    status: chat.status,
-    workerId: chat.workerId,
-    retryState: chat.retryState,
-    error: errorPayloadOf(chat.lastError, chat.lastErrorDetail),
-  };
+  return { ...versionsFromRow(chat), retryState: chat.retryState, error: errorPayloadOf(chat.lastError, chat.lastErrorDetail) };
 }
 
 async function rowsOf(client: PoolClient, text: string, values: unknown[]): Promise<RawRow[]> {
@@ -119,7 +94,7 @@ async function readPendingDynamicCalls(client: PoolClient, chat: SyncChatFields)
     .map((call) => ({ tool_call_id: call.tool_call_id, tool_name: call.tool_name, args: call.args }));
 }
 
-async function readInTransaction(client: PoolClient, chatId: string, cursors: Readonly<StreamCursors>): Promise<SyncSnapshot | null> {
+async function readInTransaction(client: PoolClient, chatId: string, cursors: Readonly<SyncReadCursors>): Promise<SyncSnapshot | null> {
   const [raw] = await rowsOf(client, SYNC_CHAT_SQL, [chatId]);
   if (raw === undefined) return null;
   const chat: SyncChatFields = chatFromRaw(raw);
@@ -138,34 +113,23 @@ async function readInTransaction(client: PoolClient, chatId: string, cursors: Re
  * Reads what one Sync needs, all in one `REPEATABLE READ READ ONLY` transaction on one pooled
  * connection; null when the chat does not exist. Implements `SyncReader` given a pool.
  */
-export async function readSyncSnapshot(pool: Pool, chatId: string, cursors: Readonly<StreamCursors>): Promise<SyncSnapshot | null> {
+export async function readSyncSnapshot(pool: Pool, chatId: string, cursors: Readonly<SyncReadCursors>): Promise<SyncSnapshot | null> {
   return inTransaction(pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", (client) => readInTransaction(client, chatId, cursors));
 }
 
-type HintFields = Pick<
-  ChatRow,
-  "id" | "snapshotVersion" | "historyVersion" | "queueVersion" | "retryStateVersion" | "generationAttempt" | "status" | "workerId"
->;
+type HintFields = ChatVersions & Pick<ChatRow, "id">;
 
 /**
  * The sync poller's read: every field of a Sync's hints for each of `chatIds` that exists, in one
  * query. Chats that do not exist are absent from the map.
  */
-export async function readSyncHints(pool: Pool, chatIds: readonly string[]): Promise<Map<string, SyncHints>> {
-  const hints = new Map<string, SyncHints>();
+export async function readSyncHints(pool: Pool, chatIds: readonly string[]): Promise<Map<string, ChatVersions>> {
+  const hints = new Map<string, ChatVersions>();
   if (chatIds.length === 0) return hints;
   const { rows } = await pool.query(SYNC_HINTS_SQL, [[...chatIds]]);
   for (const raw of rows as RawRow[]) {
     const chat: HintFields = chatFromRaw(raw);
-    hints.set(chat.id, {
-      snapshotVersion: chat.snapshotVersion,
-      historyVersion: chat.historyVersion,
-      queueVersion: chat.queueVersion,
-      retryStateVersion: chat.retryStateVersion,
-      status: chat.status,
-      workerId: chat.workerId,
-      generationAttempt: chat.generationAttempt,
-    });
+    hints.set(chat.id, versionsFromRow(chat));
   }
   return hints;
 }

@@ -10,7 +10,7 @@ import { acquireChat } from "../db/worker/admission";
 import { renewHeartbeats } from "../db/worker/heartbeats";
 import { readChatsForSync } from "../db/worker/sweep";
 import { errorText, logger } from "../log";
-import { eventFromPayload, eventFromRow } from "./event";
+import { eventFromPayload } from "./event";
 import { ChatRunner } from "./runner";
 import type { RunnerDeps } from "./task-context";
 
@@ -109,7 +109,7 @@ export class ChatWorker {
     }
     try {
       const [row] = await readChatsForSync(store.pool, [this.chatId]);
-      if (row && this.#runner === runner) runner.process(eventFromRow(row));
+      if (row && this.#runner === runner) runner.process(row);
     } catch (err) {
       logger.warn("runner_sync_failed", { chat_id: this.chatId, error: errorText(err) });
     }
@@ -141,7 +141,7 @@ export class ChatWorker {
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: outcome.takenOver });
     this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);
     // Bootstrap: notifications already reach us; the committed row is the first event.
-    runner.process(eventFromRow(outcome.chat));
+    runner.process(outcome.chat);
   }
 
   async #cleanup(runner: ChatRunner): Promise<void> {

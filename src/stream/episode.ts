@@ -6,7 +6,6 @@
  *
  * Plain ES2022: runs in workerd and in Node alike (no node:* imports, no timers).
  */
-import type { Subscription } from "./part-subscription";
 
 /** (chat_id, history_version, generation_attempt). */
 export interface EpisodeKey {
@@ -25,13 +24,6 @@ export interface BufferedPart<P> {
   readonly part: P;
   /** The buffer clock's instant when the part was added. */
   readonly addedAt: number;
-}
-
-/** When one tool call occurrence of an episode started and finished (spec: ToolCompletions). */
-export interface ToolTiming {
-  readonly callIndex: number;
-  readonly startedAt: number | null;
-  readonly completedAt: number | null;
 }
 
 /** A read-only view of an episode, for the stream loop and diagnostics. */
@@ -82,13 +74,6 @@ export function formatEpisodeKey(key: EpisodeKey): string {
   return `(${key.chatId}, ${key.historyVersion}, ${key.generationAttempt})`;
 }
 
-/** Orders by history_version, then generation_attempt, then chat id. */
-export function compareEpisodeKeys(a: EpisodeKey, b: EpisodeKey): number {
-  if (a.historyVersion !== b.historyVersion) return a.historyVersion - b.historyVersion;
-  if (a.generationAttempt !== b.generationAttempt) return a.generationAttempt - b.generationAttempt;
-  return a.chatId < b.chatId ? -1 : a.chatId > b.chatId ? 1 : 0;
-}
-
 /** A copy of a key holding only its three fields (callers may pass richer objects). */
 export function copyEpisodeKey(key: EpisodeKey): EpisodeKey {
   return Object.freeze({ chatId: key.chatId, historyVersion: key.historyVersion, generationAttempt: key.generationAttempt });
@@ -132,20 +117,20 @@ export function serializedPartBytes(part: unknown): number {
 
 /**
  * Internal state of one episode. Only PartBuffer and Subscription touch it; readers get
- * `EpisodeInfo` and `BufferedPart`s.
+ * `EpisodeInfo` and `BufferedPart`s. `S` is the subscription type (part-subscription.ts's
+ * Subscription): a parameter, so that this file, which the subscription reads, does not import it.
  * @internal
  */
-export class Episode<P> {
+export class Episode<P, S> {
   readonly parts: BufferedPart<P>[] = [];
   bytes = 0;
   full = false;
   closedAt: number | null = null;
   modelInvokedAt: number | null = null;
-  readonly tools = new Map<number, { startedAt: number | null; completedAt: number | null }>();
   /** Active subscriptions attached to this episode. */
-  readonly subscribers = new Set<Subscription<P>>();
+  readonly subscribers = new Set<S>();
   /** The subset of `subscribers` with a pending `next()` call: woken by the next add or the close. */
-  readonly parked = new Set<Subscription<P>>();
+  readonly parked = new Set<S>();
 
   constructor(
     readonly key: EpisodeKey,

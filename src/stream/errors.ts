@@ -2,8 +2,10 @@
  * The Message part buffer's predefined errors. Each carries the episode key and a stable `code`;
  * callers branch on the class (or `code`), never on `message`.
  *
- * The generation loop treats every one of them from `addPart` as "part dropped" (the spec: storing
- * parts is best-effort), so it catches `PartBufferError` and lets anything else propagate.
+ * Storing parts is best-effort (the spec: "If AddPart returns an error, the goroutine ignores
+ * it"), and the callers do not branch on the class there: the model step ignores whatever its
+ * `onPart` throws (src/llm/step.ts), so a streamed part `addPart` refuses, for any reason, is
+ * simply not in the episode; the compaction ignores any error of its first part the same way.
  */
 import { type EpisodeKey, formatEpisodeKey } from "./episode";
 
@@ -33,7 +35,7 @@ export class EpisodeExistsError extends PartBufferError {
   }
 }
 
-/** The episode was never created, or was collected or dropped. */
+/** The episode was never created, or was collected. */
 export class EpisodeNotFoundError extends PartBufferError {
   override name = "EpisodeNotFoundError";
   override readonly code = "episode_not_found";

@@ -4,50 +4,37 @@
  *
  * Episodes are keyed by (chat_id, history_version, generation_attempt). Each holds the parts of one
  * generation attempt, capped at `maxEpisodeBytes` of JSON (UTF-8 bytes), plus the model invocation
- * stamp and tool timings. Subscribers (the parts endpoint, the stream loop) read an episode from
+ * stamp. Subscribers (the parts endpoint, the stream loop) read an episode from
  * seq 1, then live, until it closes.
  *
  * No timers of its own. Two things are due at instants: collecting closed episodes (15 s after
  * the close, once no subscriber holds them) and closing subscribers that leave a part untaken for
- * 10 s. The owner drives both from its single alarm:
- *
- *   const buffer = new PartBuffer({ now: Date.now, requestTick: (at) => alarms.atMost(at) });
- *   // in alarm(): buffer.tick(); (tick itself requests the next instant through requestTick)
+ * 10 s. The owner drives both from its single alarm: the ChatObject passes
+ * `requestTick: () => clock.arm()`, its AlarmClock (src/chat-object/alarm-clock.ts) counts
+ * `nextDeadline()` among its sources, and its alarm handler calls `tick(now)`.
  *
  * `requestTick(at)` is called whenever a deadline appears that is earlier than every instant
  * requested since the last `tick`; the owner must then run `tick()` no later than `at` (earlier or
  * extra ticks are harmless). `nextDeadline()` gives the same instant on demand.
  *
  * Errors are thrown, as the typed errors of ./errors.ts (all `PartBufferError`). The hot path is
- * `addPart`, whose errors the generation loop swallows (storing parts is best-effort); throwing
- * keeps its success path a plain call and matches the rest of the code base (chatstate errors).
+ * `addPart`, whose errors the model step ignores (storing parts is best-effort); throwing keeps
+ * its success path a plain call and matches the rest of the code base (chatstate errors).
  *
  * Single-threaded by construction (one isolate, one event loop): every method runs to completion,
  * so the spec's races between create and close cannot interleave inside a call.
  */
-import {
-  type BufferedPart,
-  compareEpisodeKeys,
-  copyEpisodeKey,
-  Episode,
-  type EpisodeInfo,
-  type EpisodeKey,
-  episodeId,
-  serializedPartBytes,
-  type ToolTiming,
-} from "./episode";
+import { type BufferedPart, copyEpisodeKey, Episode, type EpisodeInfo, type EpisodeKey, episodeId, serializedPartBytes } from "./episode";
 import { EpisodeClosedError, EpisodeExistsError, EpisodeFullError, EpisodeNotFoundError } from "./errors";
 import { type PartSubscription, Subscription, type SubscriptionHost } from "./part-subscription";
 
 export {
   type BufferedPart,
-  compareEpisodeKeys,
   type EpisodeInfo,
   type EpisodeKey,
   episodeKey,
   formatEpisodeKey,
   serializedPartBytes,
-  type ToolTiming,
   utf8ByteLength,
 } from "./episode";
 export {
@@ -104,9 +91,7 @@ export class PartBuffer<P = unknown> {
   private readonly clock: () => number;
   private readonly requestTick: ((at: number) => void) | undefined;
 
-  private readonly episodeMap = new Map<string, Episode<P>>();
-  /** chat id → its episodes, for latestEpisode / listEpisodes / dropChat. */
-  private readonly byChat = new Map<string, Map<string, Episode<P>>>();
+  private readonly episodeMap = new Map<string, Episode<P, Subscription<P>>>();
   /** Subscriptions to episodes that do not exist yet, by episode id. */
   private readonly waiting = new Map<string, Set<Subscription<P>>>();
   /** Earliest instant requested from the owner since the last tick. */
@@ -196,37 +181,6 @@ export class PartBuffer<P = unknown> {
   }
 
   /**
-   * ModelInvokedAt: the stamp, or null (the spec's zero time) when the episode is unknown or never
-   * stamped. Read it before closeEpisode: a closed episode may be collected.
-   */
-  modelInvokedAt(key: EpisodeKey): number | null {
-    return this.episodeMap.get(episodeId(key))?.modelInvokedAt ?? null;
-  }
-
-  /**
-   * RecordToolStart: when call occurrence `callIndex` started (a later call for the same index
-   * overwrites). Allowed on a closed episode (timings are not parts: a tool may finish after an
-   * interrupt closed the attempt). Returns false, recording nothing, when the episode is unknown.
-   */
-  recordToolStart(key: EpisodeKey, callIndex: number, startedAt: number): boolean {
-    return this.recordTool(key, callIndex, "startedAt", startedAt);
-  }
-
-  /** RecordToolCompletion: as recordToolStart, for the finish. A completion without a start keeps startedAt null. */
-  recordToolCompletion(key: EpisodeKey, callIndex: number, completedAt: number): boolean {
-    return this.recordTool(key, callIndex, "completedAt", completedAt);
-  }
-
-  /** ToolCompletions: every recorded call occurrence, by ascending call index; empty when the episode is unknown. */
-  toolCompletions(key: EpisodeKey): ToolTiming[] {
-    const episode = this.episodeMap.get(episodeId(key));
-    if (episode === undefined) return [];
-    return [...episode.tools.entries()]
-      .sort(([a], [b]) => a - b)
-      .map(([callIndex, timing]) => ({ callIndex, startedAt: timing.startedAt, completedAt: timing.completedAt }));
-  }
-
-  /**
    * SubscribeToEpisode: every part from seq 1, then live parts, ending (`closedReason: "ended"`)
    * once the episode is closed and every part was handed out. A missing episode is not an error:
    * the subscription waits for it to be created. A subscription to a closed, fully delivered
@@ -254,62 +208,6 @@ export class PartBuffer<P = unknown> {
   /** The episode, or null. */
   episodeInfo(key: EpisodeKey): EpisodeInfo | null {
     return this.episodeMap.get(episodeId(key))?.info() ?? null;
-  }
-
-  /** The chat's episodes, by ascending (history_version, generation_attempt). */
-  listEpisodes(chatId: string): EpisodeInfo[] {
-    const episodes = this.byChat.get(chatId);
-    if (episodes === undefined) return [];
-    return [...episodes.values()].sort((a, b) => compareEpisodeKeys(a.key, b.key)).map((episode) => episode.info());
-  }
-
-  /** The chat's episode with the highest (history_version, generation_attempt), or null. */
-  latestEpisode(chatId: string): EpisodeInfo | null {
-    let latest: Episode<P> | null = null;
-    for (const episode of this.byChat.get(chatId)?.values() ?? []) {
-      if (latest === null || compareEpisodeKeys(episode.key, latest.key) > 0) latest = episode;
-    }
-    return latest?.info() ?? null;
-  }
-
-  /**
-   * Forgets every episode of the chat at once, open or closed, and ends its subscriptions (also
-   * those still waiting for an episode) with `closedReason: "dropped"`. Returns the removed keys.
-   */
-  dropChat(chatId: string): EpisodeKey[] {
-    const removed: EpisodeKey[] = [];
-    const episodes = this.byChat.get(chatId);
-    if (episodes !== undefined) {
-      this.byChat.delete(chatId);
-      for (const episode of episodes.values()) {
-        this.episodeMap.delete(episode.id);
-        removed.push(episode.key);
-      }
-      for (const episode of episodes.values()) {
-        for (const subscription of [...episode.subscribers]) subscription.finish("dropped");
-      }
-    }
-    for (const subscriptions of [...this.waiting.values()]) {
-      for (const subscription of [...subscriptions]) {
-        if (subscription.key.chatId === chatId) subscription.finish("dropped");
-      }
-    }
-    return removed.sort(compareEpisodeKeys);
-  }
-
-  /**
-   * Removes closed episodes that closed at least `closedEpisodeTtlMs` before `now` and have no
-   * active subscriber. Returns their keys.
-   */
-  collectGarbage(now: number = this.clock()): EpisodeKey[] {
-    const removed: EpisodeKey[] = [];
-    for (const episode of [...this.episodeMap.values()]) {
-      if (episode.closedAt === null || episode.subscribers.size > 0) continue;
-      if (episode.closedAt + this.closedEpisodeTtlMs > now) continue;
-      this.remove(episode);
-      removed.push(episode.key);
-    }
-    return removed;
   }
 
   /**
@@ -372,15 +270,9 @@ export class PartBuffer<P = unknown> {
     return { episodes: this.episodeMap.size, openEpisodes, bytes, parts, subscriptions };
   }
 
-  private create(key: EpisodeKey, id: string): Episode<P> {
-    const episode = new Episode<P>(copyEpisodeKey(key), id, this.clock());
+  private create(key: EpisodeKey, id: string): Episode<P, Subscription<P>> {
+    const episode = new Episode<P, Subscription<P>>(copyEpisodeKey(key), id, this.clock());
     this.episodeMap.set(id, episode);
-    let chat = this.byChat.get(key.chatId);
-    if (chat === undefined) {
-      chat = new Map();
-      this.byChat.set(key.chatId, chat);
-    }
-    chat.set(id, episode);
     const waiting = this.waiting.get(id);
     if (waiting !== undefined) {
       this.waiting.delete(id);
@@ -389,33 +281,25 @@ export class PartBuffer<P = unknown> {
     return episode;
   }
 
-  private remove(episode: Episode<P>): void {
-    this.episodeMap.delete(episode.id);
-    const chat = this.byChat.get(episode.key.chatId);
-    chat?.delete(episode.id);
-    if (chat?.size === 0) this.byChat.delete(episode.key.chatId);
+  /**
+   * Removes closed episodes that closed at least `closedEpisodeTtlMs` before `now` and have no
+   * active subscriber. Returns their keys.
+   */
+  private collectGarbage(now: number): EpisodeKey[] {
+    const removed: EpisodeKey[] = [];
+    for (const episode of [...this.episodeMap.values()]) {
+      if (episode.closedAt === null || episode.subscribers.size > 0) continue;
+      if (episode.closedAt + this.closedEpisodeTtlMs > now) continue;
+      this.episodeMap.delete(episode.id);
+      removed.push(episode.key);
+    }
+    return removed;
   }
 
-  private require(key: EpisodeKey): Episode<P> {
+  private require(key: EpisodeKey): Episode<P, Subscription<P>> {
     const episode = this.episodeMap.get(episodeId(key));
     if (episode === undefined) throw new EpisodeNotFoundError(copyEpisodeKey(key));
     return episode;
-  }
-
-  private recordTool(key: EpisodeKey, callIndex: number, field: "startedAt" | "completedAt", at: number): boolean {
-    if (!Number.isSafeInteger(callIndex) || callIndex < 0) {
-      throw new RangeError(`tool call index must be a non-negative integer, got ${callIndex}`);
-    }
-    if (!Number.isFinite(at)) throw new RangeError(`tool ${field} must be a finite instant, got ${at}`);
-    const episode = this.episodeMap.get(episodeId(key));
-    if (episode === undefined) return false;
-    let timing = episode.tools.get(callIndex);
-    if (timing === undefined) {
-      timing = { startedAt: null, completedAt: null };
-      episode.tools.set(callIndex, timing);
-    }
-    timing[field] = at;
-    return true;
   }
 
   private detach(subscription: Subscription<P>): void {

@@ -19,10 +19,9 @@ import type { BufferedPart, Episode, EpisodeKey } from "./episode";
  * Why a subscription ended:
  * - `ended`: the episode is closed and every part was handed out (the spec's normal channel close);
  * - `unsubscribed`: the subscriber called `close()` or `return()` (e.g. `break` out of `for await`);
- * - `slow`: a part stayed untaken past the subscriber deadline;
- * - `dropped`: the buffer dropped the chat (`dropChat`).
+ * - `slow`: a part stayed untaken past the subscriber deadline.
  */
-export type SubscriptionCloseReason = "ended" | "unsubscribed" | "slow" | "dropped";
+export type SubscriptionCloseReason = "ended" | "unsubscribed" | "slow";
 
 export type PartIteratorResult<P> = IteratorResult<BufferedPart<P>, SubscriptionCloseReason>;
 
@@ -63,7 +62,7 @@ type Waiter<P> = (result: PartIteratorResult<P>) => void;
 /** @internal The buffer creates these; everyone else sees `PartSubscription`. */
 export class Subscription<P> implements PartSubscription<P> {
   /** null until the episode exists (the spec: subscribing to a missing episode waits for it), and after the end. */
-  episode: Episode<P> | null = null;
+  episode: Episode<P, Subscription<P>> | null = null;
   private cursor = 0;
   /** When the subscriber last became ready for a new part: subscribed, or took the previous one. */
   private readyAt: number;
@@ -140,7 +139,7 @@ export class Subscription<P> implements PartSubscription<P> {
   }
 
   /** Attaches to the episode once it exists. @internal */
-  attach(episode: Episode<P>): void {
+  attach(episode: Episode<P, Subscription<P>>): void {
     this.episode = episode;
     episode.subscribers.add(this);
     this.pump();

@@ -8,7 +8,7 @@
  */
 import type { StreamPart } from "../llm/stream-part";
 import { type BufferedPart, utf8ByteLength } from "./episode";
-import type { ChatStreamEvent } from "./stream-events";
+import type { ChatStreamEvent } from "../stream-events";
 
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
@@ -25,8 +25,8 @@ export function encodeEvent(event: ChatStreamEvent): EncodedEvent {
 
 /**
  * Encodings of the events one snapshot produces, per payload object: loops that share a read
- * (stream-sockets.ts) get the same message and queue objects, and a 1 MB message must not be
- * stringified once per socket.
+ * (src/chat-object/stream-sockets.ts) get the same message and queue objects, and a 1 MB message
+ * must not be stringified once per socket.
  */
 const payloadEvents = new WeakMap<object, EncodedEvent>();
 

@@ -15,7 +15,7 @@ import type { BufferedPart } from "./episode";
 import { judgePart } from "./part-op";
 import { type EncodedEvent, encodePartEvent, encodeSyncEvent, framesOf, partBurstFrames, sharedSyncFrames } from "./stream-frames";
 import { applySnapshot, hintsCallForFetch } from "./sync";
-import type { SyncReader } from "./sync-snapshot";
+import type { SyncReader } from "../sync-snapshot";
 import { NULL_CURSORS, type RelayTarget, type StreamCursors, type SyncHints } from "./sync-state";
 
 /** Close codes of the stream WebSocket. */

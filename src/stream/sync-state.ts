@@ -7,17 +7,13 @@
  * history_version it then saved), and message sync fetches rows with revision > historyVersion, so
  * after a hibernation an empty map emits exactly what the full map would have.
  */
+import type { ChatVersions } from "../chatstate/chat-versions";
 import type { ChatStatus } from "../chatstate/states";
 
-export interface StreamCursors {
-  snapshotVersion: number;
-  historyVersion: number;
-  queueVersion: number;
-  retryStateVersion: number;
+/** The chat's versions as of the last Sync, and what the loop has sent since. */
+export interface StreamCursors extends Omit<ChatVersions, "status"> {
   /** The status last sent to the client; null: unset. */
   status: ChatStatus | null;
-  workerId: string | null;
-  generationAttempt: number;
   /** history_version of the last `error` event sent. */
   errorHistoryVersion: number;
   /** Latest history_version for which `action_required` was sent. */
@@ -44,18 +40,11 @@ export const NULL_CURSORS: Readonly<StreamCursors> = Object.freeze({
 });
 
 /**
- * Sync's optional hints (from a notification or the sync poller). `workerId` is tri-state:
- * undefined = not compared, null = compare against "no worker", a string = that worker.
+ * Sync's optional hints (from a notification or the sync poller): any of the chat's versions.
+ * `workerId` is tri-state: undefined = not compared, null = compare against "no worker", a
+ * string = that worker.
  */
-export interface SyncHints {
-  snapshotVersion?: number;
-  historyVersion?: number;
-  queueVersion?: number;
-  retryStateVersion?: number;
-  status?: ChatStatus;
-  workerId?: string | null;
-  generationAttempt?: number;
-}
+export type SyncHints = Partial<ChatVersions>;
 
 /** Which episode the relay forwards parts of; workerId null stops it. */
 export interface RelayTarget {

@@ -2,8 +2,9 @@
  * The stream loop's Sync operation (spec "Sync operation"), pure: whether hints call for a fetch,
  * and how a fetched snapshot turns into client events, new cursors and the relay's target.
  */
-import type { ChatStreamEvent } from "./stream-events";
-import type { SyncSnapshot } from "./sync-snapshot";
+import { versionsFromRow } from "../chatstate/chat-versions";
+import type { ChatStreamEvent } from "../stream-events";
+import type { SyncSnapshot } from "../sync-snapshot";
 import type { RelayTarget, StreamCursors, SyncHints } from "./sync-state";
 
 /** Steps 1-3: does anything in the hints say local state may be stale? */
@@ -98,12 +99,6 @@ export function applySnapshot(
       ? { workerId: db.workerId, historyVersion: db.historyVersion, generationAttempt: db.generationAttempt }
       : undefined;
   // 10. save
-  next.snapshotVersion = db.snapshotVersion;
-  next.historyVersion = db.historyVersion;
-  next.queueVersion = db.queueVersion;
-  next.retryStateVersion = db.retryStateVersion;
-  next.status = db.status;
-  next.workerId = db.workerId;
-  next.generationAttempt = db.generationAttempt;
+  Object.assign(next, versionsFromRow(db));
   return { cursors: next, known: nextKnown, events, relay };
 }

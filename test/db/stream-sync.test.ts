@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { listMessages, listQueue } from "../../src/db/index";
 import { errorPayloadOf, readSyncHints, readSyncSnapshot } from "../../src/db/stream-sync";
 import { messageToWire, queuedToWire } from "../../src/db/wire";
-import type { SyncSnapshot } from "../../src/stream/sync-snapshot";
+import type { SyncSnapshot } from "../../src/sync-snapshot";
 import { NULL_CURSORS, type StreamCursors } from "../../src/stream/sync-state";
 import { chatRow, DYNAMIC_TOOL, LOCAL_TOOL, makeChat, makeEnv, text, toolCall, type Env } from "./fixtures";
 import {

@@ -1,12 +1,5 @@
 import { describe, it, expect } from "vitest";
-import {
-  CHAT_STATUSES,
-  ChatNotFoundError,
-  InvalidStateError,
-  classify,
-  classifyForTransition,
-  classifyOwnership,
-} from "../../../src/chatstate";
+import { CHAT_STATUSES, ChatNotFoundError, InvalidStateError, classify, classifyForTransition } from "../../../src/chatstate";
 import type { ChatStatus, ClassifiedState } from "../../../src/chatstate";
 
 // The spec's "Execution states" table, read as (status, archived, queued) -> state. Every combination
@@ -74,13 +67,6 @@ describe("classify", () => {
   it("refuses a queue length that is not a count", () => {
     expect(() => classify({ status: "waiting", archived: false }, -1)).toThrow(RangeError);
     expect(() => classify({ status: "waiting", archived: false }, 1.5)).toThrow(RangeError);
-  });
-});
-
-describe("classifyOwnership", () => {
-  it("is U without a worker and O with one", () => {
-    expect(classifyOwnership({ worker_id: null })).toBe("U");
-    expect(classifyOwnership({ worker_id: "a7c0c1f4-5a52-4e1c-9d5c-3f2a1b0c9d8e" })).toBe("O");
   });
 });
 

@@ -240,11 +240,10 @@ describe("model invocation stamp", () => {
     expectError(() => buffer.startModelInvocation(key()), EpisodeClosedError);
   });
 
-  it("modelInvokedAt is null (the spec's zero time) for an unknown episode and for one never stamped", () => {
+  it("an episode never stamped has no model invocation instant (the spec's zero time)", () => {
     const { buffer } = harness();
-    expect(buffer.modelInvokedAt(key())).toBeNull();
     buffer.createEpisode(key());
-    expect(buffer.modelInvokedAt(key())).toBeNull();
+    expect(buffer.episodeInfo(key())?.modelInvokedAt).toBeNull();
   });
 
   it("stamps the clock's instant, keeps the first stamp, and the stamp survives the close", () => {
@@ -254,34 +253,9 @@ describe("model invocation stamp", () => {
     expect(h.buffer.startModelInvocation(key())).toBe(T0 + 250);
     h.advance(1_000);
     expect(h.buffer.startModelInvocation(key())).toBe(T0 + 250);
-    expect(h.buffer.modelInvokedAt(key())).toBe(T0 + 250);
+    expect(h.buffer.episodeInfo(key())?.modelInvokedAt).toBe(T0 + 250);
     h.buffer.closeEpisode(key());
-    expect(h.buffer.modelInvokedAt(key())).toBe(T0 + 250);
-  });
-});
-
-describe("tool timings", () => {
-  it("records each call occurrence's start and completion, listed by call index", () => {
-    const { buffer } = harness();
-    buffer.createEpisode(key());
-    expect(buffer.recordToolStart(key(), 1, 2_000)).toBe(true);
-    expect(buffer.recordToolStart(key(), 0, 1_000)).toBe(true);
-    expect(buffer.recordToolCompletion(key(), 0, 1_500)).toBe(true);
-    expect(buffer.recordToolCompletion(key(), 2, 3_500)).toBe(true); // completion with no recorded start
-    buffer.closeEpisode(key());
-    expect(buffer.recordToolCompletion(key(), 1, 4_000)).toBe(true); // a tool may finish after the close
-    expect(buffer.toolCompletions(key())).toEqual([
-      { callIndex: 0, startedAt: 1_000, completedAt: 1_500 },
-      { callIndex: 1, startedAt: 2_000, completedAt: 4_000 },
-      { callIndex: 2, startedAt: null, completedAt: 3_500 },
-    ]);
-  });
-
-  it("records nothing for an unknown episode and lists none", () => {
-    const { buffer } = harness();
-    expect(buffer.recordToolStart(key(), 0, 1)).toBe(false);
-    expect(buffer.recordToolCompletion(key(), 0, 2)).toBe(false);
-    expect(buffer.toolCompletions(key())).toEqual([]);
+    expect(h.buffer.episodeInfo(key())?.modelInvokedAt).toBe(T0 + 250);
   });
 });
 
@@ -463,13 +437,13 @@ describe("garbage collection", () => {
     h.buffer.createEpisode(key(1, 1)); // stays open: never collected
     h.buffer.closeEpisode(key(1, 0));
     h.advance(CLOSED_EPISODE_TTL_MS - 1);
-    expect(h.buffer.collectGarbage(h.now())).toEqual([]);
+    expect(h.buffer.tick(h.now()).collected).toEqual([]);
     h.advance(1);
-    expect(h.buffer.collectGarbage(h.now())).toEqual([key(1, 0)]);
+    expect(h.buffer.tick(h.now()).collected).toEqual([key(1, 0)]);
     expect(h.buffer.episodeInfo(key(1, 0))).toBeNull();
     expectError(() => h.buffer.getParts(key(1, 0)), EpisodeNotFoundError);
     h.advance(3_600_000);
-    expect(h.buffer.collectGarbage(h.now())).toEqual([]);
+    expect(h.buffer.tick(h.now()).collected).toEqual([]);
     expect(h.buffer.episodeInfo(key(1, 1))).not.toBeNull();
   });
 
@@ -556,49 +530,6 @@ describe("deadlines for the object's alarm", () => {
     h.buffer.tick(); // nothing due yet; asks for the pending part's deadline
     expect(h.requested.at(-1)).toBe(h.now() + SUBSCRIBER_DEADLINE_MS);
     expect(h.buffer.tick().nextDeadline).toBe(h.now() + SUBSCRIBER_DEADLINE_MS);
-  });
-});
-
-describe("chat-level helpers", () => {
-  it("latestEpisode is the chat's episode with the highest history version, then attempt", () => {
-    const { buffer } = harness();
-    expect(buffer.latestEpisode(CHAT)).toBeNull();
-    buffer.createEpisode(key(2, 5));
-    buffer.createEpisode(key(3, 0));
-    buffer.createEpisode(key(3, 1));
-    buffer.createEpisode(key(9, 9, OTHER_CHAT));
-    expect(buffer.latestEpisode(CHAT)?.key).toEqual(key(3, 1));
-    expect(buffer.listEpisodes(CHAT).map((e) => [e.key.historyVersion, e.key.generationAttempt])).toEqual([
-      [2, 5],
-      [3, 0],
-      [3, 1],
-    ]);
-  });
-
-  it("dropChat removes every episode of that chat only and ends its subscriptions, waiting ones included", async () => {
-    const { buffer } = harness();
-    buffer.createEpisode(key(1, 0));
-    buffer.addPart(key(1, 0), part("a"));
-    buffer.closeEpisode(key(1, 1));
-    buffer.createEpisode(key(1, 0, OTHER_CHAT));
-    const attached = buffer.subscribe(key(1, 0));
-    const waiting = buffer.subscribe(key(2, 0));
-    const waitingNext = waiting.next();
-    const other = buffer.subscribe(key(1, 0, OTHER_CHAT));
-
-    expect(buffer.dropChat(CHAT)).toEqual([key(1, 0), key(1, 1)]);
-    expect(await waitingNext).toEqual({ done: true, value: "dropped" });
-    expect(attached.closedReason).toBe("dropped");
-    expect(await attached.done).toBe("dropped");
-    expect(buffer.latestEpisode(CHAT)).toBeNull();
-    expectError(() => buffer.addPart(key(1, 0), part("late")), EpisodeNotFoundError);
-
-    expect(other.closedReason).toBeNull();
-    expect(buffer.episodeInfo(key(1, 0, OTHER_CHAT))?.subscriberCount).toBe(1);
-    expect(buffer.stats()).toMatchObject({ episodes: 1, subscriptions: 1 });
-    // A later episode of the dropped chat is a new one.
-    buffer.createEpisode(key(2, 0));
-    expect(buffer.getParts(key(2, 0))).toEqual([]);
   });
 });
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StreamPart } from "../../../src/llm/stream-part";
 import { type BufferedPart, episodeKey, PartBuffer, utf8ByteLength } from "../../../src/stream/part-buffer";
-import type { ChatStreamEvent } from "../../../src/stream/stream-events";
+import type { ChatStreamEvent } from "../../../src/stream-events";
 import {
   type EncodedEvent,
   encodeEvent,

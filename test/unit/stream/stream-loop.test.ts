@@ -2,10 +2,10 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ChatMessageWire, ChatQueuedMessageWire } from "../../../src/db/wire";
 import type { StreamPart } from "../../../src/llm/stream-part";
 import { type EpisodeKey, episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/stream/part-buffer";
-import type { ChatStreamEvent, ChatStreamEventType } from "../../../src/stream/stream-events";
+import type { ChatStreamEvent, ChatStreamEventType } from "../../../src/stream-events";
 import { type EpisodeSource, STREAM_CLOSE, StreamLoop, type StreamSocket } from "../../../src/stream/stream-loop";
 import { EpisodeRelays } from "../../../src/stream/episode-relays";
-import type { SyncChatRow, SyncReader, SyncSnapshot } from "../../../src/stream/sync-snapshot";
+import type { SyncChatRow, SyncReadCursors, SyncReader, SyncSnapshot } from "../../../src/sync-snapshot";
 import { NULL_CURSORS, type StreamCursors, type SyncHints } from "../../../src/stream/sync-state";
 
 const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
@@ -73,7 +73,7 @@ const BOOT = snap(row(), { messages: { refresh: false, rows: [msg("m1", 2), msg(
 type Scripted = SyncSnapshot | null | Error | "hold";
 
 interface HeldRead {
-  cursors: StreamCursors;
+  cursors: SyncReadCursors;
   resolve(snapshot: SyncSnapshot | null): void;
   reject(error: Error): void;
 }
@@ -85,7 +85,7 @@ interface HeldRead {
  */
 class ScriptedReader {
   /** The cursors of every call, copied at call time. */
-  readonly calls: StreamCursors[] = [];
+  readonly calls: SyncReadCursors[] = [];
   readonly held: HeldRead[] = [];
   readonly #script: Scripted[] = [];
 

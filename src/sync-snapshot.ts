@@ -2,21 +2,17 @@
  * What one Sync reads from the database, all in one read-only repeatable-read transaction (spec
  * "Sync operation"). The reader decides what to read from the chat row and the loop's cursors with
  * the same conditions `applySnapshot` applies, so nothing is read that will not be used.
+ *
+ * The contract between the stream loop (src/stream/) and its database reader
+ * (src/db/stream-sync.ts), owned by neither, so that neither folder imports the other.
  */
-import type { ChatStatus } from "../chatstate/states";
-import type { RetryState } from "../db/schema/chats";
-import type { ChatMessageWire, ChatQueuedMessageWire } from "../db/wire";
+import type { ChatVersions } from "./chatstate/chat-versions";
+import type { RetryState } from "./db/schema/chats";
+import type { ChatMessageWire, ChatQueuedMessageWire } from "./db/wire";
 import type { PendingToolCall, StreamErrorPayload } from "./stream-events";
-import type { StreamCursors } from "./sync-state";
 
-export interface SyncChatRow {
-  snapshotVersion: number;
-  historyVersion: number;
-  queueVersion: number;
-  retryStateVersion: number;
-  generationAttempt: number;
-  status: ChatStatus;
-  workerId: string | null;
+/** The chat row as a Sync reads it: its versions, and what its events carry. */
+export interface SyncChatRow extends ChatVersions {
   retryState: RetryState | null;
   /** The persisted error payload; null unless the chat has one. */
   error: StreamErrorPayload | null;
@@ -39,5 +35,13 @@ export interface SyncSnapshot {
   pendingToolCalls: PendingToolCall[] | null;
 }
 
+/** The loop's cursors the reader decides on (the stream loop's StreamCursors has them all). */
+export interface SyncReadCursors {
+  snapshotVersion: number;
+  historyVersion: number;
+  queueVersion: number;
+  actionRequiredHistoryVersion: number;
+}
+
 /** Reads a Sync's database state; null when the chat is gone. */
-export type SyncReader = (chatId: string, cursors: Readonly<StreamCursors>) => Promise<SyncSnapshot | null>;
+export type SyncReader = (chatId: string, cursors: Readonly<SyncReadCursors>) => Promise<SyncSnapshot | null>;

@@ -2,11 +2,11 @@
  * The stream WebSocket's events (docs/api.md "Stream WebSocket", the spec's "Client-visible stream
  * events"). A frame is a JSON array of them.
  */
-import type { ChatStatus } from "../chatstate/states";
-import type { ChatMessageWire, ChatQueuedMessageWire } from "../db/wire";
-import type { TitleSource } from "../chatstate/rules";
-import type { ChatRow, RetryState } from "../db/schema/chats";
-import type { StreamPart } from "../llm/stream-part";
+import type { ChatStatus } from "./chatstate/states";
+import type { ChatMessageWire, ChatQueuedMessageWire } from "./db/wire";
+import type { TitleSource } from "./chatstate/rules";
+import type { ChatRow, RetryState } from "./db/schema/chats";
+import type { StreamPart } from "./llm/stream-part";
 
 /** The chat's persisted error, as the `error` event carries it. */
 export interface StreamErrorPayload {
