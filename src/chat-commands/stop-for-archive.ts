@@ -16,6 +16,7 @@ import { classifyForTransition, TransitionNotAllowedError, type ClassifiedState 
 import type { ChatRow } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 import { interruptCommand } from "./control";
+import { ownershipOf } from "../chatstate/chat-versions";
 
 /** How long the members get to settle before the archive is tried anyway (and refused if one still runs). */
 export const SETTLE_TIMEOUT_MS = 15_000;
@@ -26,7 +27,7 @@ const QUEUED_RUNNING: readonly ClassifiedState[] = ["R1", "I1", "A1"];
 
 /** R0 and A0 move on when interrupted; I0 is on its way to W unless nothing owns it (then Interrupt finishes it). */
 function needsInterrupt(state: ClassifiedState, chat: ChatRow): boolean {
-  return state === "R0" || state === "A0" || (state === "I0" && chat.workerId === null);
+  return state === "R0" || state === "A0" || (state === "I0" && ownershipOf(chat) === "U");
 }
 
 export async function stopForArchive(ctx: CommandContext, chatId: string, callerId: string): Promise<void> {

@@ -40,6 +40,7 @@ import { chatUpdatePayload, type Notifier } from "./notifier";
 import { chatFromRaw, messageFromRaw, type RawRow } from "./rows";
 import type { ChatMessageRow, ChatRow, RetryState } from "./schema/chats";
 import type { StoreTransaction } from "./transaction";
+import { ownershipOf } from "../chatstate/chat-versions";
 
 export interface ChatTxOptions {
   /** The clock for timestamps the state machine computes (deadlines, compaction requests). */
@@ -168,7 +169,7 @@ export class ChatTx implements HistoryTx {
   }
 
   ownership(): OwnershipState {
-    return this.#chat.workerId === null ? "U" : "O";
+    return ownershipOf(this.#chat);
   }
 
   query<R extends RawRow = RawRow>(text: string, values: readonly unknown[] = []): Promise<R[]> {
@@ -427,7 +428,7 @@ export function committedFromRaw(raw: RawRow): CommittedChat {
     chat,
     queueLength,
     state: classify(chat, queueLength),
-    ownership: chat.workerId === null ? "U" : "O",
+    ownership: ownershipOf(chat),
     leaseFresh: raw.lease_fresh === true,
   };
 }

@@ -51,6 +51,7 @@ import {
   type PoolLimits,
   timeoutSetting,
 } from "./pools";
+import { ownershipOf } from "../../chatstate/chat-versions";
 
 export type AcquireOutcome =
   | {
@@ -167,7 +168,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
 /** Step 4 and the runnability recheck, on the locked row; throws Settled to roll back. Returns whether the chat had an owner. */
 async function admit(tx: ChatTx, limit: number, staleThresholdMs: number): Promise<boolean> {
   if (!isRunnable(tx.state())) throw new Settled({ kind: "not_needed", reason: "not_runnable" });
-  const owned = tx.chat.workerId !== null;
+  const owned = ownershipOf(tx.chat) === "O";
   if (owned || limit > 0) {
     const [row] = await tx.query<{ lease_fresh: boolean; in_use: number | null }>(recheckSql(limit > 0), [tx.chatId, staleThresholdMs]);
     if (row?.lease_fresh) throw new Settled({ kind: "not_needed", reason: "owned" });
