@@ -18,7 +18,6 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
-import { parseArgs } from "node:util";
 import { log } from "../lib/log";
 import { DATA_DIR, ROOT_DIR } from "../lib/paths";
 import { seedDev } from "../lib/seed";
@@ -33,6 +32,7 @@ import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-la
 import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
 import { latencyFromEnv } from "../lib/ws-proxy";
 import { exportOverhead } from "./turn-latency/export-overhead";
+import { parseBenchArgs, UsageError, wholeNumberOption } from "./common/parse-bench-args";
 
 const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
 const BENCH_DATABASE = "chatd_bench";
@@ -84,10 +84,10 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
                          20 is a realistic edge-to-region distance (40 ms per round trip)
   --keep                 keep the run folder (Postgres data, wrangler log) for inspection`;
 
-function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+function parseOptions(): Options {
+  return parseBenchArgs(
+    USAGE,
+    {
       reps: { type: "string", default: "20" },
       warmup: { type: "string", default: "3" },
       prompt: { type: "string" },
@@ -102,43 +102,31 @@ function parseOptions(argv: string[]): Options {
       "export-compare": { type: "boolean", default: false },
       "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
-    return n;
-  };
-  const prompt = values.prompt ?? DEFAULT_PROMPT;
-  if (prompt.trim() === "") throw new UsageError("--prompt must not be empty");
-  const turnEnd = values["turn-end"];
-  if (turnEnd !== "db" && turnEnd !== "api") throw new UsageError(`--turn-end must be db or api, got "${turnEnd}"`);
-  return {
-    reps: int("reps", values.reps, 1, MAX_REPS),
-    warmup: int("warmup", values.warmup, 0, MAX_REPS),
-    prompt,
-    parts: !values["no-parts"],
-    json: values.json,
-    turnEnd,
-    turnTimeoutMs: int("turn-timeout-ms", values["turn-timeout-ms"], 1000, 600_000),
-    pollMs: int("poll-ms", values["poll-ms"], 0, 10_000),
-    selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
-    gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
-    traceModel: values["trace-model"],
-    exportCompare: values["export-compare"],
-    dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
-    keep: values.keep,
-  };
-}
-
-class UsageError extends Error {
-  override name = "UsageError";
+    (values) => {
+      const int = wholeNumberOption;
+      const prompt = values.prompt ?? DEFAULT_PROMPT;
+      if (prompt.trim() === "") throw new UsageError("--prompt must not be empty");
+      const turnEnd = values["turn-end"];
+      if (turnEnd !== "db" && turnEnd !== "api") throw new UsageError(`--turn-end must be db or api, got "${turnEnd}"`);
+      return {
+        reps: int("reps", values.reps, 1, MAX_REPS),
+        warmup: int("warmup", values.warmup, 0, MAX_REPS),
+        prompt,
+        parts: !values["no-parts"],
+        json: values.json,
+        turnEnd,
+        turnTimeoutMs: int("turn-timeout-ms", values["turn-timeout-ms"], 1000, 600_000),
+        pollMs: int("poll-ms", values["poll-ms"], 0, 10_000),
+        selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
+        gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
+        traceModel: values["trace-model"],
+        exportCompare: values["export-compare"],
+        dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
+        keep: values.keep,
+      };
+    },
+  );
 }
 
 /** A fresh folder the embedded Postgres (the `postgres` OS user when we are root) can reach. */
@@ -183,13 +171,7 @@ function environment(): Record<string, unknown> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<number> {
-  let opts: Options;
-  try {
-    opts = parseOptions(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-    return 2;
-  }
+  const opts = parseOptions();
 
   const runDir = newRunDir();
   const logFile = `${runDir}/wrangler-dev.log`;

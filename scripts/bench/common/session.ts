@@ -7,12 +7,12 @@
 import { execFileSync } from "node:child_process";
 import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { availableParallelism, cpus, loadavg } from "node:os";
-import { type ParseArgsConfig, parseArgs } from "node:util";
 import { log } from "../../lib/log";
 import { DATA_DIR, ROOT_DIR } from "../../lib/paths";
 import { type SeedResult, seedDev } from "../../lib/seed";
 import { type Stack, startStack } from "../../lib/stack";
 import { localWorkerVars } from "../../lib/worker-vars";
+import { UsageError } from "./parse-bench-args";
 import { strayWorkerds } from "./proc";
 import { startWorkerCli, startWorkerProcess, type WorkerProcess } from "./worker-process";
 
@@ -20,41 +20,6 @@ const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
 const BENCH_DATABASE = "chatd_bench";
 const CLEANUP_TIMEOUT_MS = 30_000;
 const STACK_STOP_TIMEOUT_MS = 10_000;
-
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** A whole-number option in [min, max]; a UsageError naming the option otherwise. */
-export function wholeNumberOption(name: string, raw: string, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
-  return n;
-}
-
-type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
-
-/** The flags every session bench takes besides its own (see runBench). */
-const SESSION_FLAGS = {
-  json: { type: "string" },
-  worktree: { type: "boolean", default: false },
-  keep: { type: "boolean", default: false },
-  help: { type: "boolean", default: false },
-} as const satisfies ParseArgsOptionsConfig;
-
-/** A bench's command line: its own options plus the session flags; `--help` prints `usage` and exits. */
-export function parseBenchArgs<const T extends ParseArgsOptionsConfig>(argv: string[], usage: string, own: T) {
-  const { values } = parseArgs<{ args: string[]; options: T & typeof SESSION_FLAGS }>({
-    args: argv,
-    options: { ...own, ...SESSION_FLAGS },
-  });
-  if ((values as { help?: boolean }).help) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
-  }
-  return values;
-}
 
 export interface Session {
   readonly dir: string;
