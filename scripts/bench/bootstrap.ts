@@ -14,7 +14,7 @@ import { ROOT_DIR } from "../lib/paths";
 import { apiClient, type ChatWire, streamUrl } from "./common/api";
 import { settle } from "./common/proc";
 import { parseBenchArgs, SESSION_FLAGS, wholeNumberOption } from "./common/parse-bench-args";
-import { environment, machineLine, runBench, type Session } from "./common/session";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, median, minMax, ratio, sleep } from "./common/stats";
 
 const USER_CHARS = 200;
@@ -223,7 +223,7 @@ interface Rep {
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { bench: "bootstrap", ...opts, run_dir: session.dir, ...env });
   const { stack, seeded } = await session.startStack();
   const chatd = await session.startChatd(stack, { cli: opts.inspector });

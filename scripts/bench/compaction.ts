@@ -17,7 +17,7 @@ import pg from "pg";
 import { log } from "../lib/log";
 import { apiClient } from "./common/api";
 import { parseBenchArgs, SESSION_FLAGS, wholeNumberOption } from "./common/parse-bench-args";
-import { environment, machineLine, runBench, type Session } from "./common/session";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, median, minMax, ratio, sleep } from "./common/stats";
 
 interface Options {
@@ -89,7 +89,7 @@ interface Turn {
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { ...opts, run_dir: session.dir });
   const { stack, seeded } = await session.startStack();
   const chatd = await session.startChatd(stack, { cli: false });

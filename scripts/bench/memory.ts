@@ -20,7 +20,7 @@ import { type Api, apiClient, type ChatWire, streamUrl } from "./common/api";
 import { openHeapReader } from "./common/heap";
 import { cpuSeconds, memory, resetPeak, settle } from "./common/proc";
 import { parseBenchArgs, SESSION_FLAGS, UsageError, wholeNumberOption } from "./common/parse-bench-args";
-import { environment, machineLine, runBench, type Session } from "./common/session";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, median, ratio, sleep, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -342,7 +342,7 @@ async function warmChatd(api: Api, origin: string, token: string, timeoutMs: num
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { bench: "memory", ...opts, run_dir: session.dir, ...env });
   const modelUrl = await startEpisodeModel(session, opts);
   // The seeded default model config points at the episode model: chats created without one use it.

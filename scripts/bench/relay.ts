@@ -18,7 +18,7 @@ import { startOtlpReceiver } from "../lib/otlp-receiver";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
 import { parseBenchArgs, SESSION_FLAGS, UsageError, wholeNumberOption } from "./common/parse-bench-args";
-import { environment, machineLine, runBench, type Session } from "./common/session";
+import { machineLine, runBench, type Session } from "./common/session";
 import { count, fixed, median, ratio, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -171,7 +171,7 @@ async function main(session: Session, opts: Options): Promise<number> {
     log("info", "bench_install", { dir: RELAY_DIR });
     execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", RELAY_DIR], { stdio: ["ignore", process.stderr, process.stderr] });
   }
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { bench: "relay", ...opts, run_dir: session.dir, ...env });
   const { stack, seeded } = await session.startStack();
   // relay.mjs runs the fake model (its own, stamping each token with its write time) on this port.

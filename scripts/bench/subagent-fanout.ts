@@ -19,7 +19,7 @@ import pg from "pg";
 import { log } from "../lib/log";
 import { apiClient } from "./common/api";
 import { parseBenchArgs, SESSION_FLAGS, wholeNumberOption } from "./common/parse-bench-args";
-import { environment, machineLine, runBench, type Session } from "./common/session";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, ratio, sleep } from "./common/stats";
 
 interface Options {
@@ -64,7 +64,7 @@ function parseOptions(): Options {
 
 async function main(session: Session, opts: Options): Promise<number> {
   process.env.CHAT_ROOT_CONCURRENCY ??= "0";
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { ...opts, run_dir: session.dir, root_concurrency: process.env.CHAT_ROOT_CONCURRENCY });
   const { stack, seeded } = await session.startStack();
   const chatd = await session.startChatd(stack, { cli: false });

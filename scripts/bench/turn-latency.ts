@@ -15,11 +15,10 @@
  * per rep measures the model's raw stream from Node (baseline) and one service turn on a fresh
  * chat, alternating which goes first. Markdown on stdout, progress on stderr.
  */
-import { execFileSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg } from "node:os";
+import { loadavg } from "node:os";
 import { log } from "../lib/log";
-import { DATA_DIR, ROOT_DIR } from "../lib/paths";
+import { DATA_DIR } from "../lib/paths";
 import { seedDev } from "../lib/seed";
 import { type Stack, startStack } from "../lib/stack";
 import { localWorkerVars } from "../lib/worker-vars";
@@ -32,6 +31,7 @@ import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-la
 import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
 import { latencyFromEnv } from "../lib/ws-proxy";
 import { exportOverhead } from "./turn-latency/export-overhead";
+import { environment } from "./common/environment";
 import { parseBenchArgs, UsageError, wholeNumberOption } from "./common/parse-bench-args";
 
 const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
@@ -137,37 +137,6 @@ function newRunDir(): string {
   return dir;
 }
 
-function environment(): Record<string, unknown> {
-  const version = (pkg: string) => {
-    try {
-      return (JSON.parse(readFileSync(`${ROOT_DIR}node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
-    } catch {
-      return undefined;
-    }
-  };
-  const git = (...args: string[]) => {
-    try {
-      return execFileSync("git", args, { cwd: ROOT_DIR, stdio: ["ignore", "pipe", "ignore"] })
-        .toString()
-        .trim();
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    node: process.version,
-    cpus: availableParallelism(),
-    cpu_model: cpus()[0]?.model,
-    loadavg_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
-    wrangler: version("wrangler"),
-    ai: version("ai"),
-    "@ai-sdk/openai-compatible": version("@ai-sdk/openai-compatible"),
-    ws: version("ws"),
-    commit: git("rev-parse", "--short", "HEAD"),
-    dirty: git("status", "--porcelain") !== "",
-  };
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<number> {
@@ -239,7 +208,7 @@ async function main(): Promise<number> {
   };
   takeOverSignals(onSignal);
   try {
-    const env = environment();
+    const env = environment(["wrangler", "ai", "@ai-sdk/openai-compatible", "ws"]);
     log("info", "bench_start", { ...opts, prompt: opts.prompt.slice(0, 60), run_dir: runDir, ...env });
     stackStarting = startStack({
       dataDir: `${runDir}/postgres`,

@@ -5,13 +5,14 @@
  * order, on success, failure or Ctrl-C (the pattern of scripts/bench/turn-latency.ts).
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { availableParallelism, cpus, loadavg } from "node:os";
+import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { log } from "../../lib/log";
 import { DATA_DIR, ROOT_DIR } from "../../lib/paths";
 import { type SeedResult, seedDev } from "../../lib/seed";
 import { type Stack, startStack } from "../../lib/stack";
 import { localWorkerVars } from "../../lib/worker-vars";
+import { environment } from "./environment";
 import { UsageError } from "./parse-bench-args";
 import { strayWorkerds } from "./proc";
 import { startWorkerCli, startWorkerProcess, type WorkerProcess } from "./worker-process";
@@ -34,6 +35,8 @@ export interface Session {
     stack: Stack,
     opts: { cli: boolean; label?: string; inspector?: boolean; vars?: Record<string, string> },
   ): Promise<WorkerProcess>;
+  /** Versions and machine facts for the report and the JSON file (machineLine reads them). */
+  environment(): Record<string, unknown>;
   /** Any other worker folder under wrangler's startWorker (inspector off unless asked). */
   startWorker(name: string, config: string, vars: Record<string, string>, healthPath: string, inspector?: boolean): Promise<WorkerProcess>;
 }
@@ -84,6 +87,7 @@ export async function runBench(opts: { keep: boolean; worktree: boolean }, main:
     defer: (fn) => {
       cleanups.push(fn);
     },
+    environment: () => environment(["wrangler", "workerd", "ws"], SNAPSHOT_PATHS),
     async startStack(stackOpts = {}) {
       const starting = startStack({ dataDir: `${dir}/postgres`, database: BENCH_DATABASE, databaseUrl: process.env.DATABASE_URL });
       cleanups.push(async () => {
@@ -179,38 +183,6 @@ function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
     for (const listener of process.listeners(signal)) if (listener !== handler) process.removeListener(signal, listener);
     if (!process.listeners(signal).includes(handler)) process.on(signal, handler);
   }
-}
-
-/** Versions and machine facts for the report and the JSON file. */
-export function environment(): Record<string, unknown> {
-  const version = (pkg: string) => {
-    try {
-      return (JSON.parse(readFileSync(`${ROOT_DIR}node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
-    } catch {
-      return undefined;
-    }
-  };
-  const git = (...args: string[]) => {
-    try {
-      return execFileSync("git", args, { cwd: ROOT_DIR, stdio: ["ignore", "pipe", "ignore"] })
-        .toString()
-        .trim();
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    node: process.version,
-    cpus: availableParallelism(),
-    cpu_model: cpus()[0]?.model,
-    loadavg_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
-    wrangler: version("wrangler"),
-    workerd: version("workerd"),
-    ws: version("ws"),
-    commit: git("rev-parse", "--short", "HEAD"),
-    /** Uncommitted changes to what chatd runs (the benches run HEAD's unless --worktree). */
-    worktree_dirty: git("status", "--porcelain", "--", ...SNAPSHOT_PATHS) !== "",
-  };
 }
 
 /** One line of the report heading. */
