@@ -174,7 +174,7 @@ async function main(session: Session, opts: Options): Promise<number> {
   const env = session.environment();
   log("info", "bench_start", { bench: "relay", ...opts, run_dir: session.dir, ...env });
   const { stack, seeded } = await session.startStack();
-  // relay.mjs runs the fake model (its own, stamping each token with its write time) on this port.
+  // relay.mjs runs the fake model (scripts/fake-model/, whose `/stamp` tokens carry their write time) on this port.
   const fakePort = await freePort();
   const receiver = opts.export ? await startOtlpReceiver() : undefined;
   if (receiver) session.defer(() => receiver.close());
