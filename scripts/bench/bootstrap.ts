@@ -13,7 +13,8 @@ import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
 import { apiClient, type ChatWire, streamUrl } from "./common/api";
 import { settle } from "./common/proc";
-import { environment, machineLine, runBench, type Session, parseBenchArgs, wholeNumberOption } from "./common/session";
+import { parseBenchArgs, SESSION_FLAGS, wholeNumberOption } from "./common/parse-bench-args";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, median, minMax, ratio, sleep } from "./common/stats";
 
 const USER_CHARS = 200;
@@ -42,27 +43,33 @@ interface Options {
   keep: boolean;
 }
 
-function parseOptions(argv: string[]): Options {
-  const values = parseBenchArgs(argv, USAGE, {
-    messages: { type: "string", default: "10000" },
-    reps: { type: "string", default: "10" },
-    warmup: { type: "string", default: "2" },
-    "gap-ms": { type: "string", default: "200" },
-    inspector: { type: "boolean", default: false },
-    "timeout-ms": { type: "string", default: "60000" },
-  });
-  const int = wholeNumberOption;
-  return {
-    messages: int("messages", values.messages, 1, 1_000_000),
-    reps: int("reps", values.reps, 1, 1000),
-    warmup: int("warmup", values.warmup, 0, 1000),
-    gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
-    inspector: values.inspector,
-    timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 600_000),
-    json: values.json,
-    worktree: values.worktree,
-    keep: values.keep,
-  };
+function parseOptions(): Options {
+  return parseBenchArgs(
+    USAGE,
+    {
+      ...SESSION_FLAGS,
+      messages: { type: "string", default: "10000" },
+      reps: { type: "string", default: "10" },
+      warmup: { type: "string", default: "2" },
+      "gap-ms": { type: "string", default: "200" },
+      inspector: { type: "boolean", default: false },
+      "timeout-ms": { type: "string", default: "60000" },
+    },
+    (values) => {
+      const int = wholeNumberOption;
+      return {
+        messages: int("messages", values.messages, 1, 1_000_000),
+        reps: int("reps", values.reps, 1, 1000),
+        warmup: int("warmup", values.warmup, 0, 1000),
+        gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
+        inspector: values.inspector,
+        timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 600_000),
+        json: values.json,
+        worktree: values.worktree,
+        keep: values.keep,
+      };
+    },
+  );
 }
 
 /**
@@ -216,7 +223,7 @@ interface Rep {
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { bench: "bootstrap", ...opts, run_dir: session.dir, ...env });
   const { stack, seeded } = await session.startStack();
   const chatd = await session.startChatd(stack, { cli: opts.inspector });
@@ -335,11 +342,5 @@ function markdown(rows: Row[]): string {
   return out.join("\n");
 }
 
-let options: Options;
-try {
-  options = parseOptions(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-  process.exit(2);
-}
+const options = parseOptions();
 await runBench({ keep: options.keep, worktree: options.worktree }, (session) => main(session, options));

@@ -15,15 +15,28 @@ import { buildWebApp } from "../lib/web-build";
 import { localWorkerVars } from "../lib/worker-vars";
 import { startWranglerDev } from "../lib/wrangler-dev";
 import { apiClient, type ChatWire } from "./common/api";
-import { runBench, wholeNumberOption } from "./common/session";
+import { parseBenchArgs, wholeNumberOption } from "./common/parse-bench-args";
+import { runBench } from "./common/session";
 import { median } from "./common/stats";
 
-function option(name: string, fallback: number, min: number, max: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : wholeNumberOption(name, process.argv[i + 1] ?? "", min, max);
-}
-const MESSAGES = option("messages", 1000, 1, 100_000);
-const REPS = option("reps", 5, 1, 100);
+const USAGE = `usage: npm run bench:render [-- options]
+  --messages N   messages in the chat, alternating user and assistant (default 1000)
+  --reps N       timed renders per side, after one warm-up each (default 5)
+  --keep         keep the run folder`;
+
+const { MESSAGES, REPS, KEEP } = parseBenchArgs(
+  USAGE,
+  {
+    messages: { type: "string", default: "1000" },
+    reps: { type: "string", default: "5" },
+    keep: { type: "boolean", default: false },
+  },
+  (values) => ({
+    MESSAGES: wholeNumberOption("messages", values.messages, 1, 100_000),
+    REPS: wholeNumberOption("reps", values.reps, 1, 100),
+    KEEP: values.keep,
+  }),
+);
 const TIMEOUT_MS = 120_000;
 
 /** The static page: fetches the JSON, renders the app's markup for each message, nothing else. */
@@ -49,7 +62,7 @@ fetch("messages.json").then(r => r.json()).then(({ messages }) => {
 });
 </script></body></html>`;
 
-await runBench({ keep: process.argv.includes("--keep"), worktree: false }, async (session) => {
+await runBench({ keep: KEEP, worktree: false }, async (session) => {
   await buildWebApp();
   const chromiumPath = ensureChromium();
   const { stack, seeded } = await session.startStack();

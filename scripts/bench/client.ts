@@ -16,15 +16,26 @@ import { ChatdClient, type WebSocketLike } from "../../client/src/index";
 import { buildWebApp } from "../lib/web-build";
 import { ROOT_DIR } from "../lib/paths";
 import { median } from "./common/stats";
-import { wholeNumberOption } from "./common/session";
+import { parseBenchArgs, wholeNumberOption } from "./common/parse-bench-args";
 
-function option(name: string, fallback: number, min: number, max: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : wholeNumberOption(name, process.argv[i + 1] ?? "", min, max);
-}
-const PARTS = option("parts", 10_000, 1, 10_000_000);
-const REPS = option("reps", 7, 1, 1000);
-const PER_FRAME = option("per-frame", 1, 1, 10_000);
+const USAGE = `usage: npm run bench:client [-- options]
+  --parts N       message_part events per stream (default 10000)
+  --reps N        timed streams per side, after one warm-up each (default 7)
+  --per-frame N   message_part events per WebSocket frame (default 1)`;
+
+const { PARTS, REPS, PER_FRAME } = parseBenchArgs(
+  USAGE,
+  {
+    parts: { type: "string", default: "10000" },
+    reps: { type: "string", default: "7" },
+    "per-frame": { type: "string", default: "1" },
+  },
+  (values) => ({
+    PARTS: wholeNumberOption("parts", values.parts, 1, 10_000_000),
+    REPS: wholeNumberOption("reps", values.reps, 1, 1000),
+    PER_FRAME: wholeNumberOption("per-frame", values["per-frame"], 1, 10_000),
+  }),
+);
 
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 

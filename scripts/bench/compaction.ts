@@ -16,7 +16,8 @@ import { writeFileSync } from "node:fs";
 import pg from "pg";
 import { log } from "../lib/log";
 import { apiClient } from "./common/api";
-import { environment, machineLine, runBench, type Session, parseBenchArgs, wholeNumberOption } from "./common/session";
+import { parseBenchArgs, SESSION_FLAGS, wholeNumberOption } from "./common/parse-bench-args";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, median, minMax, ratio, sleep } from "./common/stats";
 
 interface Options {
@@ -40,25 +41,31 @@ const USAGE = `usage: tsx scripts/bench/compaction.ts [options]
   --worktree       serve the working tree instead of HEAD
   --keep           keep the run folder`;
 
-function parseOptions(argv: string[]): Options {
-  const values = parseBenchArgs(argv, USAGE, {
-    turns: { type: "string", default: "200" },
-    window: { type: "string", default: "32000" },
-    threshold: { type: "string", default: "70" },
-    chars: { type: "string", default: "1200" },
-    "timeout-ms": { type: "string", default: "60000" },
-  });
-  const int = wholeNumberOption;
-  return {
-    turns: int("turns", values.turns, 1, 10_000),
-    window: int("window", values.window, 1000, 10_000_000),
-    threshold: int("threshold", values.threshold, 1, 99),
-    chars: int("chars", values.chars, 10, 1_000_000),
-    timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 600_000),
-    json: values.json,
-    worktree: values.worktree,
-    keep: values.keep,
-  };
+function parseOptions(): Options {
+  return parseBenchArgs(
+    USAGE,
+    {
+      ...SESSION_FLAGS,
+      turns: { type: "string", default: "200" },
+      window: { type: "string", default: "32000" },
+      threshold: { type: "string", default: "70" },
+      chars: { type: "string", default: "1200" },
+      "timeout-ms": { type: "string", default: "60000" },
+    },
+    (values) => {
+      const int = wholeNumberOption;
+      return {
+        turns: int("turns", values.turns, 1, 10_000),
+        window: int("window", values.window, 1000, 10_000_000),
+        threshold: int("threshold", values.threshold, 1, 99),
+        chars: int("chars", values.chars, 10, 1_000_000),
+        timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 600_000),
+        json: values.json,
+        worktree: values.worktree,
+        keep: values.keep,
+      };
+    },
+  );
 }
 
 /** A deterministic message of exactly `chars` characters, different every turn. */
@@ -82,7 +89,7 @@ interface Turn {
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { ...opts, run_dir: session.dir });
   const { stack, seeded } = await session.startStack();
   const chatd = await session.startChatd(stack, { cli: false });
@@ -214,11 +221,5 @@ async function main(session: Session, opts: Options): Promise<number> {
   return 0;
 }
 
-let options: Options;
-try {
-  options = parseOptions(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-  process.exit(2);
-}
+const options = parseOptions();
 await runBench({ keep: options.keep, worktree: options.worktree }, (session) => main(session, options));

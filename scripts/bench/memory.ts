@@ -19,7 +19,8 @@ import { ROOT_DIR } from "../lib/paths";
 import { type Api, apiClient, type ChatWire, streamUrl } from "./common/api";
 import { openHeapReader } from "./common/heap";
 import { cpuSeconds, memory, resetPeak, settle } from "./common/proc";
-import { environment, machineLine, runBench, type Session, UsageError, parseBenchArgs, wholeNumberOption } from "./common/session";
+import { parseBenchArgs, SESSION_FLAGS, UsageError, wholeNumberOption } from "./common/parse-bench-args";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, median, ratio, sleep, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -59,36 +60,42 @@ interface Options {
   keep: boolean;
 }
 
-function parseOptions(argv: string[]): Options {
-  const values = parseBenchArgs(argv, USAGE, {
-    sockets: { type: "string", default: "1000" },
-    parts: { type: "string", default: "1000" },
-    "part-chars": { type: "string", default: "968" },
-    "delay-ms": { type: "string", default: "10" },
-    reps: { type: "string", default: "3" },
-    targets: { type: "string", default: "chatd,baseline" },
-    inspector: { type: "boolean", default: false },
-    heap: { type: "boolean", default: false },
-    "timeout-ms": { type: "string", default: "300000" },
-  });
-  const int = wholeNumberOption;
-  return {
-    sockets: int("sockets", values.sockets, 1, 10_000),
-    parts: int("parts", values.parts, 1, 1_000_000),
-    partChars: int("part-chars", values["part-chars"], 1, 1_000_000),
-    delayMs: int("delay-ms", values["delay-ms"], 0, 10_000),
-    reps: int("reps", values.reps, 1, 100),
-    targets: values.targets.split(",").map((t) => {
-      if (t !== "chatd" && t !== "baseline") throw new UsageError(`--targets takes chatd and/or baseline, got "${t}"`);
-      return t;
-    }),
-    inspector: values.inspector,
-    heap: values.heap,
-    timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 3_600_000),
-    json: values.json,
-    worktree: values.worktree,
-    keep: values.keep,
-  };
+function parseOptions(): Options {
+  return parseBenchArgs(
+    USAGE,
+    {
+      ...SESSION_FLAGS,
+      sockets: { type: "string", default: "1000" },
+      parts: { type: "string", default: "1000" },
+      "part-chars": { type: "string", default: "968" },
+      "delay-ms": { type: "string", default: "10" },
+      reps: { type: "string", default: "3" },
+      targets: { type: "string", default: "chatd,baseline" },
+      inspector: { type: "boolean", default: false },
+      heap: { type: "boolean", default: false },
+      "timeout-ms": { type: "string", default: "300000" },
+    },
+    (values) => {
+      const int = wholeNumberOption;
+      return {
+        sockets: int("sockets", values.sockets, 1, 10_000),
+        parts: int("parts", values.parts, 1, 1_000_000),
+        partChars: int("part-chars", values["part-chars"], 1, 1_000_000),
+        delayMs: int("delay-ms", values["delay-ms"], 0, 10_000),
+        reps: int("reps", values.reps, 1, 100),
+        targets: values.targets.split(",").map((t) => {
+          if (t !== "chatd" && t !== "baseline") throw new UsageError(`--targets takes chatd and/or baseline, got "${t}"`);
+          return t;
+        }),
+        inspector: values.inspector,
+        heap: values.heap,
+        timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 3_600_000),
+        json: values.json,
+        worktree: values.worktree,
+        keep: values.keep,
+      };
+    },
+  );
 }
 
 /** The episode model in its own process; resolves to its base URL (with /v1). */
@@ -335,7 +342,7 @@ async function warmChatd(api: Api, origin: string, token: string, timeoutMs: num
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { bench: "memory", ...opts, run_dir: session.dir, ...env });
   const modelUrl = await startEpisodeModel(session, opts);
   // The seeded default model config points at the episode model: chats created without one use it.
@@ -452,11 +459,5 @@ function markdown(results: Measured[], opts: Options): string {
   return out.join("\n");
 }
 
-let options: Options;
-try {
-  options = parseOptions(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-  process.exit(2);
-}
+const options = parseOptions();
 await runBench({ keep: options.keep, worktree: options.worktree }, (session) => main(session, options));

@@ -17,7 +17,8 @@ import { freePort } from "../lib/free-port";
 import { startOtlpReceiver } from "../lib/otlp-receiver";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
-import { environment, machineLine, runBench, type Session, UsageError, parseBenchArgs, wholeNumberOption } from "./common/session";
+import { parseBenchArgs, SESSION_FLAGS, UsageError, wholeNumberOption } from "./common/parse-bench-args";
+import { machineLine, runBench, type Session } from "./common/session";
 import { count, fixed, median, ratio, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
@@ -91,38 +92,44 @@ interface TurnRecord extends RelayRun {
   order: string;
 }
 
-function parseOptions(argv: string[]): Options {
-  const values = parseBenchArgs(argv, USAGE, {
-    clients: { type: "string", default: "200" },
-    tokens: { type: "string", default: "5000" },
-    reps: { type: "string", default: "3" },
-    warmup: { type: "string", default: "500" },
-    modes: { type: "string", default: "unpaced,paced" },
-    "delay-ms": { type: "string", default: "5" },
-    inspector: { type: "boolean", default: false },
-    timeout: { type: "string", default: "180" },
-    export: { type: "boolean", default: false },
-  });
-  const int = wholeNumberOption;
-  const delayMs = int("delay-ms", values["delay-ms"], 1, 1000);
-  const modes = values.modes.split(",").map((m) => {
-    if (m === "unpaced") return { name: m, delayMs: 0 };
-    if (m === "paced") return { name: m, delayMs };
-    throw new UsageError(`--modes takes unpaced and/or paced, got "${m}"`);
-  });
-  return {
-    clients: int("clients", values.clients, 1, 2000),
-    tokens: int("tokens", values.tokens, 1, 100_000),
-    reps: int("reps", values.reps, 1, 100),
-    warmup: int("warmup", values.warmup, 0, 100_000),
-    modes,
-    inspector: values.inspector,
-    timeout: int("timeout", values.timeout, 10, 3600),
-    json: values.json,
-    keep: values.keep,
-    worktree: values.worktree,
-    export: values.export,
-  };
+function parseOptions(): Options {
+  return parseBenchArgs(
+    USAGE,
+    {
+      ...SESSION_FLAGS,
+      clients: { type: "string", default: "200" },
+      tokens: { type: "string", default: "5000" },
+      reps: { type: "string", default: "3" },
+      warmup: { type: "string", default: "500" },
+      modes: { type: "string", default: "unpaced,paced" },
+      "delay-ms": { type: "string", default: "5" },
+      inspector: { type: "boolean", default: false },
+      timeout: { type: "string", default: "180" },
+      export: { type: "boolean", default: false },
+    },
+    (values) => {
+      const int = wholeNumberOption;
+      const delayMs = int("delay-ms", values["delay-ms"], 1, 1000);
+      const modes = values.modes.split(",").map((m) => {
+        if (m === "unpaced") return { name: m, delayMs: 0 };
+        if (m === "paced") return { name: m, delayMs };
+        throw new UsageError(`--modes takes unpaced and/or paced, got "${m}"`);
+      });
+      return {
+        clients: int("clients", values.clients, 1, 2000),
+        tokens: int("tokens", values.tokens, 1, 100_000),
+        reps: int("reps", values.reps, 1, 100),
+        warmup: int("warmup", values.warmup, 0, 100_000),
+        modes,
+        inspector: values.inspector,
+        timeout: int("timeout", values.timeout, 10, 3600),
+        json: values.json,
+        keep: values.keep,
+        worktree: values.worktree,
+        export: values.export,
+      };
+    },
+  );
 }
 
 /** One relay.mjs run: one target, one timed turn (after its own warm-up turn); its stderr becomes progress. */
@@ -164,10 +171,10 @@ async function main(session: Session, opts: Options): Promise<number> {
     log("info", "bench_install", { dir: RELAY_DIR });
     execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", RELAY_DIR], { stdio: ["ignore", process.stderr, process.stderr] });
   }
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { bench: "relay", ...opts, run_dir: session.dir, ...env });
   const { stack, seeded } = await session.startStack();
-  // relay.mjs runs the fake model (its own, stamping each token with its write time) on this port.
+  // relay.mjs runs the fake model (scripts/fake-model/, whose `/stamp` tokens carry their write time) on this port.
   const fakePort = await freePort();
   const receiver = opts.export ? await startOtlpReceiver() : undefined;
   if (receiver) session.defer(() => receiver.close());
@@ -293,11 +300,5 @@ function markdown(figures: ModeFigures[], opts: Options): string {
   return out.join("\n");
 }
 
-let options: Options;
-try {
-  options = parseOptions(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-  process.exit(2);
-}
+const options = parseOptions();
 await runBench({ keep: options.keep, worktree: options.worktree }, (session) => main(session, options));

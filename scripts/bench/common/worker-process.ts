@@ -5,7 +5,7 @@
  * Two ways, both with the root's wrangler 4.86.0 and its workerd:
  *  - `startWorkerProcess` (default): `unstable_startWorker` with the inspector off, in a child
  *    process (serve-worker.ts). Every baseline and, unless `--inspector`, chatd run this way.
- *  - `startWorkerCli`: the `wrangler dev` CLI with the flags of scripts/lib/wrangler-dev.ts, as
+ *  - `startWorkerCli`: the `wrangler dev` CLI with the flags of scripts/lib/spawn-wrangler.ts, as
  *    `npm run dev`, the e2e tests and bench:turn run chatd. The CLI keeps a DevTools session with
  *    Network.enable on the worker, so every chunk of every subrequest body (the model's SSE stream,
  *    the Neon driver's WebSocket to the proxy) becomes an inspector event forwarded to wrangler's
@@ -19,16 +19,12 @@
  * on a random loopback port. The benches connect to the worker's own (`directOrigin`), as the
  * relay bench does for its baseline, and read the memory and CPU of its process (`workerPid`).
  */
-import { type ChildProcess, spawn } from "node:child_process";
-import { createWriteStream } from "node:fs";
 import { dirname } from "node:path";
 import { freePort } from "../../lib/free-port";
 import { log } from "../../lib/log";
-import { DATA_DIR, ROOT_DIR } from "../../lib/paths";
+import { ROOT_DIR } from "../../lib/paths";
+import { spawnWrangler, varArgs, wranglerDevArgs } from "../../lib/spawn-wrangler";
 import { cmdline, comm, descendants, listeningPorts } from "./proc";
-
-const READY_TIMEOUT_MS = 150_000;
-const STOP_GRACE_MS = 5_000;
 
 export interface WorkerProcess {
   name: string;
@@ -84,56 +80,28 @@ export async function startWorkerProcess(opts: WorkerProcessOptions): Promise<Wo
 }
 
 /**
- * chatd under the `wrangler dev` CLI, inspector on: the flags of scripts/lib/wrangler-dev.ts (as
+ * chatd under the `wrangler dev` CLI, inspector on: the flags of scripts/lib/spawn-wrangler.ts (as
  * `npm run dev`, the e2e tests and bench:turn run it), with `--config` pointing at the snapshot.
  */
 export async function startWorkerCli(opts: WorkerProcessOptions): Promise<WorkerProcess> {
   const port = await freePort();
   const inspectorPort = await freePort();
-  const args = [
-    `${ROOT_DIR}node_modules/wrangler/bin/wrangler.js`,
-    "dev",
-    "--config",
-    opts.config,
-    "--ip",
-    "127.0.0.1",
-    "--port",
-    String(port),
-    "--inspector-port",
-    String(inspectorPort),
-    "--persist-to",
-    opts.persistTo,
-    "--show-interactive-dev-session=false",
-    ...varArgs(opts.vars),
-  ];
+  const args = wranglerDevArgs({ config: opts.config, port, inspectorPort, persistTo: opts.persistTo, vars: opts.vars });
   const worker = await spawnDevServer(opts, port, args, "wrangler dev CLI, inspector on");
   return { ...worker, inspectorUrl: `ws://127.0.0.1:${inspectorPort}/ws` };
 }
 
-const varArgs = (vars: Record<string, string>) => Object.entries(vars).flatMap(([key, value]) => ["--var", `${key}:${value}`]);
-
 async function spawnDevServer(opts: WorkerProcessOptions, port: number, args: string[], mode: string): Promise<WorkerProcess> {
-  // Own process group, so that stop() reaches both workerd processes too (npx would orphan them).
-  const child: ChildProcess = spawn(process.execPath, args, {
-    cwd: dirname(opts.config),
-    detached: true,
-    stdio: ["ignore", "pipe", "pipe"],
-    env: {
-      ...process.env,
-      WRANGLER_SEND_METRICS: "false",
-      CLOUDFLARE_CF_FETCH_ENABLED: "false",
-      NO_COLOR: "1",
-      XDG_CONFIG_HOME: `${DATA_DIR}/wrangler-home`,
-    },
-  });
-  const out = createWriteStream(opts.logFile, { flags: "a" });
-  child.stdout?.pipe(out, { end: false });
-  child.stderr?.pipe(out, { end: false });
-  const stop = groupStopper(child);
+  // A bench must never leave a workerd behind to share the cores with the next one.
+  const wrangler = spawnWrangler({ args, cwd: dirname(opts.config), logFile: opts.logFile, signalOnExit: "SIGKILL" });
+  const stop = async () => {
+    await wrangler.stop();
+    log("info", "bench_worker_stopped", { pid: wrangler.child.pid });
+  };
   const origin = `http://127.0.0.1:${port}`;
   try {
-    await waitForHealth(`${origin}${opts.healthPath}`, () => child.exitCode !== null);
-    const found = await locate(child.pid ?? -1, port, opts.healthPath);
+    await wrangler.waitForHealth(`${origin}${opts.healthPath}`);
+    const found = await locate(wrangler.pid, port, opts.healthPath);
     const checkAlive = () => {
       // wrangler's bundler watches the worker's sources and restarts workerd on a change.
       if (comm(found.workerPid) !== "workerd" || !listeningPorts(found.workerPid).includes(Number(new URL(found.directOrigin).port)))
@@ -175,40 +143,4 @@ async function answers(url: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-async function waitForHealth(url: string, exited: () => boolean): Promise<void> {
-  const deadline = Date.now() + READY_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (exited()) throw new Error("the dev server exited before it was ready");
-    if (await answers(url)) return;
-    await new Promise((resolve) => setTimeout(resolve, 250));
-  }
-  throw new Error(`not healthy within ${READY_TIMEOUT_MS / 1000} s`);
-}
-
-/** SIGTERM to the child's process group, SIGKILL after a grace; also on our own exit. */
-function groupStopper(child: ChildProcess): () => Promise<void> {
-  const kill = (signal: NodeJS.Signals) => {
-    try {
-      if (child.pid !== undefined) process.kill(-child.pid, signal);
-    } catch {
-      // gone
-    }
-  };
-  const onExit = () => kill("SIGKILL");
-  process.on("exit", onExit);
-  const exited = new Promise<void>((resolve) => {
-    if (child.exitCode !== null || child.signalCode !== null) resolve();
-    else child.once("exit", () => resolve());
-  });
-  return async () => {
-    process.off("exit", onExit);
-    kill("SIGTERM");
-    const timer = setTimeout(() => kill("SIGKILL"), STOP_GRACE_MS);
-    await exited;
-    clearTimeout(timer);
-    kill("SIGKILL"); // workerd may outlive its parent by a moment
-    log("info", "bench_worker_stopped", { pid: child.pid });
-  };
 }

@@ -11,19 +11,29 @@
  */
 import { once } from "node:events";
 import { createServer, type ServerResponse } from "node:http";
-import { parseArgs } from "node:util";
+import { parseBenchArgs } from "../common/parse-bench-args";
 
-const { values } = parseArgs({
-  options: {
+const USAGE = `usage: node --import tsx scripts/bench/memory/episode-model.ts [options]
+  --port N         0 picks a free one (default 0)
+  --parts N        text deltas in the episode (default 1000)
+  --part-chars N   characters per delta (default 970)
+  --delay-ms N     gap between deltas (default 10)`;
+
+const { port, parts, partChars, delayMs } = parseBenchArgs(
+  USAGE,
+  {
     port: { type: "string", default: "0" },
     parts: { type: "string", default: "1000" },
     "part-chars": { type: "string", default: "970" },
     "delay-ms": { type: "string", default: "10" },
   },
-});
-const parts = Number(values.parts);
-const partChars = Number(values["part-chars"]);
-const delayMs = Number(values["delay-ms"]);
+  (values) => ({
+    port: Number(values.port),
+    parts: Number(values.parts),
+    partChars: Number(values["part-chars"]),
+    delayMs: Number(values["delay-ms"]),
+  }),
+);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -91,7 +101,7 @@ const server = createServer(async (req, res) => {
   if (last.includes("warm")) await stream(res, body, 10, 20, 0);
   else await stream(res, body, parts, partChars, delayMs);
 });
-server.listen(Number(values.port), "127.0.0.1", () => {
+server.listen(port, "127.0.0.1", () => {
   const address = server.address();
   process.stdout.write(`listening on ${typeof address === "object" && address ? address.port : 0}\n`);
 });

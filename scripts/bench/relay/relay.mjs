@@ -1,25 +1,33 @@
 #!/usr/bin/env node
 // Relay benchmark driver: how fast streamed model output reaches N WebSocket clients (browser
-// tabs) through a relay. It starts the fake model (fake-model.mjs) and, per target, wrangler's
-// local dev server for the target's worker (devserver.mjs), connects N clients of one chat,
-// starts one turn, and records what every client receives. With several targets they run
+// tabs) through a relay. It starts the project's fake model (scripts/fake-model/) and, per target,
+// wrangler's local dev server for the target's worker (devserver.mjs), connects N clients of one
+// chat, starts one turn whose prompt is the fake model's `/stamp <tokens> <delay-ms>` (each token
+// carries its write time, [seq@µs]), and records what every client receives. With several targets they run
 // alternately, rep by rep. Protocols live in targets.mjs; the figures are defined in README.md.
 //
-//   node bench/relay.mjs --target baseline --clients 50 --tokens 2000
-//   node bench/relay.mjs --target baseline,peer --clients 1,50,200 --reps 3     (the README table)
-//   node bench/relay.mjs --target NAME --url http://127.0.0.1:PORT --fake-port 8790 [--pid PID]
+//   node scripts/bench/relay/relay.mjs --target baseline --clients 50 --tokens 2000
+//   node scripts/bench/relay/relay.mjs --target baseline,peer --clients 1,50,200 --reps 3     (the README table)
+//   node scripts/bench/relay/relay.mjs --target NAME --url http://127.0.0.1:PORT --fake-port 8790 [--pid PID]
 //                        (a service started elsewhere, its model pointed at the fake)
+import { spawn } from "node:child_process";
+import { once } from "node:events";
 import fs from "node:fs";
 import os from "node:os";
 import path from "node:path";
 import { parseArgs } from "node:util";
+import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import WebSocket from "ws";
-import { startFakeModelThread, nowUs, STAMP } from "./fake-model.mjs";
 import { startWrangler, memory, resetPeak, cpuSeconds, settle } from "./devserver.mjs";
 import { targets } from "./targets.mjs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
+const root = path.resolve(here, "../../..");
+/** The client's receipt time, on the clock of the fake model's stamps (CLOCK_MONOTONIC, the same in every process). */
+const nowUs = () => Number(process.hrtime.bigint() / 1000n);
+/** Matches one stamped token in streamed text: [seq@µs]. */
+const STAMP = /\[(\d+)@(\d+)\]/g;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 const deadline = (ms, value) => new Promise((r) => setTimeout(r, ms, value).unref()); // does not hold the process
 const log = (...a) => console.error(...a);
@@ -55,7 +63,7 @@ let turnCount = 0;
 let fake;
 
 async function main() {
-  fake = await startFakeModelThread({ port: Number(opt["fake-port"]), tokens: T });
+  fake = await startFakeModel(Number(opt["fake-port"]));
   log(`fake model at ${fake.baseURL}`);
   let failed = false;
   try {
@@ -121,7 +129,7 @@ async function turn(name, server, N, tokens, pids) {
   const fresh = `${name}-${N}-${Date.now().toString(36)}-${++turnCount}`;
   const room = adapter.prepare ? await adapter.prepare({ origin: server.origin, room: fresh, fakeURL: fake.baseURL }) : fresh;
   const turnId = `turn-${fresh}`;
-  await fake.configure({ tokens, delayMs: Number(opt["delay-ms"]) });
+  const prompt = `/stamp ${tokens} ${Number(opt["delay-ms"])}`;
   const clients = Array.from({ length: N }, () => ({
     ws: null,
     greeted: !adapter.greeted,
@@ -138,6 +146,9 @@ async function turn(name, server, N, tokens, pids) {
     error: undefined,
   }));
   const lat = new Float64Array(N * tokens);
+  // The fake model's first and last token write times, as stamped.
+  let firstWriteUs = NaN,
+    lastWriteUs = NaN;
   let nLat = 0,
     t0 = 0,
     doneCount = 0,
@@ -164,6 +175,8 @@ async function turn(name, server, N, tokens, pids) {
           continue;
         }
         c.seen[seq] = 1;
+        if (seq === 0) firstWriteUs = Number(m[2]);
+        if (seq === tokens - 1) lastWriteUs = Number(m[2]);
         if (seq < c.lastSeq) c.reorder++;
         c.lastSeq = seq;
         lat[nLat++] = t - Number(m[2]);
@@ -204,11 +217,10 @@ async function turn(name, server, N, tokens, pids) {
   const cpu0 = pid ? cpuSeconds(pid) : NaN;
   const helperCpu0 = cpuSeconds(...(server.helperPids ?? []));
   const own0 = process.cpuUsage();
-  const streams0 = fake.streams.length;
 
   t0 = nowUs();
   const triggered = Promise.resolve()
-    .then(() => adapter.trigger({ origin: server.origin, room, sockets: clients.map((c) => c.ws), turnId }))
+    .then(() => adapter.trigger({ origin: server.origin, room, sockets: clients.map((c) => c.ws), turnId, prompt }))
     .catch((e) => ({ error: String(e) }));
   const timedOut = await Promise.race([finished.then(() => false), deadline(Number(opt.timeout) * 1000, true)]);
   const tEnd = nowUs();
@@ -238,7 +250,6 @@ async function turn(name, server, N, tokens, pids) {
   const got = clients.filter((c) => c.tokens > 0);
   const sorted = lat.subarray(0, nLat).sort();
   const spanUs = got.length ? Math.max(...got.map((c) => c.last)) - Math.min(...got.map((c) => c.first)) : 0;
-  const stream = fake.streams.slice(streams0).at(-1);
   return {
     timedOut,
     complete: clients.filter((c) => c.tokens === tokens && c.done).length,
@@ -257,7 +268,7 @@ async function turn(name, server, N, tokens, pids) {
     lastChunkMs: got.length ? (Math.max(...got.map((c) => c.last)) - t0) / 1000 : NaN,
     framesPerClient: median(clients.map((c) => c.frames)),
     bytesPerClient: median(clients.map((c) => c.bytes)),
-    fakeStreamMs: stream ? (stream.lastUs - stream.firstUs) / 1000 : NaN,
+    fakeStreamMs: (lastWriteUs - firstWriteUs) / 1000,
     workerdRssBeforeMiB: mem0?.rss ?? NaN,
     workerdPeakMiB: peak,
     workerdCpuS: workerdCpu,
@@ -266,6 +277,41 @@ async function turn(name, server, N, tokens, pids) {
     wallS: (tEnd - t0) / 1e6,
     settleMs,
     trigger: trig,
+  };
+}
+
+// The project's fake model in a child process of its own, so that the clients' event loop never
+// delays a write; resolves to it, its base URL and a close().
+async function startFakeModel(port) {
+  const child = spawn(process.execPath, ["--import", "tsx", "scripts/fake-model/main.ts", "--port", String(port)], {
+    cwd: root,
+    stdio: ["ignore", "pipe", "inherit"],
+    env: { ...process.env, FAKE_MODEL_LOG: "0" },
+  });
+  const lines = createInterface({ input: child.stdout });
+  const listening = new Promise((resolve, reject) => {
+    lines.on("line", (line) => {
+      if (line.includes('"fake_model_listening"')) resolve(JSON.parse(line).url);
+    });
+    child.once("exit", (code) => reject(new Error(`the fake model exited with ${code} before listening`)));
+  });
+  const url = await listening;
+  // A signal ends this driver at once: the fake model goes with it, as its worker thread once did.
+  const kill = () => child.kill("SIGTERM");
+  process.on("exit", kill);
+  for (const signal of ["SIGINT", "SIGTERM"])
+    process.once(signal, () => {
+      kill();
+      process.exit(128 + os.constants.signals[signal]);
+    });
+  return {
+    baseURL: `${url}/v1`,
+    close: async () => {
+      process.off("exit", kill);
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill("SIGTERM");
+      await once(child, "exit");
+    },
   };
 }
 

@@ -9,10 +9,11 @@
 //   wsUrl(origin, room)      where one client (browser tab) of chat `room` connects
 //   greeted(frame)           optional: true for the frame that shows the server finished setting
 //                            up a connection; the driver waits for it on every client
-//   trigger({ origin, room, sockets, turnId })
-//                            starts one model turn; `sockets` are the connected clients (ws),
-//                            sockets[0] is the requester. May resolve late (the driver does not
-//                            wait for it before timing).
+//   trigger({ origin, room, sockets, turnId, prompt })
+//                            starts one model turn whose last user message is `prompt` (the fake
+//                            model's `/stamp <tokens> <delay-ms>`); `sockets` are the connected
+//                            clients (ws), sockets[0] is the requester. May resolve late (the
+//                            driver does not wait for it before timing).
 //   parse(frame)             what one received text frame carries: { text, done, error }
 //                            text: model output in it, if any (the driver reads the stamps
 //                            [seq@µs] the fake model put in each token); done: the turn ended
@@ -22,7 +23,7 @@ export const targets = {
   baseline: {
     worker: "baseline",
     wsUrl: (origin, room) => `${ws(origin)}/room/${room}/ws`,
-    trigger: ({ origin, room }) => fetch(`${origin}/room/${room}/turn`, { method: "POST" }).then((r) => r.json()),
+    trigger: ({ origin, room, prompt }) => fetch(`${origin}/room/${room}/turn`, { method: "POST", body: prompt }).then((r) => r.json()),
     parse(frame) {
       const m = JSON.parse(frame);
       return { text: m.type === "delta" ? m.delta : null, done: m.type === "done" };
@@ -36,8 +37,8 @@ export const targets = {
     worker: "peer",
     wsUrl: (origin, room) => `${ws(origin)}/agents/chat-agent/${room}`,
     greeted: (frame) => frame.includes('"cf_agent_identity"'),
-    trigger({ sockets, turnId }) {
-      const messages = [{ id: `user-${turnId}`, role: "user", parts: [{ type: "text", text: "Stream the benchmark tokens." }] }];
+    trigger({ sockets, turnId, prompt }) {
+      const messages = [{ id: `user-${turnId}`, role: "user", parts: [{ type: "text", text: prompt }] }];
       sockets[0].send(
         JSON.stringify({
           type: "cf_agent_use_chat_request",
@@ -91,11 +92,11 @@ export const targets = {
     wsUrl: (origin, room) =>
       `${ws(origin)}/api/v2/chats/${room}/stream?coder_session_token=${encodeURIComponent(process.env.CHATD_TOKEN ?? "")}`,
     greeted: (frame) => frame.includes('"status"'),
-    trigger: ({ origin, room }) =>
+    trigger: ({ origin, room, prompt }) =>
       fetch(`${origin}/api/v2/chats/${room}/messages`, {
         method: "POST",
         headers: { authorization: `Bearer ${process.env.CHATD_TOKEN}`, "content-type": "application/json" },
-        body: JSON.stringify({ content: [{ type: "text", text: "Stream the benchmark tokens." }] }),
+        body: JSON.stringify({ content: [{ type: "text", text: prompt }] }),
       }).then((r) => r.json()),
     parse(frame) {
       const events = JSON.parse(frame);

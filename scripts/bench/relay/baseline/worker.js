@@ -1,5 +1,6 @@
 // Baseline relay, the physical-ish limit for a Durable Object: on POST /room/<name>/turn the room
-// fetches the model's SSE stream itself and sends each text delta to every accepted WebSocket
+// fetches the model's SSE stream itself (the POST's body, if any, is the user message: the relay
+// bench's `/stamp` prompt; otherwise "go") and sends each text delta to every accepted WebSocket
 // (GET /room/<name>/ws) as one small JSON frame. No persistence, no framework, no per-chunk
 // bookkeeping beyond the SSE parse.
 import { DurableObject } from "cloudflare:workers";
@@ -11,10 +12,10 @@ export class Room extends DurableObject {
       this.ctx.acceptWebSocket(server);
       return new Response(null, { status: 101, webSocket: client });
     }
-    return Response.json(await this.relay());
+    return Response.json(await this.relay((await request.text()) || "go"));
   }
 
-  async relay() {
+  async relay(prompt) {
     const sockets = this.ctx.getWebSockets(); // the sockets open when the turn starts
     const send = (frame) => {
       for (const ws of sockets)
@@ -27,7 +28,7 @@ export class Room extends DurableObject {
     const res = await fetch(`${this.env.MODEL_BASE_URL}/chat/completions`, {
       method: "POST",
       headers: { "content-type": "application/json" },
-      body: JSON.stringify({ model: "fake", stream: true, messages: [{ role: "user", content: "go" }] }),
+      body: JSON.stringify({ model: "fake", stream: true, messages: [{ role: "user", content: prompt }] }),
     });
     if (!res.ok) throw new Error(`model answered ${res.status}`);
     const decoder = new TextDecoder();
