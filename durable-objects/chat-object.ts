@@ -6,38 +6,45 @@
  * Chat mutations arrive here as RPC calls from the Worker's routes, so the object sees every change
  * to its chat first: each runs one chat command of the table (src/chat-commands/command-table.ts)
  * on the object's store, whose notifier delivers the post-commit notification in memory. What the
- * object builds to do so is src/chat-object/object-wiring.ts.
+ * object builds to do so is durable-objects/chat-object/object-wiring.ts.
  */
 import { DurableObject } from "cloudflare:workers";
-import { type ChatCommandName, type CommandInput, type CommandValue, isChatCommand, runCommand } from "../src/chat-commands/command-table";
+import {
+  type ChatCommandName,
+  type ChatCommandRpc,
+  type CommandInput,
+  type CommandValue,
+  isChatCommand,
+  runCommand,
+} from "../src/chat-commands/command-table";
 import type { CommandContext } from "../src/chat-commands/context";
 import type { Outcome } from "../src/chat-commands/outcome";
-import { AlarmClock } from "../src/chat-object/alarm-clock";
-import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../src/chat-object/headers";
-import { notificationFaults } from "../src/chat-object/notification-faults";
-import { ObjectNotifier } from "../src/chat-object/object-notifier";
-import { ObjectWiring } from "../src/chat-object/object-wiring";
-import { PartsSession } from "../src/chat-object/parts-socket";
-import { logSocketSession, socketSession } from "../src/chat-object/socket-session";
-import { hintsFromPayload, StreamSockets } from "../src/chat-object/stream-sockets";
-import { SyncPoller } from "../src/chat-object/sync-poller";
-import { wakeWaiting } from "../src/chat-object/wake-waiting";
+import { AlarmClock } from "./chat-object/alarm-clock";
+import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "./chat-object/headers";
+import { notificationFaults } from "./chat-object/notification-faults";
+import { ObjectNotifier } from "./chat-object/object-notifier";
+import { ObjectWiring } from "./chat-object/object-wiring";
+import { PartsSession } from "./chat-object/parts-socket";
+import { logSocketSession, socketSession } from "./chat-object/socket-session";
+import { hintsFromPayload, StreamSockets } from "./chat-object/stream-sockets";
+import { SyncPoller } from "./chat-object/sync-poller";
+import { wakeWaiting } from "./chat-object/wake-waiting";
 import { configFromEnv } from "../src/config/env";
-import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../src/db/notifier";
+import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../src/chats/notifier";
 import type { ChatRow } from "../src/db/schema/chats";
-import { readSyncHints, readSyncSnapshot } from "../src/db/stream-sync";
-import type { StreamPart } from "../src/llm/stream-part";
-import { errorText, logger } from "../src/log";
-import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../src/observability/request-context";
+import { readSyncHints, readSyncSnapshot } from "../src/stream/sync-reads";
+import type { StreamPart } from "../src/wire/stream-part";
+import { errorText, logger } from "../src/log/log";
+import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../src/log/request-context";
 import { EpisodeRelays } from "../src/stream/episode-relays";
-import { PartBuffer } from "../src/stream/part-buffer";
+import { PartBuffer } from "../src/part-buffer/part-buffer";
 import { parseCursorsHeader } from "../src/stream/resume-cursors";
-import { titleChangeEvent } from "../src/stream-events";
+import { titleChangeEvent } from "../src/wire/stream-events";
 import { ChildWaiters } from "../src/subagents/child-waiters";
 import { isSettled } from "../src/subagents/children";
 import type { SubagentHost } from "../src/subagents/host";
 
-export class ChatObject extends DurableObject<Env> {
+export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
   /** The chat this object serves, learned from the first call that names it. */
   #chatId: string | undefined;
   /** The highest snapshot_version seen for this chat (the spec's receiver watermark). */
@@ -85,7 +92,7 @@ export class ChatObject extends DurableObject<Env> {
     watch: (ids) => this.#childWaiters.watch(ids),
   };
 
-  /** R3's notification faults: test builds only, compiled out of a deployment (src/chat-object/notification-faults.ts). */
+  /** R3's notification faults: test builds only, compiled out of a deployment (durable-objects/chat-object/notification-faults.ts). */
   readonly #faults =
     typeof __CHATD_NOTIFICATION_FAULTS__ !== "undefined" && __CHATD_NOTIFICATION_FAULTS__
       ? notificationFaults(this.env, (work) => this.ctx.waitUntil(work))
@@ -281,7 +288,7 @@ export class ChatObject extends DurableObject<Env> {
     this.#childWaiters.report(report.chat_id);
   }
 
-  /** Another chat's object, with the class's own signatures (see src/http/chat-object.ts). */
+  /** Another chat's object, with the class's own signatures (see src/http/chat-object-rpc.ts). */
   #chatStub(chatId: string): ChatObject {
     return this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId)) as unknown as ChatObject;
   }

@@ -7,7 +7,7 @@ declare namespace Cloudflare {
 }
 
 /**
- * Build-time switch of R3's notification faults (src/chat-object/notification-faults.ts): false in
+ * Build-time switch of R3's notification faults (durable-objects/chat-object/notification-faults.ts): false in
  * wrangler.toml's [define], true only in the fault suite's `wrangler dev --define`.
  */
 declare const __CHATD_NOTIFICATION_FAULTS__: boolean | undefined;

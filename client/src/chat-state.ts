@@ -4,9 +4,9 @@
  * resumes from: they only ever lag what the server holds, so a resume may re-send something
  * (folded idempotently here) but never skips anything.
  */
-import type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, TitleChangePayload } from "../../src/stream-events";
+import type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, TitleChangePayload } from "../../src/wire/stream-events";
 import type { RetryPayload } from "../../src/llm/retry";
-import type { StreamPart } from "../../src/llm/stream-part";
+import type { StreamPart } from "../../src/wire/stream-part";
 import type { ChatMessage, ChatQueuedMessage, ChatStatus } from "./schemas";
 
 export type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, TitleChangePayload, RetryPayload, StreamPart };

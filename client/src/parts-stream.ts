@@ -6,7 +6,7 @@
  * order. Stops for good on close 4400 (a selection the server refused) and on 401/403/404 before
  * the upgrade.
  */
-import type { StreamPart } from "../../src/llm/stream-part";
+import type { StreamPart } from "../../src/wire/stream-part";
 import { type Backoff, backoffDelay } from "./backoff";
 import type { WebSocketFactory, WebSocketLike } from "./chat-stream";
 import type { ChatdClient } from "./client";

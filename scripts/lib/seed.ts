@@ -8,14 +8,14 @@
 import { and, eq, isNull } from "drizzle-orm";
 import { drizzle } from "drizzle-orm/node-postgres";
 import pg from "pg";
-import { SITE_OWNER } from "../../src/auth/roles";
-import { createApiKey, deleteApiKeysByName, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { FirstUserExistsError } from "../../src/db/accounts/errors";
-import { addMember, ensureDefaultOrganization } from "../../src/db/accounts/organizations";
-import { createFirstUser, createUser, findUserByEmail, type UserRow } from "../../src/db/accounts/users";
+import { SITE_OWNER } from "../../src/accounts/roles";
+import { createApiKey, deleteApiKeysByName, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
+import { FirstUserExistsError } from "../../src/accounts/errors";
+import { addMember, ensureDefaultOrganization } from "../../src/accounts/organizations";
+import { createFirstUser, createUser, findUserByEmail, type UserRow } from "../../src/accounts/users";
 import type { Database } from "../../src/db/database";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider, findProviderByName, type ProviderRow, updateProvider } from "../../src/db/model-configs/providers";
+import { createModelConfig } from "../../src/model-configs/configs";
+import { createProvider, findProviderByName, type ProviderRow, updateProvider } from "../../src/model-configs/providers";
 import * as schema from "../../src/db/schema/index";
 
 export const DEV_EMAIL = "dev@chatd.local";

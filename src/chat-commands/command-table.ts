@@ -60,3 +60,11 @@ export function runCommand<K extends ChatCommandName>(
   const { logName, run } = CHAT_COMMANDS[name] as CommandEntry<CommandInput<K>, CommandValue<K>>;
   return outcome(logName, () => run(context(cmd.chatId), cmd));
 }
+
+/**
+ * The RPC a ChatObject serves for the table: the routes call it through src/http/chat-object-rpc.ts,
+ * other chats' objects directly. Declared here, by shape, so callers need not import the class.
+ */
+export interface ChatCommandRpc {
+  command<K extends ChatCommandName>(requestId: string | null, name: K, cmd: CommandInput<K>): Promise<Outcome<CommandValue<K>>>;
+}

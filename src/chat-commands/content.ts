@@ -2,10 +2,10 @@
  * What clients send (`ChatInputPart`) to what history stores (`ChatMessagePart`). Text passes
  * through; a file part must name one of the caller's uploads in the chat's organization, and is
  * stored with its name and media type. Linking the files to the chat happens inside the
- * transition (src/db/files.ts); this only resolves and checks ownership.
+ * transition (src/files/files.ts); this only resolves and checks ownership.
  */
-import type { ChatTx } from "../db/chat-tx";
-import { FileAttachmentError, linkFiles } from "../db/files";
+import type { ChatTx } from "../chats/chat-tx";
+import { FileAttachmentError, linkFiles } from "../files/files";
 import type { ChatMessagePart } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 

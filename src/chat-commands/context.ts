@@ -6,11 +6,10 @@ import { ChatNotFoundError } from "../chatstate/index";
 import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import type { ChatRow } from "../db/schema/chats";
-import type { ChatStore } from "../db/store";
+import type { ChatStore } from "../chats/store";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { TurnSummary } from "../observability/turn-tracker";
-import type { ChatWire } from "../db/wire";
-import type { ChatCommand } from "./control";
+import type { ChatWire } from "../wire/chat-wire";
 import type { Outcome } from "./outcome";
 
 export interface CommandContext {
@@ -34,4 +33,10 @@ export interface CommandContext {
 /** Another user's chat answers exactly as a missing one (docs/api.md "Auth": the caller never learns that it exists). */
 export function assertOwner(chat: Pick<ChatRow, "id" | "ownerId">, callerId: string): void {
   if (chat.ownerId !== callerId) throw new ChatNotFoundError(chat.id);
+}
+
+/** What every chat command names: the chat, and the user on whose behalf it runs. */
+export interface ChatCommand {
+  chatId: string;
+  callerId: string;
 }

@@ -3,19 +3,14 @@
  * compact, clear, reconcile-invalid. Each is the owner check plus the transition, in one
  * transaction.
  */
-import { clearContext } from "../db/transitions/clear-context";
-import { interrupt } from "../db/transitions/interrupt";
-import { reconcileInvalidState } from "../db/transitions/reconcile-invalid-state";
-import { requestCompaction } from "../db/transitions/request-compaction";
-import { completeRequiresAction, type ToolResultInput } from "../db/transitions/requires-action";
-import { prefetchFor, type Transition } from "../db/transitions/transition";
-import { type ChatWire, chatToWire } from "../db/wire";
-import { assertOwner, type CommandContext } from "./context";
-
-export interface ChatCommand {
-  chatId: string;
-  callerId: string;
-}
+import { clearContext } from "../chats/transitions/clear-context";
+import { interrupt } from "../chats/transitions/interrupt";
+import { reconcileInvalidState } from "../chats/transitions/reconcile-invalid-state";
+import { requestCompaction } from "../chats/transitions/request-compaction";
+import { completeRequiresAction, type ToolResultInput } from "../chats/transitions/requires-action";
+import { prefetchFor, type Transition } from "../chats/transitions/transition";
+import { type ChatWire, chatToWire } from "../wire/chat-wire";
+import { assertOwner, type ChatCommand, type CommandContext } from "./context";
 
 async function applyToChat<I>(ctx: CommandContext, cmd: ChatCommand, transition: Transition<I, unknown>, input: I): Promise<ChatWire> {
   const { chat } = await ctx.store.update(

@@ -2,15 +2,15 @@
  * POST /chats: Create. "N -> Create(initialMessages) -> R0"; an empty content array creates the
  * chat idle in W with the title "New Chat" (the spec's TODO #27111, built as the issue asks).
  */
-import { chatToWire, messageToWire, type ChatMessageWire, type ChatWire } from "../db/wire";
+import { chatToWire, messageToWire, type ChatMessageWire, type ChatWire } from "../wire/chat-wire";
 import type { DynamicToolDefinition } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles, resolveContent } from "./content";
-import { checkModelChoice } from "./model-choice";
+import { checkModelChoice } from "./check-model-choice";
 import { checkProjectChoice } from "./project-choice";
-import { checkChatMcpServers } from "../db/mcp/servers";
+import { checkChatMcpServers } from "../mcp/servers";
 import { submitPrompt } from "./prompt-hooks";
-import { insertHistory } from "../db/history";
+import { insertHistory } from "../chats/history";
 
 export interface CreateChatCommand {
   chatId: string;

@@ -14,18 +14,13 @@ import {
 import type { ClassifiedState, OwnershipState } from "../chatstate/states";
 import type { TransitionName } from "../chatstate/transitions";
 import { ConfigError } from "../config/env";
-import { AccountError, type AccountErrorCode } from "../db/accounts/errors";
-import { ChatStoreError, type ChatStoreErrorCode } from "../db/errors";
-import { FileAttachmentError } from "../db/files";
-import { McpServerUnavailableError } from "../db/mcp/errors";
-import {
-  ModelConfigUnavailableError,
-  NoDefaultModelConfigError,
-  ProviderInUseError,
-  UnknownProviderError,
-} from "../db/model-configs/errors";
+import { AccountError, type AccountErrorCode } from "../accounts/errors";
+import { ChatStoreError, type ChatStoreErrorCode } from "../chats/errors";
+import { FileAttachmentError } from "../files/files";
+import { McpServerUnavailableError } from "../mcp/errors";
+import { ModelConfigUnavailableError, NoDefaultModelConfigError, ProviderInUseError, UnknownProviderError } from "../model-configs/errors";
 import { isDatabaseUnavailable } from "../db/pg-errors";
-import { isChatProjectGone, ProjectUnavailableError } from "../db/projects/errors";
+import { isChatProjectGone, ProjectUnavailableError } from "../projects/errors";
 import { HookDeniedError, HookFailureError, type HookFailureCode } from "../hooks/errors";
 
 export type ErrorValue =
@@ -73,7 +68,7 @@ export function isServiceFault(value: ErrorValue): boolean {
   );
 }
 
-/** The state machine (src/chatstate/errors.ts) and the chat store (src/db/errors.ts). */
+/** The state machine (src/chatstate/errors.ts) and the chat store (src/chats/errors.ts). */
 function chatError(err: unknown): ErrorValue | undefined {
   if (err instanceof TransitionNotAllowedError) {
     return { name: "TransitionNotAllowedError", code: err.code, transition: err.transition, from: err.from };
@@ -86,7 +81,7 @@ function chatError(err: unknown): ErrorValue | undefined {
   return undefined;
 }
 
-/** Accounts, providers, model configs and projects (src/db/accounts, src/db/model-configs, src/db/projects). */
+/** Accounts, providers, model configs and projects (src/accounts, src/model-configs, src/projects). */
 function accountAndModelConfigError(err: unknown): ErrorValue | undefined {
   if (err instanceof AccountError) return { name: "AccountError", code: err.code, message: err.message };
   if (err instanceof UnknownProviderError) return { name: "UnknownProviderError", message: err.message };

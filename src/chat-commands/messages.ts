@@ -3,12 +3,12 @@
  * (EditMessage), with the response fields of docs/api.md "Chats".
  */
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
-import { DEFAULT_CHAT_TITLE, fallbackTitle } from "../db/title";
-import { insertHistory } from "../db/history";
-import { editMessage } from "../db/transitions/edit-message";
-import { errorText, logger } from "../log";
-import { sendMessage } from "../db/transitions/send-message";
-import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../db/wire";
+import { DEFAULT_CHAT_TITLE, fallbackTitle } from "../chats/title";
+import { insertHistory } from "../chats/history";
+import { editMessage } from "../chats/transitions/edit-message";
+import { errorText, logger } from "../log/log";
+import { sendMessage } from "../chats/transitions/send-message";
+import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../wire/chat-wire";
 import { assertOwner, type CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles } from "./content";
 import { prepareMessage } from "./prepare-message";

@@ -3,7 +3,7 @@
  * plain value (src/chat-commands/error-value.ts) that the Worker maps to its HTTP answer. A failure
  * that is the service's own is logged here, where the error and its stack still exist.
  */
-import { errorText, logger } from "../log";
+import { errorText, logger } from "../log/log";
 import { type ErrorValue, errorValue, isServiceFault } from "./error-value";
 
 export type Outcome<T> = { ok: true; value: T } | { ok: false; error: ErrorValue };

@@ -4,10 +4,10 @@
  * which never change, so reading them outside the transition is safe; a text-only message with no
  * explicit model reads nothing.
  */
-import type { ChatIdentity } from "../db/queries";
+import type { ChatIdentity } from "../chats/queries";
 import { type ChatInputPart, type ResolvedContent, resolveContent } from "./content";
 import { assertOwner, type CommandContext } from "./context";
-import { checkModelChoice } from "./model-choice";
+import { checkModelChoice } from "./check-model-choice";
 
 export async function prepareMessage(
   ctx: CommandContext,

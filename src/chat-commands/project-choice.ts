@@ -3,8 +3,8 @@
  * caller's own (projects are private to their owner; see docs/tools.md). Anything else is the
  * same 400 on `project_id`, so a caller learns nothing about other users' projects.
  */
-import { ProjectUnavailableError } from "../db/projects/errors";
-import { getProject } from "../db/projects/projects";
+import { ProjectUnavailableError } from "../projects/errors";
+import { getProject } from "../projects/projects";
 import type { CommandContext } from "./context";
 
 export async function checkProjectChoice(

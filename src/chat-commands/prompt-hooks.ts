@@ -7,11 +7,11 @@
  * written. `updated_prompt` replaces the prompt's text (its files stay); the context rows returned
  * go into history right after the prompt, in the same transaction.
  */
-import type { NewMessage } from "../db/history";
-import type { ChatIdentity } from "../db/queries";
+import type { NewMessage } from "../chats/history";
+import type { ChatIdentity } from "../chats/queries";
 import type { ChatMessagePart } from "../db/schema/chats";
 import { textOf } from "../hooks/chat";
-import { hookContextRows } from "../hooks/context-rows";
+import { hookContextRows } from "../chats/hook-context-rows";
 import { DISABLED_HOOKS } from "../hooks/dispatcher";
 import { HookDeniedError } from "../hooks/errors";
 import { hex } from "../hooks/event-id";

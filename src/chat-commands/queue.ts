@@ -2,9 +2,9 @@
  * DELETE /chats/{chat}/queue/{queued} (DeleteQueuedMessage) and
  * POST /chats/{chat}/queue/{queued}/promote (PromoteQueuedMessage).
  */
-import { listQueue } from "../db/queries";
-import { deleteQueuedMessage, promoteQueuedMessage } from "../db/transitions/queued-messages";
-import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../db/wire";
+import { listQueue } from "../chats/queries";
+import { deleteQueuedMessage, promoteQueuedMessage } from "../chats/transitions/queued-messages";
+import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../wire/chat-wire";
 import { assertOwner, type CommandContext } from "./context";
 
 export interface QueueCommand {

@@ -6,7 +6,7 @@
 import { ChatNotFoundError } from "../chatstate/index";
 import type { TurnSummary } from "../observability/turn-tracker";
 import { assertOwner, type CommandContext } from "./context";
-import type { ChatCommand } from "./control";
+import type { ChatCommand } from "./context";
 
 export interface TurnsCommand extends ChatCommand {
   limit: number;

@@ -4,10 +4,10 @@
  * `title` writes a user title; `labels` and `pin_order` are metadata. Without `archived` no
  * transition runs. The archive goes first: if it is refused, nothing else is written.
  */
-import { type ChatWire, chatToWire } from "../db/wire";
+import { type ChatWire, chatToWire } from "../wire/chat-wire";
 import { ChatNotFoundError } from "../chatstate/index";
 import { assertOwner, type CommandContext } from "./context";
-import { checkChatMcpServers } from "../db/mcp/servers";
+import { checkChatMcpServers } from "../mcp/servers";
 import { stopForArchive } from "./stop-for-archive";
 
 export interface UpdateChatCommand {

@@ -3,7 +3,7 @@
  * layer maps codes to responses in one place and never inspects `message`.
  */
 import type { ClassifiedState, OwnershipState } from "./states";
-import type { TransitionName } from "./transitions";
+import type { TransitionName } from "./transition-names";
 
 export const CHAT_STATE_ERROR_CODES = ["transition_not_allowed", "invalid_state", "not_found"] as const;
 export type ChatStateErrorCode = (typeof CHAT_STATE_ERROR_CODES)[number];

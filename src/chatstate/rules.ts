@@ -1,5 +1,5 @@
 /**
- * The per-transition rules the database layer applies inside a transition's transaction
+ * The per-transition rules the chat store applies inside a transition's transaction
  * ("Miscellaneous transition rules", "Invalid states", titles, manual compaction). Pure: time comes in as `now`.
  */
 import type { ChatStatus, ClassifiedState, ExecutionState } from "./states";

@@ -6,36 +6,9 @@
 import type { ClassifiedState, ExecutionState, OwnershipState } from "./states";
 import { CLASSIFIED_STATES } from "./states";
 import { TransitionNotAllowedError, TransitionVariantError } from "./errors";
+import { EXECUTION_TRANSITION_NAMES, type ExecutionTransitionName, type OwnershipTransitionName } from "./transition-names";
 
-export const EXECUTION_TRANSITION_NAMES = [
-  "Create",
-  "SetArchived",
-  "SendMessage",
-  "EditMessage",
-  "DeleteQueuedMessage",
-  "PromoteQueuedMessage",
-  "Interrupt",
-  "CompleteRequiresAction",
-  "RequestCompaction",
-  "ClearContext",
-  "CommitStep",
-  "EnterRequiresAction",
-  "FinishInterruption",
-  "RecordGenerationAttempt",
-  "RecordRetryState",
-  "FinishTurn",
-  "FinishError",
-  "CancelRequiresAction",
-  "ReconcileInvalidState",
-] as const;
-export type ExecutionTransitionName = (typeof EXECUTION_TRANSITION_NAMES)[number];
-
-/** Acquire and Abandon "only affect ownership state ... fully orthogonal to the execution state transitions". */
-export const OWNERSHIP_TRANSITION_NAMES = ["Acquire", "Abandon"] as const;
-export type OwnershipTransitionName = (typeof OWNERSHIP_TRANSITION_NAMES)[number];
-
-export const TRANSITION_NAMES = [...EXECUTION_TRANSITION_NAMES, ...OWNERSHIP_TRANSITION_NAMES] as const;
-export type TransitionName = (typeof TRANSITION_NAMES)[number];
+export * from "./transition-names";
 
 /**
  * Variants split one transition into the diagram's separately labelled edges. Words are the spec's.

@@ -1,12 +1,12 @@
 /**
  * The spec's "Auto-archive loop", one tick per Cron Trigger run: read a bounded batch of
  * candidates without locks, then archive each family through SetArchived(true) with the recheck
- * under the family lock (src/db/archive/auto-archive.ts). What the batch leaves waits for the
+ * under the family lock (src/chats/auto-archive.ts). What the batch leaves waits for the
  * next minute. One failing family is logged and does not stop the others.
  */
-import { archiveIfCandidate, dayCutoff, findAutoArchiveCandidates } from "../db/archive/auto-archive";
-import type { ChatStore } from "../db/store";
-import { errorText, logger } from "../log";
+import { archiveIfCandidate, dayCutoff, findAutoArchiveCandidates } from "../chats/auto-archive";
+import type { ChatStore } from "../chats/store";
+import { errorText, logger } from "../log/log";
 
 /** Families archived at most per tick. */
 export const AUTO_ARCHIVE_BATCH = 100;

@@ -4,10 +4,10 @@
  * family's rows go in one transaction; its files' bytes are deleted after COMMIT (a failed object
  * delete leaves an orphan object, logged, never a row pointing at nothing).
  */
-import { dayCutoff } from "../db/archive/auto-archive";
-import { findPurgeableChats, purgeArchivedFamily, purgeExpiredAttributionKeys } from "../db/purge";
-import type { ChatStore } from "../db/store";
-import { errorText, logger } from "../log";
+import { dayCutoff } from "../chats/auto-archive";
+import { findPurgeableChats, purgeArchivedFamily, purgeExpiredAttributionKeys } from "../chats/purge";
+import type { ChatStore } from "../chats/store";
+import { errorText, logger } from "../log/log";
 
 /** Rows of each kind deleted at most per tick. */
 export const PURGE_BATCH = 100;

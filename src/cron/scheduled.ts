@@ -6,9 +6,9 @@
  */
 import { configFromEnv, type Config } from "../config/env";
 import { createPool } from "../db/client";
-import type { Notifier } from "../db/notifier";
-import { ChatStore } from "../db/store";
-import { errorText, logger, setLogLevel } from "../log";
+import type { Notifier } from "../chats/notifier";
+import { ChatStore } from "../chats/store";
+import { errorText, logger, setLogLevel } from "../log/log";
 import { autoArchiveTick } from "./auto-archive";
 import { purgeTick } from "./purge";
 import { sweep } from "./sweep";

@@ -5,9 +5,9 @@
  */
 import type { Pool } from "@neondatabase/serverless";
 import type { Config } from "../config/env";
-import { cleanupHeartbeats } from "../db/worker/heartbeats";
-import { findRunnableUnowned } from "../db/worker/sweep";
-import { errorText, logger } from "../log";
+import { cleanupHeartbeats } from "../chat-worker/leases/heartbeats";
+import { findRunnableUnowned } from "../chat-worker/leases/sweep";
+import { errorText, logger } from "../log/log";
 
 /** Chats woken per run; the rest wait for the next minute (hints cover the common case). */
 export const SWEEP_BATCH = 200;

@@ -7,7 +7,7 @@
  */
 import { neonConfig, Pool, type PoolClient } from "@neondatabase/serverless";
 import { drizzle, type NeonDatabase } from "drizzle-orm/neon-serverless";
-import { logger } from "../log";
+import { logger } from "../log/log";
 import * as schema from "./schema/index";
 
 export interface DbConnectionOptions {

@@ -5,7 +5,7 @@
  * and buffers the effects that may only run after COMMIT.
  */
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { errorText, logger } from "../log";
+import { errorText, logger } from "../log/log";
 import type { RawRow } from "./rows";
 
 export class StoreTransaction {

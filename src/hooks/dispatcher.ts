@@ -15,7 +15,7 @@ import { hookEventId } from "./event-id";
 import { type HookChat, type HookEnvelope, type HookEventName, type HookResponse, parseHookResponse } from "./events";
 import { CapacityTimeoutError, type DispatchClass, DispatchLimiter } from "./limiter";
 import { EVENT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signBody, TIMESTAMP_HEADER } from "./signature";
-import { errorText } from "../log";
+import { errorText } from "../log/log";
 
 export type HookSettings = Pick<
   Config,

@@ -7,9 +7,9 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { isAttributionKey } from "../auth/synthetic-key";
-import { parseToken, verifySecret } from "../auth/token";
-import { FULL_SCOPE, findApiKeyForAuth, touchApiKey, usageIsStale } from "../db/accounts/api-keys";
+import { isAttributionKey } from "../accounts/synthetic-key";
+import { parseToken, verifySecret } from "../accounts/token";
+import { FULL_SCOPE, findApiKeyForAuth, touchApiKey, usageIsStale } from "../accounts/api-keys";
 import type { AppEnv, Caller } from "./app-env";
 import { ApiError } from "./errors";
 

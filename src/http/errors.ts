@@ -7,8 +7,8 @@ import type { Context } from "hono";
 import { HTTPException } from "hono/http-exception";
 import type { ContentfulStatusCode } from "hono/utils/http-status";
 import { type ErrorValue, errorValue } from "../chat-commands/error-value";
-import type { ChatStoreErrorCode } from "../db/errors";
-import { errorText, logger } from "../log";
+import type { ChatStoreErrorCode } from "../chats/errors";
+import { errorText, logger } from "../log/log";
 
 export interface ErrorBody {
   message: string;
@@ -67,11 +67,11 @@ export function notFound(c: Context): Response {
 
 /**
  * The one mapping from a domain error to its answer: the Worker's own errors, and a chat command's
- * error as the ChatObject returned it (src/http/chat-object.ts).
+ * error as the ChatObject returned it (src/http/chat-object-rpc.ts).
  */
 export function apiErrorOf(value: ErrorValue): ApiError {
   switch (value.name) {
-    // The state machine (src/chatstate/errors.ts) and the chat store (src/db/errors.ts).
+    // The state machine (src/chatstate/errors.ts) and the chat store (src/chats/errors.ts).
     case "TransitionNotAllowedError":
       return new ApiError(
         409,
@@ -89,7 +89,7 @@ export function apiErrorOf(value: ErrorValue): ApiError {
       return invalid("content", value.message);
     case "ChatStoreError":
       return chatStoreError(value.code, value.message);
-    // Accounts, providers, model configs and projects (src/db/accounts, src/db/model-configs, src/db/projects).
+    // Accounts, providers, model configs and projects (src/accounts, src/model-configs, src/projects).
     case "AccountError":
       return new ApiError(409, value.code, value.message);
     case "UnknownProviderError":

@@ -4,8 +4,8 @@
  * gets 403, since it already knows the organization exists.
  */
 import type { Context } from "hono";
-import { isSiteOwner, orgRole } from "../auth/roles";
-import { getOrganization, type OrganizationRow } from "../db/accounts/organizations";
+import { isSiteOwner, orgRole } from "../accounts/roles";
+import { getOrganization, type OrganizationRow } from "../accounts/organizations";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
 

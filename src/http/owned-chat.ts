@@ -4,7 +4,7 @@
  */
 import type { Context } from "hono";
 import { ChatNotFoundError } from "../chatstate/index";
-import { getChat } from "../db/queries";
+import { getChat } from "../chats/queries";
 import type { ChatRow } from "../db/schema/chats";
 import type { AppEnv } from "./app-env";
 

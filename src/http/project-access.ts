@@ -4,11 +4,11 @@
  * every other caller gets 404, as if the project did not exist.
  */
 import type { Context } from "hono";
-import { getProject } from "../db/projects/projects";
+import { getProject } from "../projects/projects";
 import type { ProjectRow } from "../db/schema/projects";
 import type { AppEnv } from "./app-env";
 import { notFoundError, requireOrganization } from "./org-access";
-import { orgRole } from "../auth/roles";
+import { orgRole } from "../accounts/roles";
 
 export async function requireProject(c: Context<AppEnv>, organizationId: string, projectId: string): Promise<ProjectRow> {
   await requireOrganization(c, organizationId, "member");

@@ -2,12 +2,12 @@
  * One structured line per HTTP request (`http_request`): method, path without its query (a stream
  * URL may carry a token there), status, duration, and the chat and caller when
  * known; never a credential. Every response names its request in `x-request-id`, and log lines
- * written while it runs carry the same `request_id` (see observability/request-context.ts).
+ * written while it runs carry the same `request_id` (see src/log/request-context.ts).
  */
 import type { MiddlewareHandler } from "hono";
 import { configFromEnv } from "../config/env";
-import { logger, setLogLevel } from "../log";
-import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../observability/request-context";
+import { logger, setLogLevel } from "../log/log";
+import { REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../log/request-context";
 import type { AppEnv } from "./app-env";
 
 const CHAT_PATH = /\/chats\/([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})(?:\/|$)/i;

@@ -8,7 +8,7 @@
  * scheme) is treated as current: new models take adaptive thinking.
  */
 import type { JSONValue } from "ai";
-import type { ReasoningEffort } from "../db/model-configs/options";
+import type { ReasoningEffort } from "../model-configs/options";
 
 /**
  * Thinking budget per effort for models before Claude 4.6. 1024 is Anthropic's minimum budget; the

@@ -15,7 +15,7 @@
 import type { ToolCallPart } from "../chatstate/rules";
 import { pendingToolCalls } from "../chatstate/rules";
 import type { ChatRow } from "../db/schema/chats";
-import { hookContextEvent } from "../hooks/context-rows";
+import { hookContextEvent } from "../chats/hook-context-rows";
 import { activeRows, activeTail, type HistoryRow, latestBoundaryIndex } from "./active-history";
 import { isDynamicTool } from "./tools";
 

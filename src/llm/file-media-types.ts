@@ -36,7 +36,7 @@ export function acceptsFileMediaType(transport: ModelTransport, mediaType: strin
 /**
  * Anthropic refuses an image over 5 MiB of base64 ("image exceeds 5 MB maximum"): 3/4 of that in
  * bytes. Other limits (OpenAI's 50 MB per request, Anthropic's 32 MB per request) are above what
- * the prompt budget (src/runner/prompt-files.ts) lets through.
+ * the prompt budget (src/chat-worker/prompt-files.ts) lets through.
  */
 export const ANTHROPIC_MAX_IMAGE_BYTES = (5 * 1024 * 1024 * 3) / 4;
 

@@ -57,7 +57,7 @@ async function runOne(
   }
 }
 
-/** The same `{error}` shape as the database layer's synthetic cancellation results. */
+/** The same `{error}` shape as the chat store's synthetic cancellation results. */
 function errorResult(call: ToolCallPart, message: string): ToolResultPart {
   return { type: "tool-result", tool_call_id: call.tool_call_id, tool_name: call.tool_name, result: { error: message }, is_error: true };
 }

@@ -7,8 +7,8 @@
  * default, clamped to the config's max; ignored when the config has no reasoning_effort.
  */
 import type { JSONValue } from "ai";
-import type { ModelConfigRow } from "../db/model-configs/configs";
-import { effortRank, REASONING_EFFORTS, type ReasoningEffort } from "../db/model-configs/options";
+import type { ModelConfigRow } from "../model-configs/configs";
+import { effortRank, REASONING_EFFORTS, type ReasoningEffort } from "../model-configs/options";
 import { anthropicEffortOptions } from "./anthropic-effort";
 import { openAIOptionsFor } from "./openai-options";
 import { isGpt6Astra, type ModelTransport } from "./transport";

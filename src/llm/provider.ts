@@ -6,8 +6,8 @@ import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModel } from "ai";
-import type { ModelConfigRow } from "../db/model-configs/configs";
-import type { ProviderRow } from "../db/model-configs/providers";
+import type { ModelConfigRow } from "../model-configs/configs";
+import type { ProviderRow } from "../model-configs/providers";
 import { ModelCallError } from "./model-call-error";
 import { type ModelTransport, transportFor } from "./transport";
 

@@ -6,7 +6,7 @@
 import type { CallWarning, FinishReason, LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
 import type { ToolResultPart } from "../chatstate/rules";
 import type { ChatMessagePart } from "../db/schema/chats";
-import type { StreamPart } from "./stream-part";
+import type { StreamPart } from "../wire/stream-part";
 
 export interface StepToolCall {
   tool_call_id: string;

@@ -17,7 +17,7 @@ import type { ModelPrompt } from "./prompt";
 import { type ChatLanguageModel, providerFamily } from "./provider";
 import type { ProviderOptions } from "./provider-options";
 import { ResponseCollector, type StepToolCall } from "./response-collector";
-import type { StreamPart } from "./stream-part";
+import type { StreamPart } from "../wire/stream-part";
 import type { ModelTools } from "./tools";
 
 export type { StepToolCall } from "./response-collector";

@@ -5,7 +5,7 @@
  */
 import type { ModelMessage } from "ai";
 import type { ChatMessagePart } from "../db/schema/chats";
-import { clipTitle } from "../db/title";
+import { clipTitle } from "../chats/title";
 
 export const TITLE_SYSTEM_PROMPT = [
   "You write the title of a conversation between a user and an AI assistant.",

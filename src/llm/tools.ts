@@ -53,7 +53,7 @@ export function dynamicToolDefinitions(chat: Pick<ChatRow, "unsafeDynamicTools">
   return chat.unsafeDynamicTools ?? [];
 }
 
-/** Whether `name` is one of the chat's client-executed tools (the same test the database layer uses). */
+/** Whether `name` is one of the chat's client-executed tools (the same test the chat store uses). */
 export function isDynamicTool(chat: Pick<ChatRow, "unsafeDynamicTools">, name: string): boolean {
   return dynamicToolDefinitions(chat).some((t) => t.name === name);
 }

@@ -4,8 +4,8 @@
  * injection and file part gating all read this value instead of deciding again, so they cannot
  * disagree with the client.
  */
-import type { ModelConfigRow } from "../db/model-configs/configs";
-import type { ProviderRow } from "../db/model-configs/providers";
+import type { ModelConfigRow } from "../model-configs/configs";
+import type { ProviderRow } from "../model-configs/providers";
 
 export type ModelTransport = "openai-responses" | "openai-chat" | "anthropic-messages" | "openai-compatible-chat";
 

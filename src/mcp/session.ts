@@ -7,7 +7,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
-import type { McpServerRow } from "../db/mcp/servers";
+import type { McpServerRow } from "./servers";
 import type { McpCallResult } from "./tool-result";
 
 /** A server that has not answered initialize and tools/list by then is reported and skipped. */

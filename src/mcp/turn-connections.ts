@@ -9,8 +9,8 @@
  * only grow, so a late step of an older turn never closes a newer turn's connections: it gets no
  * MCP tools instead (its fence makes it stale anyway).
  */
-import type { McpServerRow } from "../db/mcp/servers";
-import { errorText, logger } from "../log";
+import type { McpServerRow } from "./servers";
+import { errorText, logger } from "../log/log";
 import type { McpSession } from "./session";
 
 export type McpServerToConnect = Pick<McpServerRow, "id" | "name" | "url" | "headers" | "bearerToken" | "updatedAt">;

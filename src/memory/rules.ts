@@ -1,7 +1,7 @@
 /**
  * The rules of project memory (spec "Project memory"), pure: what a memory may be called and
  * hold, how many a project keeps, and when a save reminds the agent to prune. The database layer
- * (src/db/projects/memories.ts) enforces the cap under the project's advisory lock; the tools
+ * (src/memory/memories.ts) enforces the cap under the project's advisory lock; the tools
  * (src/tools/memory.ts) and the HTTP routes read these.
  */
 

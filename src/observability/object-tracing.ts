@@ -4,7 +4,7 @@
  * flushed to the collector in the background (`waitUntil`), never on the request or stream path.
  */
 import type { Config } from "../config/env";
-import { errorText, logger } from "../log";
+import { errorText, logger } from "../log/log";
 import { Metrics } from "./metrics";
 import { OtlpExporter } from "./otlp-exporter";
 import { StageTracer } from "./stage-tracer";

@@ -8,7 +8,7 @@
  * batching relies on timers and process hooks that a Durable Object does not keep, and the format
  * is a few plain JSON shapes.
  */
-import { errorText, logger } from "../log";
+import { errorText, logger } from "../log/log";
 import { DURATION_BUCKETS, type MetricPoint, type Metrics } from "./metrics";
 import type { AttributeValue, SpanRecord } from "./span";
 import type { SpanSink } from "./stage-tracer";

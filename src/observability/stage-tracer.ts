@@ -4,7 +4,7 @@
  * Spans go to a sink (the OTLP exporter) only when one is configured; listeners (the turn log)
  * see every ended stage. Without a sink a stage costs a small record and its metric observation.
  */
-import { errorText } from "../log";
+import { errorText } from "../log/log";
 import { MODEL_STAGE_DURATION, type Metrics, STAGE_DURATION, TTFT } from "./metrics";
 import { type Attributes, newSpanId, newTraceId, type SpanContext, type SpanRecord } from "./span";
 

@@ -8,7 +8,7 @@
  * unless it finished. Tokens tie each task to the turn it joined, so a task that was replaced
  * cannot close its successor's turn.
  */
-import { errorText } from "../log";
+import { errorText } from "../log/log";
 import { STAGE_ANOMALIES, TURN_OUTCOMES } from "./metrics";
 import type { SpanContext, SpanRecord } from "./span";
 import type { ChatKind, Stage, StageIdentity, StageTracer } from "./stage-tracer";

@@ -5,7 +5,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
-import { chatObject } from "../http/chat-object";
+import { chatObject } from "../http/chat-object-rpc";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import { ChatParams, ChatSchema, ToolResultsBody } from "./chat-schemas";

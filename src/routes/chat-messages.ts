@@ -2,12 +2,12 @@
  * `/chats/{chat}/messages`: read the history and queue, send (SendMessage), edit (EditMessage).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { listMessages, listQueue } from "../db/queries";
+import { listMessages, listQueue } from "../chats/queries";
 import { inTransaction } from "../db/transaction";
-import { messageToWire, queuedToWire } from "../db/wire";
+import { messageToWire, queuedToWire } from "../wire/chat-wire";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
-import { chatObject } from "../http/chat-object";
+import { chatObject } from "../http/chat-object-rpc";
 import { ownedChat } from "../http/owned-chat";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";

@@ -5,7 +5,7 @@
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import { ChatPreferencesSchema, UpdateChatPreferencesBody } from "./chat-preferences-schemas";
-import { type ChatPreferences, getChatPreferences, setChatPreferences } from "../db/chat-preferences";
+import { type ChatPreferences, getChatPreferences, setChatPreferences } from "../chats/chat-preferences";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { requestDb } from "../http/request-db";

@@ -3,7 +3,7 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { requireCaller } from "../http/auth";
-import { chatObject } from "../http/chat-object";
+import { chatObject } from "../http/chat-object-rpc";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { PromoteResponse, QueuedParams } from "./chat-schemas";

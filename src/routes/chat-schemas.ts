@@ -4,7 +4,7 @@
  */
 import { z } from "@hono/zod-openapi";
 import { McpServerIdsField } from "./mcp-server-schemas";
-import { REASONING_EFFORTS } from "../db/model-configs/options";
+import { REASONING_EFFORTS } from "../model-configs/options";
 
 /** Limits on what one request may carry; the body limit bounds the bytes as well. */
 export const MAX_TEXT_PART_CHARS = 1_000_000;

@@ -5,13 +5,13 @@
  * - `GET /chats/{chat}/stream/parts` (spec "Parts endpoint"), where the part buffer lives.
  */
 import { type Context, Hono } from "hono";
-import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../chat-object/headers";
+import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "../../durable-objects/chat-object/headers";
 import type { AppEnv } from "../http/app-env";
 import { ownedChat } from "../http/owned-chat";
 import { requireStreamCaller } from "../http/auth";
 import { ApiError } from "../http/errors";
 import { requestDb } from "../http/request-db";
-import { currentRequestId, REQUEST_ID_HEADER } from "../observability/request-context";
+import { currentRequestId, REQUEST_ID_HEADER } from "../log/request-context";
 import { cursorsFromResume, resumeQuerySchema } from "../stream/resume-cursors";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

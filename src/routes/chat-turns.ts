@@ -5,7 +5,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireCaller } from "../http/auth";
-import { chatObject } from "../http/chat-object";
+import { chatObject } from "../http/chat-object-rpc";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { ChatParams } from "./chat-schemas";

@@ -3,13 +3,13 @@
  * which applies the transitions; reads come straight from Postgres.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { listChats } from "../db/queries";
-import { organizationIdsOf } from "../db/accounts/organizations";
-import { getDefaultOrganization } from "../db/accounts/organizations";
-import { chatToWire } from "../db/wire";
+import { listChats } from "../chats/queries";
+import { organizationIdsOf } from "../accounts/organizations";
+import { getDefaultOrganization } from "../accounts/organizations";
+import { chatToWire } from "../wire/chat-wire";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
-import { chatObject } from "../http/chat-object";
+import { chatObject } from "../http/chat-object-rpc";
 import { ApiError } from "../http/errors";
 import { requireOrganization } from "../http/org-access";
 import { ownedChat } from "../http/owned-chat";

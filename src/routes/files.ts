@@ -1,10 +1,10 @@
 /**
  * `POST /chats/files?organization=&name=`: upload bytes (to R2), answer the file id to put in a
  * message's `{type: "file", file_id}` part. `GET /chats/files/{file}`: the bytes, to their owner.
- * A file joins a chat when a message referencing it is committed (src/db/files.ts).
+ * A file joins a chat when a message referencing it is committed (src/files/files.ts).
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { getFile, insertFile } from "../db/files";
+import { getFile, insertFile } from "../files/files";
 import { requireCaller } from "../http/auth";
 import { limitBody } from "../http/body-limit";
 import { ApiError } from "../http/errors";

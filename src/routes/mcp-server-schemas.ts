@@ -4,7 +4,7 @@
  * never come out: responses carry `has_bearer_token` and the header names, not their values.
  */
 import { z } from "@hono/zod-openapi";
-import type { McpServerRow } from "../db/mcp/servers";
+import type { McpServerRow } from "../mcp/servers";
 
 export const McpServerSchema = z
   .object({

@@ -3,7 +3,7 @@
  * `mcp_server_ids`), organization admins and the site owner write. Secrets never come back.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers, updateMcpServer } from "../db/mcp/servers";
+import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers, updateMcpServer } from "../mcp/servers";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { notFoundError, requireOrganization } from "../http/org-access";

@@ -3,8 +3,8 @@
  * model discovery.
  */
 import { z } from "@hono/zod-openapi";
-import type { ModelConfigRow } from "../db/model-configs/configs";
-import { effortRank, REASONING_EFFORTS } from "../db/model-configs/options";
+import type { ModelConfigRow } from "../model-configs/configs";
+import { effortRank, REASONING_EFFORTS } from "../model-configs/options";
 
 const effort = z.enum(REASONING_EFFORTS);
 

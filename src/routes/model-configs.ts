@@ -1,6 +1,6 @@
 /**
  * Organization-scoped model configs (docs/api.md "Model configs"): members read, organization admins
- * and the site owner write. Writes are serialized per organization (src/db/model-configs).
+ * and the site owner write. Writes are serialized per organization (src/model-configs).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import {
@@ -10,7 +10,7 @@ import {
   listModelConfigs,
   type ModelConfigPatch,
   updateModelConfig,
-} from "../db/model-configs/configs";
+} from "../model-configs/configs";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { notFoundError, requireOrganization } from "../http/org-access";

@@ -5,7 +5,7 @@
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import { ModelOverrideParams, ModelOverrideSchema, PutModelOverrideBody } from "./model-override-schemas";
-import { deleteModelOverride, getModelOverride, setModelOverride } from "../db/model-overrides";
+import { deleteModelOverride, getModelOverride, setModelOverride } from "../model-configs/model-overrides";
 import type { ChatOrganizationModelOverrideRow } from "../db/schema/compaction";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";

@@ -4,8 +4,8 @@
  * availability (never credentials or endpoints), and the provider types this build cannot serve.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { listModelConfigs } from "../db/model-configs/configs";
-import { isProviderAvailable, isSupportedProviderType, listProviders } from "../db/model-configs/providers";
+import { listModelConfigs } from "../model-configs/configs";
+import { isProviderAvailable, isSupportedProviderType, listProviders } from "../model-configs/providers";
 import { requireCaller } from "../http/auth";
 import { requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";

@@ -4,8 +4,8 @@
  * (src/http/project-access.ts). Users read and delete memories here; only the agent saves them.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { deleteMemory, getMemory, listMemories } from "../db/projects/memories";
-import { createProject, deleteProject, listProjects, renameProject } from "../db/projects/projects";
+import { deleteMemory, getMemory, listMemories } from "../memory/memories";
+import { createProject, deleteProject, listProjects, renameProject } from "../projects/projects";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { notFoundError, requireOrganization } from "../http/org-access";

@@ -3,7 +3,7 @@
  * the OpenAPI document and the client SDK's types come from them.
  */
 import { z } from "@hono/zod-openapi";
-import { PROVIDER_TYPES } from "../db/model-configs/providers";
+import { PROVIDER_TYPES } from "../model-configs/providers";
 
 export const ProviderSchema = z
   .object({

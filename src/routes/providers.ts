@@ -3,14 +3,7 @@
  * comes out: responses say `has_api_key`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import {
-  createProvider,
-  deleteProvider,
-  getProvider,
-  listProviders,
-  type ProviderRow,
-  updateProvider,
-} from "../db/model-configs/providers";
+import { createProvider, deleteProvider, getProvider, listProviders, type ProviderRow, updateProvider } from "../model-configs/providers";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { ApiError } from "../http/errors";

@@ -3,7 +3,7 @@
  * (`/users/me/chats/model-overrides/{context}?organization=`), for the route and the SDK.
  */
 import { z } from "@hono/zod-openapi";
-import { REASONING_EFFORTS } from "../db/model-configs/options";
+import { REASONING_EFFORTS } from "../model-configs/options";
 import { PERSONAL_OVERRIDE_MODES, SUBAGENT_CONTEXTS } from "../db/schema/subagents";
 
 export const UserModelOverrideParams = z.object({ context: z.enum(SUBAGENT_CONTEXTS) });

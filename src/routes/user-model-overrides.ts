@@ -6,7 +6,7 @@
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import type { ChatUserModelOverrideRow } from "../db/schema/subagents";
-import { deletePersonalOverride, getPersonalOverride, setPersonalOverride } from "../db/user-model-overrides";
+import { deletePersonalOverride, getPersonalOverride, setPersonalOverride } from "../model-configs/user-model-overrides";
 import { isReasoningEffort } from "../llm/provider-options";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";

@@ -4,10 +4,10 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { isSiteOwner, orgRole } from "../auth/roles";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../db/accounts/api-keys";
-import { getDefaultOrganization, getOrganization, type OrganizationRow, organizationIdsOf } from "../db/accounts/organizations";
-import { createFirstUser, createUser, findUserByUsername, getUser, type UserRow } from "../db/accounts/users";
+import { isSiteOwner, orgRole } from "../accounts/roles";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../accounts/api-keys";
+import { getDefaultOrganization, getOrganization, type OrganizationRow, organizationIdsOf } from "../accounts/organizations";
+import { createFirstUser, createUser, findUserByUsername, getUser, type UserRow } from "../accounts/users";
 import type { Database } from "../db/database";
 import type { AppEnv } from "../http/app-env";
 import { requireCaller } from "../http/auth";

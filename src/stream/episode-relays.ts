@@ -14,11 +14,11 @@
  * so a saturated object sends fewer, larger frames instead of falling further behind; when it is
  * idle this costs one turn of the event loop.
  */
-import type { StreamPart } from "../llm/stream-part";
-import { errorText, logger } from "../log";
-import type { BufferedPart } from "./episode";
-import { episodeKey, type PartBuffer } from "./part-buffer";
-import type { PartSubscription } from "./part-subscription";
+import type { StreamPart } from "../wire/stream-part";
+import { errorText, logger } from "../log/log";
+import type { BufferedPart } from "../part-buffer/episode";
+import { episodeKey, type PartBuffer } from "../part-buffer/part-buffer";
+import type { PartSubscription } from "../part-buffer/part-subscription";
 
 /** Parts taken from the buffer in one go. */
 const MAX_BURST = 512;

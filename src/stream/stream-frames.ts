@@ -6,9 +6,9 @@
  * A part's `message_part` event is the same for every socket of the chat, so its encoding is cached
  * per buffered part: a thousand sockets encode each part once.
  */
-import type { StreamPart } from "../llm/stream-part";
-import { type BufferedPart, utf8ByteLength } from "./episode";
-import type { ChatStreamEvent } from "../stream-events";
+import type { StreamPart } from "../wire/stream-part";
+import { type BufferedPart, utf8ByteLength } from "../part-buffer/episode";
+import type { ChatStreamEvent } from "../wire/stream-events";
 
 export const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
@@ -25,7 +25,7 @@ export function encodeEvent(event: ChatStreamEvent): EncodedEvent {
 
 /**
  * Encodings of the events one snapshot produces, per payload object: loops that share a read
- * (src/chat-object/stream-sockets.ts) get the same message and queue objects, and a 1 MB message
+ * (durable-objects/chat-object/stream-sockets.ts) get the same message and queue objects, and a 1 MB message
  * must not be stringified once per socket.
  */
 const payloadEvents = new WeakMap<object, EncodedEvent>();

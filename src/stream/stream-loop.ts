@@ -9,13 +9,13 @@
  * judged, and the accepted ones go out in one frame; when the loop is idle that happens at once,
  * inside the relay's delivery, without queueing.
  */
-import type { StreamPart } from "../llm/stream-part";
-import { errorText, logger } from "../log";
-import type { BufferedPart } from "./episode";
+import type { StreamPart } from "../wire/stream-part";
+import { errorText, logger } from "../log/log";
+import type { BufferedPart } from "../part-buffer/episode";
 import { judgePart } from "./part-op";
 import { type EncodedEvent, encodePartEvent, encodeSyncEvent, framesOf, partBurstFrames, sharedSyncFrames } from "./stream-frames";
 import { applySnapshot, hintsCallForFetch } from "./sync";
-import type { SyncReader } from "../sync-snapshot";
+import type { SyncReader } from "./sync-snapshot";
 import { NULL_CURSORS, type RelayTarget, type StreamCursors, type SyncHints } from "./sync-state";
 
 /** Close codes of the stream WebSocket. */

@@ -3,8 +3,8 @@
  * and how a fetched snapshot turns into client events, new cursors and the relay's target.
  */
 import { versionsFromRow } from "../chatstate/chat-versions";
-import type { ChatStreamEvent } from "../stream-events";
-import type { SyncSnapshot } from "../sync-snapshot";
+import type { ChatStreamEvent } from "../wire/stream-events";
+import type { SyncSnapshot } from "./sync-snapshot";
 import type { RelayTarget, StreamCursors, SyncHints } from "./sync-state";
 
 /** Steps 1-3: does anything in the hints say local state may be stale? */

@@ -4,11 +4,11 @@
  * first and is started by its own Create), and a way to sleep until a child reports a transition.
  * An interface so the tools stay apart from the Durable Object.
  */
-import type { ChatCommand } from "../chat-commands/control";
+import type { ChatCommand } from "../chat-commands/context";
 import type { CreateChatCommand } from "../chat-commands/create-chat";
 import type { SendMessageCommand, SendMessageResponse } from "../chat-commands/messages";
 import type { Outcome } from "../chat-commands/outcome";
-import type { ChatMessageWire, ChatWire } from "../db/wire";
+import type { ChatMessageWire, ChatWire } from "../wire/chat-wire";
 
 export interface ChildWatch {
   /**

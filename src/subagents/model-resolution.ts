@@ -15,7 +15,7 @@
  * layer's effort, an explicit model comes with no effort of its own (the config's default applies).
  * Below that, the layer that chooses the model also supplies the effort.
  */
-import type { ReasoningEffort } from "../db/model-configs/options";
+import type { ReasoningEffort } from "../model-configs/options";
 import type { PersonalOverrideMode } from "../db/schema/subagents";
 
 export type SelectionSource = "explicit" | "personal" | "organization" | "parent";

@@ -4,14 +4,14 @@
  * precedence, the child's id derived from the call so a re-run call finds the child it made.
  */
 import type { Database } from "../db/database";
-import { ModelConfigUnavailableError } from "../db/model-configs/errors";
-import type { ReasoningEffort } from "../db/model-configs/options";
-import { resolveModelConfig } from "../db/model-configs/resolve";
-import { getModelOverride } from "../db/model-overrides";
-import { getChat } from "../db/queries";
+import { ModelConfigUnavailableError } from "../model-configs/errors";
+import type { ReasoningEffort } from "../model-configs/options";
+import { resolveModelConfig } from "../model-configs/resolve";
+import { getModelOverride } from "../model-configs/model-overrides";
+import { getChat } from "../chats/queries";
 import type { Queryable } from "../db/rows";
 import type { SubagentContext } from "../db/schema/subagents";
-import { getPersonalOverride } from "../db/user-model-overrides";
+import { getPersonalOverride } from "../model-configs/user-model-overrides";
 import { isReasoningEffort } from "../llm/provider-options";
 import { type PersonalOverride, resolveSubagentModel, type SubagentModelSelection } from "./model-resolution";
 

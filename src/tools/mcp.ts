@@ -7,9 +7,9 @@
  */
 import type { JSONSchema7 } from "ai";
 import type { Database } from "../db/database";
-import { mcpServersByIds } from "../db/mcp/servers";
+import { mcpServersByIds } from "../mcp/servers";
 import { defineLocalTool, type LocalTool } from "../llm/tools";
-import { logger } from "../log";
+import { logger } from "../log/log";
 import type { McpSession, McpToolInfo } from "../mcp/session";
 import { assignToolNames } from "../mcp/tool-names";
 import { toolResultFor } from "../mcp/tool-result";

@@ -7,8 +7,8 @@
  */
 import { z } from "zod";
 import type { Database } from "../db/database";
-import { MemoryCapReachedError, ProjectUnavailableError } from "../db/projects/errors";
-import { deleteMemory, getMemory, listMemoryIndex, saveMemory } from "../db/projects/memories";
+import { MemoryCapReachedError, ProjectUnavailableError } from "../projects/errors";
+import { deleteMemory, getMemory, listMemoryIndex, saveMemory } from "../memory/memories";
 import { MEMORY_GUIDANCE } from "../memory/guidance";
 import { renderMemoryIndex } from "../memory/memory-index";
 import {

@@ -4,12 +4,12 @@
  */
 import { count, eq } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { verifyPassword } from "../../src/auth/password";
-import { hashSecret, parseToken } from "../../src/auth/token";
-import { createApiKey, getApiKey, touchApiKey, TOKEN_LOGIN_TYPE, usageIsStale } from "../../src/db/accounts/api-keys";
-import { AlreadyExistsError, FirstUserExistsError } from "../../src/db/accounts/errors";
-import { getMemberRole, organizationIdsOf } from "../../src/db/accounts/organizations";
-import { createFirstUser, createUser } from "../../src/db/accounts/users";
+import { verifyPassword } from "../../src/accounts/password";
+import { hashSecret, parseToken } from "../../src/accounts/token";
+import { createApiKey, getApiKey, touchApiKey, TOKEN_LOGIN_TYPE, usageIsStale } from "../../src/accounts/api-keys";
+import { AlreadyExistsError, FirstUserExistsError } from "../../src/accounts/errors";
+import { getMemberRole, organizationIdsOf } from "../../src/accounts/organizations";
+import { createFirstUser, createUser } from "../../src/accounts/users";
 import type { Database } from "../../src/db/database";
 import { apiKeys, organizationMembers, organizations, users } from "../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "./support/own-database";

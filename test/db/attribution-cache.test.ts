@@ -1,13 +1,13 @@
 /**
- * The object's attribution key cache (src/runner/attribution.ts) against the real database: one
+ * The object's attribution key cache (src/chat-worker/attribution.ts) against the real database: one
  * resolution per window instead of a transaction per turn, re-resolution before the 24 h extension
  * window (which extends the same key), and a suspended owner seen within OWNER_RECHECK_MS.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ATTRIBUTION_KEY_LIFETIME_MS, AttributionOwnerSuspendedError } from "../../src/auth/synthetic-key";
+import { ATTRIBUTION_KEY_LIFETIME_MS, AttributionOwnerSuspendedError } from "../../src/accounts/synthetic-key";
 import { createDb } from "../../src/db/client";
 import type { Database } from "../../src/db/database";
-import { AttributionKeyCache, attributionFor, OWNER_RECHECK_MS } from "../../src/runner/attribution";
+import { AttributionKeyCache, attributionFor, OWNER_RECHECK_MS } from "../../src/chat-worker/attribution";
 import { makeEnv, makeOwner, type Env } from "./fixtures";
 
 let env: Env;

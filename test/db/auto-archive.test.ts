@@ -1,15 +1,15 @@
 /**
- * The spec's "Auto-archive loop" (src/db/archive/auto-archive.ts, src/cron/auto-archive.ts): who
+ * The spec's "Auto-archive loop" (src/chats/auto-archive.ts, src/cron/auto-archive.ts): who
  * is a candidate, the recheck under the family lock, days = 0, bounded batches. On a database of
  * its own: the candidate read sees every chat of the deployment.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AUTO_ARCHIVE_BATCH, autoArchiveTick } from "../../src/cron/auto-archive";
-import { archiveIfCandidate, dayCutoff, findAutoArchiveCandidates } from "../../src/db/archive/auto-archive";
-import { sendMessage } from "../../src/db/transitions/send-message";
+import { archiveIfCandidate, dayCutoff, findAutoArchiveCandidates } from "../../src/chats/auto-archive";
+import { sendMessage } from "../../src/chats/transitions/send-message";
 import { makeChat, stateOf, text } from "./fixtures";
 import { makeWorkerEnv, type WorkerEnv } from "./support/worker-env";
-import { commitStep, finishTurn } from "../../src/db/transitions/index";
+import { commitStep, finishTurn } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 const DAYS = 3;

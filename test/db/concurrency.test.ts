@@ -3,9 +3,9 @@
  * per transaction, queue positions stay contiguous, and a family archive never strands a child.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { FamilyArchivedError } from "../../src/db/index";
+import { FamilyArchivedError } from "../../src/chats/index";
 import { chatRow, history, makeChat, makeEnv, queueOf, text, type Env } from "./fixtures";
-import { commitStep, recordRetryState, sendMessage } from "../../src/db/transitions/index";
+import { commitStep, recordRetryState, sendMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

@@ -19,7 +19,7 @@ import {
   type ChatUpdatePayload,
   type Notifier,
   type OwnershipHint,
-} from "../../src/db/index";
+} from "../../src/chats/index";
 import {
   abandon,
   acquire,
@@ -29,7 +29,7 @@ import {
   finishTurn,
   interrupt,
   sendMessage,
-} from "../../src/db/transitions/index";
+} from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 export function openPool(max = 10): Pool {

@@ -17,7 +17,7 @@ import {
   UnknownProviderError,
   updateModelConfig,
   updateProvider,
-} from "../../src/db/model-configs/index";
+} from "../../src/model-configs/index";
 import { chatModelConfigs, chatProviders } from "../../src/db/schema/models";
 import { organizations } from "../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "./support/own-database";

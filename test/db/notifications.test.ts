@@ -5,9 +5,9 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquire, ChatStore, commitStep, NothingToClearError, type ChatUpdatePayload } from "../../src/db/index";
+import { acquire, ChatStore, commitStep, NothingToClearError, type ChatUpdatePayload } from "../../src/chats/index";
 import { chatRow, makeChat, makeEnv, RecordingNotifier, snapshotRows, text, type Env } from "./fixtures";
-import { clearContext, finishTurn, recordGenerationAttempt } from "../../src/db/transitions/index";
+import { clearContext, finishTurn, recordGenerationAttempt } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

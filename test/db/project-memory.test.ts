@@ -5,9 +5,9 @@
  */
 
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { isChatProjectGone, MemoryCapReachedError, ProjectUnavailableError } from "../../src/db/projects/errors";
-import { countMemories, deleteMemory, getMemory, listMemories, saveMemory } from "../../src/db/projects/memories";
-import { createProject, deleteProject } from "../../src/db/projects/projects";
+import { isChatProjectGone, MemoryCapReachedError, ProjectUnavailableError } from "../../src/projects/errors";
+import { countMemories, deleteMemory, getMemory, listMemories, saveMemory } from "../../src/memory/memories";
+import { createProject, deleteProject } from "../../src/projects/projects";
 import { organizations, users } from "../../src/db/schema/auth";
 import { projectMemories } from "../../src/db/schema/projects";
 import type { ChatRow } from "../../src/db/schema/chats";

@@ -1,20 +1,20 @@
 /**
- * The purge (src/db/purge.ts, src/cron/purge.ts): long-expired synthetic attribution keys, and
+ * The purge (src/chats/purge.ts, src/cron/purge.ts): long-expired synthetic attribution keys, and
  * archived families past the retention period with their files, in bounded batches. On a
  * database of its own: the purge reads every key and chat of the deployment.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ensureAttributionKey } from "../../src/auth/synthetic-key";
+import { ensureAttributionKey } from "../../src/accounts/synthetic-key";
 import { ATTRIBUTION_KEY_PURGE_AFTER_MS, purgeTick } from "../../src/cron/purge";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
 import { LOCK_NAMESPACE } from "../../src/db/advisory-lock";
-import { dayCutoff } from "../../src/db/archive/auto-archive";
-import { insertFile } from "../../src/db/files";
-import { findPurgeableChats, purgeArchivedFamily, purgeExpiredAttributionKeys } from "../../src/db/purge";
+import { dayCutoff } from "../../src/chats/auto-archive";
+import { insertFile } from "../../src/files/files";
+import { findPurgeableChats, purgeArchivedFamily, purgeExpiredAttributionKeys } from "../../src/chats/purge";
 import { makeChat, makeOwner, stateOf, text } from "./fixtures";
 import { makeWorkerEnv, type WorkerEnv } from "./support/worker-env";
-import { finishError } from "../../src/db/transitions/index";
+import { finishError } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 const DAY_MS = 24 * 60 * 60 * 1000;

@@ -10,9 +10,9 @@ import {
   messageToWire,
   queuedToWire,
   updateChatMetadata,
-} from "../../src/db/index";
+} from "../../src/chats/index";
 import { makeChat, makeEnv, makeOwner, text, type Env } from "./fixtures";
-import { commitStep, editMessage } from "../../src/db/transitions/index";
+import { commitStep, editMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

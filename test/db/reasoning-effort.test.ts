@@ -5,7 +5,7 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { chatRow, makeChat, makeEnv, text, type Env } from "./fixtures";
-import { editMessage, finishTurn, sendMessage } from "../../src/db/transitions/index";
+import { editMessage, finishTurn, sendMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

@@ -4,8 +4,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ChatStore, StoreInvariantError, writeTitle } from "../../src/db/index";
-import { promoteQueued } from "../../src/db/queue";
+import { ChatStore, StoreInvariantError, writeTitle } from "../../src/chats/index";
+import { promoteQueued } from "../../src/chats/queue";
 import { chatRow, DYNAMIC_TOOL, history, LOCAL_TOOL, makeChat, makeEnv, queueOf, snapshotRows, text, toolCall, type Env } from "./fixtures";
 import {
   abandon,
@@ -26,7 +26,7 @@ import {
   recordRetryState,
   requestCompaction,
   sendMessage,
-} from "../../src/db/transitions/index";
+} from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

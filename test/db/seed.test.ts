@@ -5,10 +5,10 @@
 import { and, count, eq, isNull } from "drizzle-orm";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEV_EMAIL, DEV_MODEL, DEV_PROVIDER_NAME, DEV_TOKEN_NAME, seedDev } from "../../scripts/lib/seed";
-import { parseToken, verifySecret } from "../../src/auth/token";
-import { getApiKey } from "../../src/db/accounts/api-keys";
-import { getMemberRole } from "../../src/db/accounts/organizations";
-import { findUserByEmail } from "../../src/db/accounts/users";
+import { parseToken, verifySecret } from "../../src/accounts/token";
+import { getApiKey } from "../../src/accounts/api-keys";
+import { getMemberRole } from "../../src/accounts/organizations";
+import { findUserByEmail } from "../../src/accounts/users";
 import { apiKeys, organizations, users } from "../../src/db/schema/auth";
 import { chatModelConfigs, chatProviders } from "../../src/db/schema/models";
 import { createOwnDatabase, type OwnDatabase } from "./support/own-database";

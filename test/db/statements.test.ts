@@ -4,9 +4,9 @@
  * design allows; the counts are printed once so they can be reported.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Committed } from "../../src/db/index";
+import type { Committed } from "../../src/chats/index";
 import { makeChat, makeEnv, text, toolCall, type Env } from "./fixtures";
-import { acquire, commitStep, finishTurn, recordGenerationAttempt, recordRetryState, sendMessage } from "../../src/db/transitions/index";
+import { acquire, commitStep, finishTurn, recordGenerationAttempt, recordRetryState, sendMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

@@ -1,15 +1,15 @@
 /**
- * The stream loop's database reads (src/db/stream-sync.ts) against the real Postgres: what one
+ * The stream loop's database reads (src/stream/sync-reads.ts) against the real Postgres: what one
  * Sync reads for given cursors, that it reads it in one read-only repeatable-read transaction, and
  * the sync poller's version query. Every chat is the test's own, so files can run side by side.
  */
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { listMessages, listQueue } from "../../src/db/index";
-import { errorPayloadOf, readSyncHints, readSyncSnapshot } from "../../src/db/stream-sync";
-import { messageToWire, queuedToWire } from "../../src/db/wire";
-import type { SyncSnapshot } from "../../src/sync-snapshot";
+import { listMessages, listQueue } from "../../src/chats/index";
+import { errorPayloadOf, readSyncHints, readSyncSnapshot } from "../../src/stream/sync-reads";
+import { messageToWire, queuedToWire } from "../../src/wire/chat-wire";
+import type { SyncSnapshot } from "../../src/stream/sync-snapshot";
 import { NULL_CURSORS, type StreamCursors } from "../../src/stream/sync-state";
 import { chatRow, DYNAMIC_TOOL, LOCAL_TOOL, makeChat, makeEnv, text, toolCall, type Env } from "./fixtures";
 import {
@@ -20,7 +20,7 @@ import {
   finishTurn,
   recordRetryState,
   sendMessage,
-} from "../../src/db/transitions/index";
+} from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

@@ -41,7 +41,7 @@ import {
   recordRetryState,
   requestCompaction,
   sendMessage,
-} from "../../src/db/transitions/index";
+} from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 vi.setConfig({ maxConcurrency: 12 });

@@ -17,7 +17,7 @@ import {
   ParentArchivedError,
   QueueFullError,
   ToolResultsMismatchError,
-} from "../../src/db/index";
+} from "../../src/chats/index";
 import { chatRow, history, makeChat, makeEnv, queueOf, snapshotRows, stateOf, text, toolCall, type Env } from "./fixtures";
 import {
   abandon,
@@ -35,7 +35,7 @@ import {
   recordGenerationAttempt,
   requestCompaction,
   sendMessage,
-} from "../../src/db/transitions/index";
+} from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;

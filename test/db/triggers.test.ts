@@ -12,7 +12,7 @@ import {
   recordGenerationAttempt,
   recordRetryState,
   sendMessage,
-} from "../../src/db/transitions/index";
+} from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 let env: Env;
@@ -160,7 +160,7 @@ describe.concurrent("retry state version", () => {
 
   it("keeps a retry payload recorded after the attempt in the same transaction", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
-    const { recordGenerationAttempt, recordRetryState } = await import("../../src/db/index");
+    const { recordGenerationAttempt, recordRetryState } = await import("../../src/chats/index");
     const both = await env.store.update(chat.chatId, async (tx) => {
       await recordGenerationAttempt(tx);
       await recordRetryState(tx, { retryState: { attempt: 2 } });

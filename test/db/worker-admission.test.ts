@@ -6,8 +6,8 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ExecutionState } from "../../src/chatstate/index";
-import { ChatStore, type TransactionObserver } from "../../src/db/index";
-import { acquireChat, type AcquireChatOptions, type AcquireOutcome, type PoolLimits } from "../../src/db/worker/index";
+import { ChatStore, type TransactionObserver } from "../../src/chats/index";
+import { acquireChat, type AcquireChatOptions, type AcquireOutcome, type PoolLimits } from "../../src/chat-worker/leases/index";
 import { chatRow, makeChat, snapshotRows } from "./fixtures";
 import {
   backdateHeartbeat,
@@ -19,7 +19,7 @@ import {
   worker,
   type WorkerEnv,
 } from "./support/worker-env";
-import { abandon, acquire } from "../../src/db/transitions/index";
+import { abandon, acquire } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 const STALE_MS = 30_000;

@@ -6,8 +6,8 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { TransactionObserver } from "../../src/db/index";
-import { cleanupHeartbeats, renewHeartbeats, runnerKey, type RunnerRef } from "../../src/db/worker/index";
+import type { TransactionObserver } from "../../src/chats/index";
+import { cleanupHeartbeats, renewHeartbeats, runnerKey, type RunnerRef } from "../../src/chat-worker/leases/index";
 import { chatRow, makeChat } from "./fixtures";
 import {
   backdateHeartbeat,
@@ -18,7 +18,7 @@ import {
   worker,
   type WorkerEnv,
 } from "./support/worker-env";
-import { abandon, acquire } from "../../src/db/transitions/index";
+import { abandon, acquire } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 const STALE_MS = 30_000;

@@ -4,10 +4,10 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireChat, findRunnableUnowned, findWaitingForSlot, readChatsForSync } from "../../src/db/worker/index";
+import { acquireChat, findRunnableUnowned, findWaitingForSlot, readChatsForSync } from "../../src/chat-worker/leases/index";
 import { chatRow, makeChat } from "./fixtures";
 import { backdateHeartbeat, makeSubagentChat, makeWorkerEnv, worker, type WorkerEnv } from "./support/worker-env";
-import { abandon, acquire } from "../../src/db/transitions/index";
+import { abandon, acquire } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 const STALE_MS = 30_000;

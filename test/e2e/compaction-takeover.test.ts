@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../../scripts/lib/wrangler-dev";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { createUser } from "../../src/db/accounts/users";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider } from "../../src/db/model-configs/providers";
-import { setModelOverride } from "../../src/db/model-overrides";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
+import { createUser } from "../../src/accounts/users";
+import { createModelConfig } from "../../src/model-configs/configs";
+import { createProvider } from "../../src/model-configs/providers";
+import { setModelOverride } from "../../src/model-configs/model-overrides";
 import { organizations } from "../../src/db/schema/auth";
 import { createOwnDatabase } from "../db/support/own-database";
 

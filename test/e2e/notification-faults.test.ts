@@ -1,6 +1,6 @@
 /**
  * R3, notification faults: a `wrangler dev` built with the fault injector compiled in
- * (src/chat-object/notification-faults.ts) drops half of every object's `chat:update`
+ * (durable-objects/chat-object/notification-faults.ts) drops half of every object's `chat:update`
  * notifications and wake hints, duplicates a fifth, and reorders or delays some of the rest, while
  * seeded rounds of turns run on a few chats with stream clients connected (one reconnecting now
  * and then with its resume cursors). The test stands in for the Cron Trigger and fires the sweep
@@ -18,7 +18,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { applyEvent, type ChatState, type ChatStreamEvent, initialChatState, resumeCursors } from "../../client/src/chat-state";
-import { draws } from "../../src/chat-object/notification-faults";
+import { draws } from "../../durable-objects/chat-object/notification-faults";
 import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
 import { type Deployment, deployment } from "./support/deployment";
 

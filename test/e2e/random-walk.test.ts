@@ -14,8 +14,8 @@
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { createUser } from "../../src/db/accounts/users";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
+import { createUser } from "../../src/accounts/users";
 import { REPLIES, type Reply, type WalkModel } from "../support/random-walk/model";
 import { finishRun, stopRunning, type WalkReal, walkCommands } from "../support/random-walk/walk";
 import { type Deployment, deployment } from "./support/deployment";

@@ -1,7 +1,7 @@
 // backgroundModelCall (titles, summaries) against the fake model over HTTP: one non-streaming
 // request per attempt, its own retry budget, final failures at once.
 import { describe, expect, it } from "vitest";
-import type { ProviderType } from "../../src/db/model-configs/providers";
+import type { ProviderType } from "../../src/model-configs/providers";
 import { backgroundModelCall } from "../../src/llm/background-call";
 import { isModelCallError } from "../../src/llm/model-call-error";
 import { languageModelFor } from "../../src/llm/provider";

@@ -1,15 +1,15 @@
 // runModelStep against the fake model server over HTTP, through every provider type the way the
 // runner builds them: ProviderRow + ModelConfigRow -> languageModelFor -> runModelStep.
 import { describe, expect, inject, it } from "vitest";
-import type { ModelConfigRow } from "../../src/db/model-configs/configs";
-import type { ProviderRow, ProviderType } from "../../src/db/model-configs/providers";
+import type { ModelConfigRow } from "../../src/model-configs/configs";
+import type { ProviderRow, ProviderType } from "../../src/model-configs/providers";
 import type { ChatMessageRow } from "../../src/db/schema/chats";
 import { isModelCallError, type ModelCallError } from "../../src/llm/model-call-error";
 import { buildPrompt, type ModelPrompt } from "../../src/llm/prompt";
 import { languageModelFor, modelClientFor } from "../../src/llm/provider";
 import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep, type RunModelStepInput, type StepOutcome } from "../../src/llm/step";
-import type { StreamPart } from "../../src/llm/stream-part";
+import type { StreamPart } from "../../src/wire/stream-part";
 import { defineLocalTool, localToolRegistry, modelTools } from "../../src/llm/tools";
 import { fakeProvider, messageRow, modelConfigRow } from "./support/model-rows";
 

@@ -3,8 +3,8 @@
 // the attribution header and end-user field, and the transport a model id selects.
 import { createHash } from "node:crypto";
 import { describe, expect, inject, it } from "vitest";
-import type { ModelConfigRow } from "../../src/db/model-configs/configs";
-import type { ProviderRow, ProviderType } from "../../src/db/model-configs/providers";
+import type { ModelConfigRow } from "../../src/model-configs/configs";
+import type { ProviderRow, ProviderType } from "../../src/model-configs/providers";
 import type { ChatMessagePart } from "../../src/db/schema/chats";
 import { attributionRequest } from "../../src/llm/attribution";
 import { acceptsFileMediaType } from "../../src/llm/file-media-types";

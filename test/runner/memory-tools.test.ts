@@ -4,7 +4,7 @@
  * tools it was offered (`/offered-tools` echoes names and descriptions back).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { saveMemory } from "../../src/db/projects/memories";
+import { saveMemory } from "../../src/memory/memories";
 import { projectMemories } from "../../src/db/schema/projects";
 import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";

@@ -7,14 +7,14 @@
 import { env, SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { attributionTokenName } from "../../src/auth/synthetic-key";
+import { attributionTokenName } from "../../src/accounts/synthetic-key";
 import { createPool } from "../../src/db/client";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import type { ModelConfigOptions } from "../../src/db/model-configs/options";
-import { createProvider, type ProviderType } from "../../src/db/model-configs/providers";
+import { createModelConfig } from "../../src/model-configs/configs";
+import type { ModelConfigOptions } from "../../src/model-configs/options";
+import { createProvider, type ProviderType } from "../../src/model-configs/providers";
 import { apiKeys, users } from "../../src/db/schema/auth";
-import { ChatStore } from "../../src/db/store";
-import { sendMessage } from "../../src/db/transitions/send-message";
+import { ChatStore } from "../../src/chats/store";
+import { sendMessage } from "../../src/chats/transitions/send-message";
 import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf } from "./support/model-user";
 
@@ -166,7 +166,7 @@ describe("attachments reach the model", () => {
       { type: "file", file_id: missing },
     ]);
     await settled(u, id);
-    // Eviction deletes the file's row (src/db/files.ts linkFiles); storage can lose an object too.
+    // Eviction deletes the file's row (src/files/files.ts linkFiles); storage can lose an object too.
     await withDb((db) => db.$client.query(`DELETE FROM chat_files WHERE id = $1`, [evicted]));
     const key = await withDb(async (db) => (await db.$client.query(`SELECT storage_key FROM chat_files WHERE id = $1`, [missing])).rows[0]);
     await env.FILES.delete(String(key.storage_key));

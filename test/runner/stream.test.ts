@@ -6,8 +6,8 @@
 import { env, SELF } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import { createPool } from "../../src/db/client";
-import { ChatStore } from "../../src/db/store";
-import { sendMessage } from "../../src/db/transitions/send-message";
+import { ChatStore } from "../../src/chats/store";
+import { sendMessage } from "../../src/chats/transitions/send-message";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
 import { openStream, type StreamEvent } from "./support/stream-client";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";

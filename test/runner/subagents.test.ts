@@ -5,9 +5,9 @@
  * the child's object reports back.
  */
 import { afterAll, describe, expect, it } from "vitest";
-import { createModelConfig, updateModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider } from "../../src/db/model-configs/providers";
-import { setModelOverride } from "../../src/db/model-overrides";
+import { createModelConfig, updateModelConfig } from "../../src/model-configs/configs";
+import { createProvider } from "../../src/model-configs/providers";
+import { setModelOverride } from "../../src/model-configs/model-overrides";
 import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { inject } from "vitest";

@@ -2,7 +2,7 @@ import { createExecutionContext, env, SELF, waitOnExecutionContext } from "cloud
 import { Hono } from "hono";
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { getApiKey } from "../../src/db/accounts/api-keys";
+import { getApiKey } from "../../src/accounts/api-keys";
 import { apiKeys, users } from "../../src/db/schema/auth";
 import type { AppEnv } from "../../src/http/app-env";
 import { requireStreamCaller } from "../../src/http/auth";

@@ -7,9 +7,9 @@
  */
 import { createExecutionContext, createScheduledController, env, SELF, waitOnExecutionContext } from "cloudflare:test";
 import { describe, expect, it } from "vitest";
-import { ChatStore } from "../../src/db/store";
-import { commitStep } from "../../src/db/transitions/commit-step";
-import { finishTurn } from "../../src/db/transitions/finish-turn";
+import { ChatStore } from "../../src/chats/store";
+import { commitStep } from "../../src/chats/transitions/commit-step";
+import { finishTurn } from "../../src/chats/transitions/finish-turn";
 import worker from "../../src/index";
 import { api, BASE, createTestUser, expectJson, withDb, type TestUser } from "./support/accounts";
 

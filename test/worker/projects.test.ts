@@ -4,7 +4,7 @@
  * organization's admins only (others get 404); memories are listed and deleted by name.
  */
 import { describe, expect, it } from "vitest";
-import { saveMemory } from "../../src/db/projects/memories";
+import { saveMemory } from "../../src/memory/memories";
 import { api, createOrg, createTestUser, expectJson, type TestUser, withDb } from "./support/accounts";
 
 interface ProjectJson {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { getProvider } from "../../src/db/model-configs/providers";
+import { getProvider } from "../../src/model-configs/providers";
 import { api, createTestUser, expectJson, unique, withDb } from "./support/accounts";
 
 interface ProviderJson {

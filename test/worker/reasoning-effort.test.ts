@@ -4,8 +4,8 @@
  * and a promoted queued message set it.
  */
 import { describe, expect, it } from "vitest";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider } from "../../src/db/model-configs/providers";
+import { createModelConfig } from "../../src/model-configs/configs";
+import { createProvider } from "../../src/model-configs/providers";
 import { api, createTestUser, expectJson, type TestUser, withDb } from "./support/accounts";
 
 const text = (t: string) => [{ type: "text", text: t }];

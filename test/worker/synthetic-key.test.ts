@@ -4,10 +4,15 @@
  */
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { ATTRIBUTION_KEY_LIFETIME_MS, ATTRIBUTION_SCOPE, attributionTokenName, ensureAttributionKey } from "../../src/auth/synthetic-key";
-import { hashSecret } from "../../src/auth/token";
+import {
+  ATTRIBUTION_KEY_LIFETIME_MS,
+  ATTRIBUTION_SCOPE,
+  attributionTokenName,
+  ensureAttributionKey,
+} from "../../src/accounts/synthetic-key";
+import { hashSecret } from "../../src/accounts/token";
 import { advisoryXactLock, LOCK_NAMESPACE } from "../../src/db/advisory-lock";
-import { getApiKey } from "../../src/db/accounts/api-keys";
+import { getApiKey } from "../../src/accounts/api-keys";
 import { apiKeys } from "../../src/db/schema/auth";
 import { api, createTestUser, expectJson, withDb } from "./support/accounts";
 

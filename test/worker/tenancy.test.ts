@@ -10,16 +10,16 @@
  */
 import { and, eq } from "drizzle-orm";
 import { beforeAll, describe, expect, it } from "vitest";
-import { ensureAttributionKey } from "../../src/auth/synthetic-key";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/db/accounts/api-keys";
-import { createModelConfig } from "../../src/db/model-configs/configs";
-import { createProvider } from "../../src/db/model-configs/providers";
-import { createMcpServer } from "../../src/db/mcp/servers";
-import { setChatPreferences } from "../../src/db/chat-preferences";
-import { setModelOverride } from "../../src/db/model-overrides";
-import { setPersonalOverride } from "../../src/db/user-model-overrides";
-import { saveMemory } from "../../src/db/projects/memories";
-import { createProject } from "../../src/db/projects/projects";
+import { ensureAttributionKey } from "../../src/accounts/synthetic-key";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
+import { createModelConfig } from "../../src/model-configs/configs";
+import { createProvider } from "../../src/model-configs/providers";
+import { createMcpServer } from "../../src/mcp/servers";
+import { setChatPreferences } from "../../src/chats/chat-preferences";
+import { setModelOverride } from "../../src/model-configs/model-overrides";
+import { setPersonalOverride } from "../../src/model-configs/user-model-overrides";
+import { saveMemory } from "../../src/memory/memories";
+import { createProject } from "../../src/projects/projects";
 import { apiKeys, users } from "../../src/db/schema/auth";
 import { api, BASE, createTestUser, expectJson, type TestUser, unique, withDb } from "./support/accounts";
 import { SELF } from "cloudflare:test";

@@ -1,8 +1,8 @@
 import { eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
-import { parseToken, verifySecret } from "../../src/auth/token";
-import { getApiKey } from "../../src/db/accounts/api-keys";
-import { getMemberRole } from "../../src/db/accounts/organizations";
+import { parseToken, verifySecret } from "../../src/accounts/token";
+import { getApiKey } from "../../src/accounts/api-keys";
+import { getMemberRole } from "../../src/accounts/organizations";
 import { users as usersTable } from "../../src/db/schema/auth";
 import { api, createOrg, createTestUser, expectJson, joinOrg, unique, withDb } from "./support/accounts";
 

@@ -4,7 +4,7 @@
  */
 import { useState } from "react";
 import type { ChatInputPart, ChatdClient, OperationInput, Operations } from "../../client/src/index";
-import { REASONING_EFFORTS } from "../../src/db/model-configs/options";
+import { REASONING_EFFORTS } from "../../src/model-configs/options";
 import type { Account } from "./hooks";
 
 type SendBody = OperationInput<Operations["sendMessage"]>["body"];

@@ -16,7 +16,7 @@ export const users = pgTable("users", {
   id: uuid().primaryKey().defaultRandom(),
   email: text().notNull().unique(),
   username: text().notNull().unique(),
-  /** PBKDF2-SHA256 (src/auth/password.ts); null for users who sign in only with tokens. */
+  /** PBKDF2-SHA256 (src/accounts/password.ts); null for users who sign in only with tokens. */
   passwordHash: text(),
   /** Roles that apply across the deployment, e.g. "owner". */
   siteRoles: text().array().notNull().default(sql`'{}'::text[]`),
@@ -65,7 +65,7 @@ export const apiKeys = pgTable(
     // As the spec says, the unique index on token names covers only login_type = 'token' rows.
     uniqueIndex("api_keys_user_token_name_idx").on(t.userId, t.tokenName).where(sql`${t.loginType} = 'token'`),
     index("api_keys_user_id_idx").on(t.userId),
-    // The purge of long-expired synthetic attribution keys (src/db/purge.ts).
+    // The purge of long-expired synthetic attribution keys (src/chats/purge.ts).
     index("api_keys_attribution_expires_at_idx").on(t.expiresAt).where(sql`${t.scope} = 'chatd:attribution'`),
   ],
 );

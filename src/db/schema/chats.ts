@@ -2,7 +2,7 @@
  * The chat tables of the spec's "Core state machine". `chats` holds the execution state ("What
  * constitutes a chat's state?") next to the chat's metadata; `chat_messages` is the history,
  * `chat_queued_messages` the queue. Version columns and `revision` move only through the spec's
- * triggers (migrations/0001_triggers.sql); nothing but src/db/transitions writes them.
+ * triggers (migrations/0001_triggers.sql); nothing but src/chats/transitions writes them.
  *
  * Not declared here, because drizzle cannot say it (migrations/0002_heartbeats_queue.sql):
  * - `chat_heartbeats`, an UNLOGGED table exactly as the spec writes it (see ./heartbeats.ts);
@@ -146,7 +146,7 @@ export const chats = pgTable(
     index("chats_parent_chat_id_idx").on(t.parentChatId),
     // Deleting a project clears its chats' project_id (the foreign key is in migration 0005).
     index("chats_project_id_idx").on(t.projectId).where(sql`${t.projectId} IS NOT NULL`),
-    // The auto-archive candidate read and the retention purge (src/db/archive/, src/db/purge.ts).
+    // The auto-archive candidate read and the retention purge (src/chats/auto-archive.ts, src/chats/purge.ts).
     index("chats_auto_archive_candidates_idx")
       .on(t.createdAt, t.id)
       .where(sql`${t.parentChatId} IS NULL AND NOT ${t.archived} AND ${t.pinOrder} = 0`),

@@ -4,7 +4,7 @@
  * trailing user messages the assistant had not answered, replayed verbatim as model-only rows so
  * the pruned prompt keeps them. Pure; committed in one CommitStep by the runner.
  */
-import type { NewMessage } from "../../db/history";
+import type { NewMessage } from "../../chats/history";
 import type { ChatMessagePart } from "../../db/schema/chats";
 import { activeRows, type HistoryRow, latestBoundaryIndex } from "../active-history";
 

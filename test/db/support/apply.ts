@@ -3,8 +3,8 @@
  * declares: how the database tests drive a chat, where production code calls ChatStore.update
  * with its own checks around the transition.
  */
-import type { ChatStore, Committed } from "../../../src/db/store";
-import { prefetchFor, type Transition } from "../../../src/db/transitions/transition";
+import type { ChatStore, Committed } from "../../../src/chats/store";
+import { prefetchFor, type Transition } from "../../../src/chats/transitions/transition";
 
 export function apply<I, R>(
   store: ChatStore,

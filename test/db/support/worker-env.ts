@@ -10,8 +10,8 @@ import type { Pool, PoolClient } from "@neondatabase/serverless";
 import { inject } from "vitest";
 import { WebSocket } from "ws";
 import { createPool } from "../../../src/db/client";
-import { ChatStore, type ChatStoreOptions } from "../../../src/db/index";
-import { ADMISSION_LOCK_KEYS, ADMISSION_LOCK_NAMESPACE, type PoolName } from "../../../src/db/worker/index";
+import { ChatStore, type ChatStoreOptions } from "../../../src/chats/index";
+import { ADMISSION_LOCK_KEYS, ADMISSION_LOCK_NAMESPACE, type PoolName } from "../../../src/chat-worker/leases/index";
 import { makeChat, makeOwner, RecordingNotifier, text, type Env, type FixtureChat } from "../fixtures";
 import { createOwnDatabase, type OwnDatabase } from "./own-database";
 

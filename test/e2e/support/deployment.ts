@@ -11,11 +11,11 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, inject } from "vitest";
 import { startWranglerDev, type WranglerDev } from "../../../scripts/lib/wrangler-dev";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/db/accounts/api-keys";
-import { addMember } from "../../../src/db/accounts/organizations";
-import { createUser } from "../../../src/db/accounts/users";
-import { createModelConfig } from "../../../src/db/model-configs/configs";
-import { createProvider } from "../../../src/db/model-configs/providers";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/accounts/api-keys";
+import { addMember } from "../../../src/accounts/organizations";
+import { createUser } from "../../../src/accounts/users";
+import { createModelConfig } from "../../../src/model-configs/configs";
+import { createProvider } from "../../../src/model-configs/providers";
 import { organizations } from "../../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "../../db/support/own-database";
 

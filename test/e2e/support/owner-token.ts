@@ -2,8 +2,8 @@
  * A token for a fixture owner (test/db/fixtures.ts makes the user and organization directly): the
  * owner joins its organization and gets an API key, so requests over HTTP act as it.
  */
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/db/accounts/api-keys";
-import { addMember } from "../../../src/db/accounts/organizations";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/accounts/api-keys";
+import { addMember } from "../../../src/accounts/organizations";
 import { createDb } from "../../../src/db/client";
 import type { Env } from "../../db/fixtures";
 

@@ -7,9 +7,9 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { inject } from "vitest";
-import { createModelConfig } from "../../../src/db/model-configs/configs";
-import { createProvider } from "../../../src/db/model-configs/providers";
-import { setModelOverride } from "../../../src/db/model-overrides";
+import { createModelConfig } from "../../../src/model-configs/configs";
+import { createProvider } from "../../../src/model-configs/providers";
+import { setModelOverride } from "../../../src/model-configs/model-overrides";
 import type { Deployment } from "./deployment";
 
 export async function slowSummarizer(d: Deployment, delayMs: number): Promise<{ close(): Promise<void>; requests(): number }> {

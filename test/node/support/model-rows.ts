@@ -3,8 +3,8 @@
  * model config on it, and a history row. Each takes only what its test cares about.
  */
 import { inject } from "vitest";
-import type { ModelConfigRow } from "../../../src/db/model-configs/configs";
-import type { ProviderRow } from "../../../src/db/model-configs/providers";
+import type { ModelConfigRow } from "../../../src/model-configs/configs";
+import type { ProviderRow } from "../../../src/model-configs/providers";
 import type { ChatMessageRow } from "../../../src/db/schema/chats";
 
 /** A provider of `type` at the fake model's OpenAI/Anthropic-compatible base URL. */

@@ -4,8 +4,8 @@
  */
 import { eq } from "drizzle-orm";
 import { inject } from "vitest";
-import { createModelConfig } from "../../../src/db/model-configs/configs";
-import { createProvider } from "../../../src/db/model-configs/providers";
+import { createModelConfig } from "../../../src/model-configs/configs";
+import { createProvider } from "../../../src/model-configs/providers";
 import { chatMessages } from "../../../src/db/schema/chats";
 import { createTestUser, type TestUser, withDb } from "../../worker/support/accounts";
 import { modelUsers } from "./model-user";

@@ -1,7 +1,7 @@
 import { inArray } from "drizzle-orm";
 import { inject } from "vitest";
-import { createModelConfig } from "../../../src/db/model-configs/configs";
-import { createProvider } from "../../../src/db/model-configs/providers";
+import { createModelConfig } from "../../../src/model-configs/configs";
+import { createProvider } from "../../../src/model-configs/providers";
 import { chats } from "../../../src/db/schema/chats";
 import { api, createTestUser, type TestUser, type TestUserOptions, withDb } from "../../worker/support/accounts";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "../../../src/auth/password";
+import { hashPassword, PBKDF2_ITERATIONS, verifyPassword } from "../../../src/accounts/password";
 
 describe("password hashing (PBKDF2-SHA256)", () => {
   it("verifies the password it hashed and refuses others", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { constantTimeEqual, hashSecret, mintToken, parseToken, randomId, verifySecret } from "../../../src/auth/token";
+import { constantTimeEqual, hashSecret, mintToken, parseToken, randomId, verifySecret } from "../../../src/accounts/token";
 
 describe("API tokens", () => {
   it("mints <id>-<secret> with a 10-character alphanumeric id and a url-safe secret of 22+ characters", async () => {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AlarmClock } from "../../../src/chat-object/alarm-clock";
+import { AlarmClock } from "../../../durable-objects/chat-object/alarm-clock";
 
 /** A clock on a hand-moved time, recording every alarm it sets. */
 function setup(sources: (() => number | null)[] = []) {

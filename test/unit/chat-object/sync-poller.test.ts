@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { SyncPoller } from "../../../src/chat-object/sync-poller";
+import { SyncPoller } from "../../../durable-objects/chat-object/sync-poller";
 import type { SyncHints } from "../../../src/stream/sync-state";
 
 /** A poller on a hand-moved time, over streams that record what they were told. */

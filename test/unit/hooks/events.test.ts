@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hookContextEvent, hookContextRows } from "../../../src/hooks/context-rows";
+import { hookContextEvent, hookContextRows } from "../../../src/chats/hook-context-rows";
 import { hookEventId } from "../../../src/hooks/event-id";
 import { HOOK_EVENTS, parseHookResponse } from "../../../src/hooks/events";
 import { signBody } from "../../../src/hooks/signature";

@@ -13,12 +13,12 @@ import {
 } from "../../../src/chatstate/errors";
 import { errorValue, isServiceFault } from "../../../src/chat-commands/error-value";
 import { ConfigError } from "../../../src/config/env";
-import { AlreadyExistsError } from "../../../src/db/accounts/errors";
-import { NothingToCompactError, QueueFullError, ToolResultsMismatchError } from "../../../src/db/errors";
-import { FileAttachmentError } from "../../../src/db/files";
-import { McpServerUnavailableError } from "../../../src/db/mcp/errors";
-import { ModelConfigUnavailableError, NoDefaultModelConfigError, UnknownProviderError } from "../../../src/db/model-configs/errors";
-import { ProjectUnavailableError } from "../../../src/db/projects/errors";
+import { AlreadyExistsError } from "../../../src/accounts/errors";
+import { NothingToCompactError, QueueFullError, ToolResultsMismatchError } from "../../../src/chats/errors";
+import { FileAttachmentError } from "../../../src/files/files";
+import { McpServerUnavailableError } from "../../../src/mcp/errors";
+import { ModelConfigUnavailableError, NoDefaultModelConfigError, UnknownProviderError } from "../../../src/model-configs/errors";
+import { ProjectUnavailableError } from "../../../src/projects/errors";
 import { HookDeniedError, HookFailureError } from "../../../src/hooks/errors";
 import { apiErrorOf, errorBody, toApiError } from "../../../src/http/errors";
 

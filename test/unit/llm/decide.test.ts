@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { clearBoundaryMessages } from "../../../src/db/transitions/clear-context";
-import { hookContextRows } from "../../../src/hooks/context-rows";
+import { clearBoundaryMessages } from "../../../src/chats/transitions/clear-context";
+import { hookContextRows } from "../../../src/chats/hook-context-rows";
 import { decideNextStep, stepsThisTurn, stopContinuedThisTurn } from "../../../src/llm/decide";
 import { History } from "./history-rows";
 

@@ -1,5 +1,5 @@
 // Builds chat_messages rows for the pure llm tests: seq in call order, everything else defaulted.
-import type { NewMessage } from "../../../src/db/history";
+import type { NewMessage } from "../../../src/chats/history";
 import type { ChatMessagePart, ChatMessageRow } from "../../../src/db/schema/chats";
 
 export class History {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { CLEAR_SENTINEL_TEXT, clearBoundaryMessages } from "../../../src/db/transitions/clear-context";
+import { CLEAR_SENTINEL_TEXT, clearBoundaryMessages } from "../../../src/chats/transitions/clear-context";
 import { buildPrompt, toolOutput } from "../../../src/llm/prompt";
 import { History } from "./history-rows";
 

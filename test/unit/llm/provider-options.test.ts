@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ModelConfigOptions } from "../../../src/db/model-configs/options";
+import type { ModelConfigOptions } from "../../../src/model-configs/options";
 import { ANTHROPIC_THINKING_BUDGET } from "../../../src/llm/anthropic-effort";
 import { providerOptionsFor, resolveReasoningEffort } from "../../../src/llm/provider-options";
 

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import type { ModelConfigRow } from "../../../src/db/model-configs/configs";
-import type { ProviderRow } from "../../../src/db/model-configs/providers";
+import type { ModelConfigRow } from "../../../src/model-configs/configs";
+import type { ProviderRow } from "../../../src/model-configs/providers";
 import { ModelCallError } from "../../../src/llm/model-call-error";
 import { languageModelFor, providerFamily } from "../../../src/llm/provider";
 

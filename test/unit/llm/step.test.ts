@@ -6,7 +6,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { isModelCallError, type ModelCallError } from "../../../src/llm/model-call-error";
 import { runModelStep } from "../../../src/llm/step";
-import type { StreamPart } from "../../../src/llm/stream-part";
+import type { StreamPart } from "../../../src/wire/stream-part";
 import { modelTools } from "../../../src/llm/tools";
 
 type Chunks = Parameters<typeof simulateReadableStream>[0]["chunks"];

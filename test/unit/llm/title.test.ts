@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { FALLBACK_TITLE_MAX_LENGTH } from "../../../src/db/title";
+import { FALLBACK_TITLE_MAX_LENGTH } from "../../../src/chats/title";
 import { TITLE_INPUT_MAX_CHARS, TITLE_SYSTEM_PROMPT, titleFromModelText, titlePrompt } from "../../../src/llm/title";
 
 describe("titlePrompt", () => {

@@ -1,8 +1,8 @@
 /** runTask: a task's controlled exits and its retry schedule for unexpected errors. */
 import { describe, expect, it } from "vitest";
 import { ChatNotFoundError } from "../../../src/chatstate/errors";
-import { FenceError } from "../../../src/runner/fence";
-import { runTask, TASK_RETRY_INITIAL_MS, TASK_RETRY_MAX_MS } from "../../../src/runner/run-task";
+import { FenceError } from "../../../src/chat-worker/fence";
+import { runTask, TASK_RETRY_INITIAL_MS, TASK_RETRY_MAX_MS } from "../../../src/chat-worker/run-task";
 
 const fence = { chatId: "c", workerId: "w", runnerId: "r", historyVersion: 1, status: "running" as const };
 const stale = () => new FenceError(fence, { historyVersion: 2, status: "running", runnerId: "r", workerId: "w" });

@@ -5,9 +5,9 @@
  */
 import { describe, expect, it } from "vitest";
 import type { ChatStatus } from "../../../src/chatstate/states";
-import type { RunnerEvent } from "../../../src/runner/event";
-import { ChatRunner, type TaskBodies, type TaskKind } from "../../../src/runner/runner";
-import type { RunnerDeps, TaskContext } from "../../../src/runner/task-context";
+import type { RunnerEvent } from "../../../src/chat-worker/event";
+import { ChatRunner, type TaskBodies, type TaskKind } from "../../../src/chat-worker/runner";
+import type { RunnerDeps, TaskContext } from "../../../src/chat-worker/task-context";
 
 const WORKER = "worker-1";
 const RUNNER = "runner-1";

@@ -1,8 +1,8 @@
 import { describe, expect, it } from "vitest";
-import type { StreamPart } from "../../../src/llm/stream-part";
-import type { BufferedPart } from "../../../src/stream/episode";
+import type { StreamPart } from "../../../src/wire/stream-part";
+import type { BufferedPart } from "../../../src/part-buffer/episode";
 import { EpisodeRelays } from "../../../src/stream/episode-relays";
-import { episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/stream/part-buffer";
+import { episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/part-buffer/part-buffer";
 
 const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
 const key = (hv = 3, ga = 1) => episodeKey(CHAT, hv, ga);

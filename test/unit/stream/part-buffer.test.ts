@@ -15,7 +15,7 @@ import {
   SUBSCRIBER_DEADLINE_MS,
   serializedPartBytes,
   utf8ByteLength,
-} from "../../../src/stream/part-buffer";
+} from "../../../src/part-buffer/part-buffer";
 
 const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
 const OTHER_CHAT = "5d1f6b1a-93c4-4a7e-8f0e-2b9d8f6a7c31";

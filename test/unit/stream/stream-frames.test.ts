@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import type { StreamPart } from "../../../src/llm/stream-part";
-import { type BufferedPart, episodeKey, PartBuffer, utf8ByteLength } from "../../../src/stream/part-buffer";
-import type { ChatStreamEvent } from "../../../src/stream-events";
+import type { StreamPart } from "../../../src/wire/stream-part";
+import { type BufferedPart, episodeKey, PartBuffer, utf8ByteLength } from "../../../src/part-buffer/part-buffer";
+import type { ChatStreamEvent } from "../../../src/wire/stream-events";
 import {
   type EncodedEvent,
   encodeEvent,

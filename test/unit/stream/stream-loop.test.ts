@@ -1,11 +1,11 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
-import type { ChatMessageWire, ChatQueuedMessageWire } from "../../../src/db/wire";
-import type { StreamPart } from "../../../src/llm/stream-part";
-import { type EpisodeKey, episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/stream/part-buffer";
-import type { ChatStreamEvent, ChatStreamEventType } from "../../../src/stream-events";
+import type { ChatMessageWire, ChatQueuedMessageWire } from "../../../src/wire/chat-wire";
+import type { StreamPart } from "../../../src/wire/stream-part";
+import { type EpisodeKey, episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/part-buffer/part-buffer";
+import type { ChatStreamEvent, ChatStreamEventType } from "../../../src/wire/stream-events";
 import { type EpisodeSource, STREAM_CLOSE, StreamLoop, type StreamSocket } from "../../../src/stream/stream-loop";
 import { EpisodeRelays } from "../../../src/stream/episode-relays";
-import type { SyncChatRow, SyncReadCursors, SyncReader, SyncSnapshot } from "../../../src/sync-snapshot";
+import type { SyncChatRow, SyncReadCursors, SyncReader, SyncSnapshot } from "../../../src/stream/sync-snapshot";
 import { NULL_CURSORS, type StreamCursors, type SyncHints } from "../../../src/stream/sync-state";
 
 const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";

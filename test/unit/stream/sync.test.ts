@@ -1,11 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { ChatStatus } from "../../../src/chatstate/states";
 import type { RetryState } from "../../../src/db/schema/chats";
-import type { ChatMessageWire, ChatQueuedMessageWire } from "../../../src/db/wire";
+import type { ChatMessageWire, ChatQueuedMessageWire } from "../../../src/wire/chat-wire";
 import { judgePart, type RelayedPart } from "../../../src/stream/part-op";
-import type { ChatStreamEvent, ChatStreamEventType, PendingToolCall, StreamErrorPayload } from "../../../src/stream-events";
+import type { ChatStreamEvent, ChatStreamEventType, PendingToolCall, StreamErrorPayload } from "../../../src/wire/stream-events";
 import { applySnapshot, hintsCallForFetch, type SyncResult } from "../../../src/stream/sync";
-import type { SyncChatRow, SyncSnapshot } from "../../../src/sync-snapshot";
+import type { SyncChatRow, SyncSnapshot } from "../../../src/stream/sync-snapshot";
 import { NULL_CURSORS, type RelayTarget, type StreamCursors, type SyncHints } from "../../../src/stream/sync-state";
 
 const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";

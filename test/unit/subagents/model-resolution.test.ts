@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { ReasoningEffort } from "../../../src/db/model-configs/options";
+import type { ReasoningEffort } from "../../../src/model-configs/options";
 import { type PersonalOverride, resolveSubagentModel, type SubagentModelSelection } from "../../../src/subagents/model-resolution";
 
 const PARENT = "00000000-0000-0000-0000-00000000000a";

@@ -5,9 +5,9 @@
  * outlive the request context that made it).
  */
 import { env, SELF } from "cloudflare:test";
-import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/db/accounts/api-keys";
-import { addMember, type MemberRole } from "../../../src/db/accounts/organizations";
-import { createUser } from "../../../src/db/accounts/users";
+import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/accounts/api-keys";
+import { addMember, type MemberRole } from "../../../src/accounts/organizations";
+import { createUser } from "../../../src/accounts/users";
 import { createDb, createPool, type Db } from "../../../src/db/client";
 import { organizations } from "../../../src/db/schema/auth";
 

@@ -1,0 +1,28 @@
+/**
+ * The log line of one WebSocket session (`ws_session`): which chat, whose, which request opened
+ * it, how long it lasted and how it closed. The Worker names the caller and the request in headers
+ * when it forwards the upgrade; a stream socket keeps them in its attachment, so a session that
+ * outlives a hibernation is still logged once, when it ends.
+ */
+import { logger } from "../../src/log/log";
+
+export interface SocketSession {
+  readonly requestId: string;
+  readonly userId: string | null;
+  readonly openedAt: number;
+}
+
+export function socketSession(requestId: string, userId: string | null): SocketSession {
+  return { requestId, userId, openedAt: Date.now() };
+}
+
+export function logSocketSession(kind: "stream" | "parts", chatId: string, session: SocketSession | undefined, code: number | null): void {
+  logger.info("ws_session", {
+    kind,
+    chat_id: chatId,
+    user_id: session?.userId ?? undefined,
+    request_id: session?.requestId,
+    duration_ms: session ? Date.now() - session.openedAt : undefined,
+    close_code: code,
+  });
+}

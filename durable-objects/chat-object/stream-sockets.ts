@@ -1,0 +1,140 @@
+/**
+ * The `GET /chats/{chat}/stream` sockets of one ChatObject: one StreamLoop per socket, fed by the
+ * object's notifications (hints) and the sync poll, reading the object's part buffer directly.
+ *
+ * Sockets are accepted with the hibernation API and keep their loop's cursors in their attachment,
+ * so an object that was evicted while idle rebuilds every loop from its socket and catches up with
+ * one Sync. Concurrent loops with the same cursors share one database read, but only one that
+ * started after the latest hint (a read begun before a notification could predate its commit).
+ */
+import { versionsFromNotification } from "../../src/chatstate/chat-versions";
+import type { ChatUpdatePayload } from "../../src/chats/notifier";
+import { errorText, logger } from "../../src/log/log";
+import { logSocketSession, type SocketSession } from "./socket-session";
+import type { ChatStreamEvent } from "../../src/wire/stream-events";
+import type { SyncReadCursors, SyncReader, SyncSnapshot } from "../../src/stream/sync-snapshot";
+import type { StreamCursors, SyncHints } from "../../src/stream/sync-state";
+import { type EpisodeSource, StreamLoop } from "../../src/stream/stream-loop";
+
+export const STREAM_SOCKET_TAG = "stream";
+
+/** What a stream socket keeps across hibernation (well under the 2 KiB attachment limit). */
+interface StreamAttachment {
+  kind: "stream";
+  chatId: string;
+  cursors: StreamCursors;
+  session?: SocketSession;
+}
+
+export interface StreamSocketsDeps {
+  state: DurableObjectState;
+  read: SyncReader;
+  parts: EpisodeSource;
+  sleep(ms: number): Promise<void>;
+  /** The object learned its chat from a restored socket. */
+  chatSeen(chatId: string): void;
+}
+
+/** A notification's payload as Sync hints: its versions, every field present (worker_id null compares too). */
+export function hintsFromPayload(p: ChatUpdatePayload): SyncHints {
+  return versionsFromNotification(p);
+}
+
+export class StreamSockets {
+  readonly #loops = new Map<WebSocket, StreamLoop>();
+  /** Bumped by every hint: a shared read must have started after the latest one. */
+  #epoch = 0;
+  readonly #reads = new Map<string, Promise<SyncSnapshot | null>>();
+
+  constructor(private readonly deps: StreamSocketsDeps) {}
+
+  /** Open sockets, including hibernated ones whose loop is not in memory yet. */
+  get count(): number {
+    return this.deps.state.getWebSockets(STREAM_SOCKET_TAG).length;
+  }
+
+  /** A new client: accept its socket and start its loop with a bootstrap Sync. */
+  open(socket: WebSocket, chatId: string, cursors: StreamCursors, session: SocketSession): void {
+    this.deps.state.acceptWebSocket(socket, [STREAM_SOCKET_TAG]);
+    socket.serializeAttachment({ kind: "stream", chatId, cursors, session } satisfies StreamAttachment);
+    this.#loopFor(socket, chatId, cursors, session).start();
+  }
+
+  /** Sync(hints) on every socket's loop. */
+  hint(hints: SyncHints): void {
+    this.#epoch++;
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.sync(hints);
+  }
+
+  /** A forced Sync on every socket's loop (the poll found no row: each loop learns the chat is gone). */
+  resync(): void {
+    this.#epoch++;
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.resync();
+  }
+
+  /** An event outside the Sync/Part algorithm (a title change): one frame to every open socket. */
+  broadcast(event: ChatStreamEvent): void {
+    const frame = JSON.stringify([event]);
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) {
+      try {
+        socket.send(frame);
+      } catch {
+        // closing: its close handler stops the loop
+      }
+    }
+  }
+
+  /** The socket closed or failed: its loop stops. */
+  closed(socket: WebSocket, code: number | null): void {
+    this.#loops.get(socket)?.stop();
+    this.#loops.delete(socket);
+    const attachment = socket.deserializeAttachment() as StreamAttachment | null;
+    if (attachment?.kind === "stream") logSocketSession("stream", attachment.chatId, attachment.session, code);
+  }
+
+  /** The loop of a socket, rebuilt from its attachment after hibernation (and then resynced). */
+  #loop(socket: WebSocket): StreamLoop | undefined {
+    const loop = this.#loops.get(socket);
+    if (loop) return loop;
+    const attachment = socket.deserializeAttachment() as StreamAttachment | null;
+    if (attachment?.kind !== "stream") return undefined;
+    this.deps.chatSeen(attachment.chatId);
+    const restored = this.#loopFor(socket, attachment.chatId, attachment.cursors, attachment.session);
+    restored.resync();
+    return restored;
+  }
+
+  #loopFor(socket: WebSocket, chatId: string, cursors: StreamCursors, session: SocketSession | undefined): StreamLoop {
+    const loop = new StreamLoop({
+      chatId,
+      cursors,
+      read: (id, c) => this.#sharedRead(id, c),
+      parts: this.deps.parts,
+      sleep: this.deps.sleep,
+      socket: {
+        send: (frame) => socket.send(frame),
+        close: (code, reason) => socket.close(code, reason),
+      },
+      saved: (saved) => {
+        try {
+          socket.serializeAttachment({ kind: "stream", chatId, cursors: saved, session } satisfies StreamAttachment);
+        } catch (err) {
+          logger.warn("stream_attachment_failed", { chat_id: chatId, error: errorText(err) });
+        }
+      },
+      ended: () => this.#loops.delete(socket),
+    });
+    this.#loops.set(socket, loop);
+    return loop;
+  }
+
+  #sharedRead(chatId: string, c: Readonly<SyncReadCursors>): Promise<SyncSnapshot | null> {
+    const key = `${this.#epoch}:${c.snapshotVersion}:${c.historyVersion}:${c.queueVersion}:${c.actionRequiredHistoryVersion}`;
+    let read = this.#reads.get(key);
+    if (!read) {
+      read = this.deps.read(chatId, c).finally(() => this.#reads.delete(key));
+      this.#reads.set(key, read);
+    }
+    return read;
+  }
+}

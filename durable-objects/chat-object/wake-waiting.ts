@@ -1,0 +1,34 @@
+/**
+ * A slot was released: "wakes the oldest waiting chats at once" instead of leaving them to the
+ * cron sweep. Each gets an ownership hint at its own object; the chat that released the slot is
+ * not one of them.
+ */
+import type { Queryable } from "../../src/db/rows";
+import { findWaitingForSlot } from "../../src/chat-worker/leases/sweep";
+import { errorText, logger } from "../../src/log/log";
+
+/** How many waiting chats one released slot wakes. */
+const WAKE_LIMIT = 5;
+
+export interface WakeWaitingOptions {
+  /** The released slot's pool: root chats or subagents. */
+  isRoot: boolean;
+  staleThresholdMs: number;
+  /** The chat that released the slot. */
+  ownChatId: string | undefined;
+  /** Sends the ownership hint to that chat's object. */
+  wake(chatId: string): void;
+}
+
+export async function wakeWaiting(db: Queryable, options: WakeWaitingOptions): Promise<void> {
+  try {
+    const ids = await findWaitingForSlot(db, {
+      pool: options.isRoot ? "root" : "subagent",
+      limit: WAKE_LIMIT,
+      staleThresholdMs: options.staleThresholdMs,
+    });
+    for (const id of ids) if (id !== options.ownChatId) options.wake(id);
+  } catch (err) {
+    logger.warn("wake_waiting_failed", { error: errorText(err) });
+  }
+}

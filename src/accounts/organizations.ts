@@ -1,0 +1,60 @@
+/**
+ * Organizations and memberships. A membership's role is "admin" or "member"; the site owner's
+ * reach over every organization is decided in src/accounts/roles.ts, not stored here.
+ */
+import { and, asc, eq } from "drizzle-orm";
+import type { Database } from "../db/database";
+import { organizationMembers, organizations } from "../db/schema/auth";
+
+export type OrganizationRow = typeof organizations.$inferSelect;
+export type MemberRole = "admin" | "member";
+
+/** The name of the organization created with the first user. */
+export const DEFAULT_ORGANIZATION_NAME = "default";
+
+export async function getOrganization(db: Database, id: string): Promise<OrganizationRow | null> {
+  const [row] = await db.select().from(organizations).where(eq(organizations.id, id));
+  return row ?? null;
+}
+
+export async function getDefaultOrganization(db: Database): Promise<OrganizationRow | null> {
+  const [row] = await db
+    .select()
+    .from(organizations)
+    .where(eq(organizations.isDefault, true))
+    .orderBy(asc(organizations.createdAt), asc(organizations.id))
+    .limit(1);
+  return row ?? null;
+}
+
+/** The default organization, created when there is none. Callers serialize (first-user lock). */
+export async function ensureDefaultOrganization(db: Database): Promise<OrganizationRow> {
+  const existing = await getDefaultOrganization(db);
+  if (existing) return existing;
+  const [created] = await db.insert(organizations).values({ name: DEFAULT_ORGANIZATION_NAME, isDefault: true }).returning();
+  if (!created) throw new Error("insert into organizations returned no row");
+  return created;
+}
+
+/** Adds the membership; an existing membership keeps its role (idempotent for the dev seed). */
+export async function addMember(db: Database, organizationId: string, userId: string, role: MemberRole): Promise<void> {
+  await db.insert(organizationMembers).values({ organizationId, userId, role }).onConflictDoNothing();
+}
+
+export async function getMemberRole(db: Database, organizationId: string, userId: string): Promise<MemberRole | null> {
+  const [row] = await db
+    .select({ role: organizationMembers.role })
+    .from(organizationMembers)
+    .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.userId, userId)));
+  if (!row) return null;
+  return row.role === "admin" ? "admin" : "member";
+}
+
+export async function organizationIdsOf(db: Database, userId: string): Promise<string[]> {
+  const rows = await db
+    .select({ id: organizationMembers.organizationId })
+    .from(organizationMembers)
+    .where(eq(organizationMembers.userId, userId))
+    .orderBy(asc(organizationMembers.createdAt), asc(organizationMembers.organizationId));
+  return rows.map((r) => r.id);
+}

@@ -1,0 +1,26 @@
+/**
+ * Roles (docs/api.md "Auth"): the site owner (deployment-wide, `users.site_roles`), and per
+ * organization an admin or a member (`organization_members.role`). A site owner acts as an admin
+ * of every organization.
+ */
+import { type MemberRole, getMemberRole } from "./organizations";
+import type { Database } from "../db/database";
+
+export const SITE_OWNER = "owner";
+
+/** What a caller may do in one organization; null: nothing (and it should not learn it exists). */
+export type OrgRole = MemberRole | null;
+
+export function isSiteOwner(caller: { siteRoles: readonly string[] }): boolean {
+  return caller.siteRoles.includes(SITE_OWNER);
+}
+
+/** The caller's effective role in an organization, site ownership included. */
+export async function orgRole(
+  db: Database,
+  caller: { userId: string; siteRoles: readonly string[] },
+  organizationId: string,
+): Promise<OrgRole> {
+  if (isSiteOwner(caller)) return "admin";
+  return getMemberRole(db, organizationId, caller.userId);
+}

@@ -1,0 +1,153 @@
+/**
+ * ChatWorker: the spec's chat worker for the one chat a ChatObject serves. Each object instance is
+ * a worker with a fresh worker_id (a restart or eviction is a new worker, as a restarted replica).
+ * It acquires the chat when woken (admission included), runs one ChatRunner per acquisition, renews
+ * the lease from the object's alarm, and syncs from the database on the same tick so a lost
+ * notification is healed.
+ */
+import type { ChatUpdatePayload } from "../chats/notifier";
+import { acquireChat } from "./leases/admission";
+import { renewHeartbeats } from "./leases/heartbeats";
+import { readChatsForSync } from "./leases/sweep";
+import { errorText, logger } from "../log/log";
+import { eventFromPayload } from "./event";
+import { ChatRunner } from "./runner";
+import type { RunnerDeps } from "./task-context";
+
+export interface ChatWorkerHooks {
+  keepAlive(work: Promise<unknown>): void;
+  /** The worker owns the chat and needs its tick (heartbeat + sync) at this interval. */
+  scheduleTick(inMs: number): void;
+  /** The chat released its concurrency slot: wake the chats waiting for one. */
+  slotReleased(chatId: string, isRoot: boolean): void;
+}
+
+export class ChatWorker {
+  readonly workerId = crypto.randomUUID();
+  #runner: ChatRunner | null = null;
+  #acquiring: Promise<void> | null = null;
+  #wokenDuringAcquire = false;
+  /** The last acquisition failed on an error (not a refusal): the next tick tries again. */
+  #retryAcquire = false;
+  #isRoot = true;
+
+  constructor(
+    readonly chatId: string,
+    private readonly deps: RunnerDeps,
+    private readonly hooks: ChatWorkerHooks,
+  ) {}
+
+  get runner(): ChatRunner | null {
+    return this.#runner;
+  }
+
+  /**
+   * `chat:ownership`: the chat is runnable and unowned. Acquire it (once at a time). A wake that
+   * arrives during an attempt runs one more attempt after it: the attempt in flight may have read
+   * the pools before the slot this wake announces was freed, and would otherwise swallow it.
+   */
+  wake(): Promise<void> {
+    if (this.#acquiring) {
+      this.#wokenDuringAcquire = true;
+      return this.#acquiring;
+    }
+    this.#acquiring = (async () => {
+      do {
+        this.#wokenDuringAcquire = false;
+        try {
+          await this.#acquire();
+        } catch (err) {
+          // Not a refusal: the attempt never decided. No other wake may come before the next
+          // sweep (the chat's state did not change), so the object retries on its next tick.
+          logger.warn("acquire_failed", { chat_id: this.chatId, error: errorText(err) });
+          this.#retryAcquire = true;
+          this.hooks.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
+          return;
+        }
+      } while (this.#wokenDuringAcquire && !this.#runner);
+    })().finally(() => {
+      this.#acquiring = null;
+    });
+    return this.#acquiring;
+  }
+
+  /** `chat:update` for this chat. */
+  chatUpdated(payload: ChatUpdatePayload): void {
+    const runner = this.#runner;
+    if (!runner) return;
+    runner.process(eventFromPayload(payload));
+  }
+
+  /** The alarm: renew the lease, then sync the runner with the database (or retry a failed acquisition). */
+  async tick(): Promise<void> {
+    const runner = this.#runner;
+    if (!runner) {
+      if (this.#retryAcquire) {
+        this.#retryAcquire = false;
+        await this.wake();
+      }
+      return;
+    }
+    const { config, store } = this.deps;
+    try {
+      const result = await renewHeartbeats(store.pool, [{ chatId: this.chatId, runnerId: runner.runnerId }], {
+        staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+        tickTimeoutMs: Math.max(1, Math.floor(config.CHAT_STALE_THRESHOLD_MS / 3)),
+      });
+      if (result.lost.length > 0) {
+        // "The runner manager cleans up every runner whose lease was not renewed."
+        logger.warn("runner_lease_lost", { chat_id: this.chatId, runner_id: runner.runnerId });
+        await this.#cleanup(runner);
+        // The lease is stale, so the chat is acquirable: take it over now (a new runner, as any
+        // worker would) rather than leave it to the next cron sweep.
+        this.hooks.keepAlive(this.wake());
+        return;
+      }
+    } catch (err) {
+      // "A tick that fails or times out renews nothing and cleans up no runners; the next tick retries."
+      logger.warn("heartbeat_tick_failed", { chat_id: this.chatId, error: errorText(err) });
+    }
+    try {
+      const [row] = await readChatsForSync(store.pool, [this.chatId]);
+      if (row && this.#runner === runner) runner.process(row);
+    } catch (err) {
+      logger.warn("runner_sync_failed", { chat_id: this.chatId, error: errorText(err) });
+    }
+    if (this.#runner) this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);
+  }
+
+  async stop(): Promise<void> {
+    if (this.#runner) await this.#cleanup(this.#runner);
+  }
+
+  async #acquire(): Promise<void> {
+    if (this.#runner) return;
+    const { config, store } = this.deps;
+    const runnerId = crypto.randomUUID();
+    const outcome = await acquireChat(store, this.chatId, {
+      workerId: this.workerId,
+      runnerId,
+      limits: { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
+      staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+    });
+    if (outcome.kind !== "acquired") {
+      logger.debug("chat_not_acquired", { chat_id: this.chatId, kind: outcome.kind, reason: outcome.reason });
+      return;
+    }
+    this.#isRoot = outcome.chat.parentChatId === null;
+    const runner = new ChatRunner(this.chatId, this.workerId, runnerId, this.deps, (r) => void this.#cleanup(r), this.hooks.keepAlive);
+    runner.acquired({ chatKind: this.#isRoot ? "root" : "subagent", takenOver: outcome.takenOver });
+    this.#runner = runner;
+    logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: outcome.takenOver });
+    this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);
+    // Bootstrap: notifications already reach us; the committed row is the first event.
+    runner.process(outcome.chat);
+  }
+
+  async #cleanup(runner: ChatRunner): Promise<void> {
+    if (this.#runner !== runner) return;
+    this.#runner = null;
+    this.hooks.keepAlive(runner.stop());
+    this.hooks.slotReleased(this.chatId, this.#isRoot);
+  }
+}

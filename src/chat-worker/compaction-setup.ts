@@ -1,0 +1,57 @@
+/**
+ * Compaction's share of generation preparation (spec "Compaction model selection"): the owner's
+ * personal threshold, the organization's compaction override, and the triggers they give.
+ *
+ * Failure semantics: an override whose config was deleted or disabled, or whose provider is
+ * disabled or lacks credentials, is logged and ignored (the chat model summarizes and only the
+ * chat trigger remains). A failure to read the rows stops preparation (the error propagates). The
+ * override's model client is not built here: a broken override must not fail a turn that does not
+ * compact.
+ */
+import { getChatPreferences } from "../chats/chat-preferences";
+import type { Database } from "../db/database";
+import { ModelConfigUnavailableError } from "../model-configs/errors";
+import { type ResolvedModelConfig, resolveModelConfig } from "../model-configs/resolve";
+import { getModelOverride } from "../model-configs/model-overrides";
+import type { ChatRow } from "../db/schema/chats";
+import { type CompactionTriggers, compactionTriggers } from "../llm/compaction/trigger";
+import { logger } from "../log/log";
+
+export interface CompactionSetup {
+  chatModel: ResolvedModelConfig;
+  /** The usable compaction override; null: the chat model writes the summary. */
+  override: ResolvedModelConfig | null;
+  triggers: CompactionTriggers;
+}
+
+export async function compactionSetup(
+  db: Database,
+  chat: Pick<ChatRow, "id" | "organizationId" | "ownerId">,
+  chatModel: ResolvedModelConfig,
+): Promise<CompactionSetup> {
+  const [prefs, overrideRow] = await Promise.all([
+    getChatPreferences(db, chat.ownerId),
+    getModelOverride(db, chat.organizationId, "compaction"),
+  ]);
+  let override: ResolvedModelConfig | null = null;
+  if (overrideRow !== null) {
+    try {
+      override = await resolveModelConfig(db, { organizationId: chat.organizationId, modelConfigId: overrideRow.modelConfigId });
+    } catch (err) {
+      if (!(err instanceof ModelConfigUnavailableError)) throw err;
+      logger.warn("compaction_override_unusable", {
+        chat_id: chat.id,
+        organization_id: chat.organizationId,
+        model_config_id: overrideRow.modelConfigId,
+        reason: err.reason,
+        fallback: "chat_model",
+      });
+    }
+  }
+  const triggers = compactionTriggers({
+    chatModel: { contextLimit: chatModel.config.contextLimit, compressionThreshold: chatModel.config.compressionThreshold },
+    ownerThresholdPercent: prefs.compactionThresholdPercent,
+    override: override === null ? null : { contextLimit: override.config.contextLimit },
+  });
+  return { chatModel, override, triggers };
+}

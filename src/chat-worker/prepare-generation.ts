@@ -1,0 +1,75 @@
+/**
+ * Generation preparation: everything a model call needs, resolved from the chat as it is now. The
+ * model (revalidated, src/chat-worker/model-for-turn.ts), its client and transport (resolved once, here),
+ * the owner's attribution, the step's local tools (src/tools), the prompt with its file bytes and
+ * the tools' guidance, and the provider options converted for that transport with the turn's effort.
+ */
+import { AttributionOwnerNotFoundError, AttributionOwnerSuspendedError } from "../accounts/synthetic-key";
+import type { ModelConfigRow } from "../model-configs/configs";
+import { NoDefaultModelConfigError } from "../model-configs/errors";
+import type { ChatRow } from "../db/schema/chats";
+import type { HistoryRow } from "../llm/active-history";
+import { type ModelPrompt, buildPrompt } from "../llm/prompt";
+import type { ModelClient } from "../llm/provider";
+import type { ProviderOptions } from "../llm/provider-options";
+import { attributedModel } from "./attributed-model";
+import { attributionFor } from "./attribution";
+import { modelForTurn } from "./model-for-turn";
+import { loadPromptFiles } from "./prompt-files";
+import type { TaskContext } from "./task-context";
+import { type ChatTools, toolStepOf } from "../tools/chat-tools";
+import { transportFor } from "../llm/transport";
+import type { StageModel } from "../observability/stage-tracer";
+import { providerAttempts } from "./provider-attempts";
+import { stageModel } from "./task-trace";
+
+export interface PreparedGeneration {
+  client: ModelClient;
+  /** The step's local tools: offered to the model and run from this same registry. */
+  tools: ChatTools;
+  config: ModelConfigRow;
+  prompt: ModelPrompt;
+  providerOptions: ProviderOptions | undefined;
+  /** The model attributes of the stages that run on it. */
+  model: StageModel;
+}
+
+/**
+ * Throws NoDefaultModelConfigError (no usable model), AttributionOwnerSuspendedError or
+ * AttributionOwnerNotFoundError (the owner may not generate); the caller turns those into FinishError.
+ */
+export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history: readonly HistoryRow[]): Promise<PreparedGeneration> {
+  // Independent reads: side by side, so preparation costs one round trip where it can.
+  const [resolved, attribution, tools] = await Promise.all([
+    modelForTurn(ctx.db, chat),
+    attributionFor(ctx, chat),
+    ctx.toolsFor(chat, toolStepOf(history)),
+  ]);
+  const traced = stageModel(resolved, transportFor(resolved.provider, resolved.config) ?? resolved.provider.type, chat.lastReasoningEffort);
+  const model = attributedModel(resolved, attribution, { fetch: providerAttempts(ctx.trace, traced, ctx.fetch) });
+  if (tools.mcpConnect) {
+    const { startedAtMs, ms, connected, failed } = tools.mcpConnect;
+    const stage = ctx.trace.stage("mcp_connect", { startMs: startedAtMs, attributes: { connected, failed } });
+    stage.end({ endMs: startedAtMs + ms, ...(connected === 0 ? { error: `no MCP server connected (${failed} failed)` } : {}) });
+  }
+  const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, model.client.transport);
+  return {
+    client: model.client,
+    tools,
+    config: resolved.config,
+    prompt: buildPrompt({ chat, history, toolGuidance: tools.guidance, ...files }),
+    providerOptions: model.providerOptions(chat.lastReasoningEffort),
+    model: traced,
+  };
+}
+
+/**
+ * The FinishError message for a preparation failure no retry can fix (no model, an owner who may
+ * not generate); undefined for any other error.
+ */
+export function preparationFailureMessage(err: unknown): string | undefined {
+  if (err instanceof NoDefaultModelConfigError) return "No model is configured for this organization.";
+  if (err instanceof AttributionOwnerSuspendedError) return "The chat's owner is suspended: generation is blocked.";
+  if (err instanceof AttributionOwnerNotFoundError) return "The chat's owner no longer exists: generation is blocked.";
+  return undefined;
+}

@@ -1,0 +1,155 @@
+/**
+ * ChatRunner: the spec's runner event loop ("Event processing"), for one (chat, runner_id). It
+ * never touches the database itself: each event decides which task should be running, cancels the
+ * one that should not (without waiting for it), and spawns the replacement.
+ */
+import { errorText, logger } from "../log/log";
+import type { RunnerEvent } from "./event";
+import type { Fence } from "./fence";
+import { runTask, type TaskExit } from "./run-task";
+import type { RunnerDeps, TaskContext } from "./task-context";
+import { abandonTask } from "./tasks/abandon";
+import { generationTask } from "./tasks/generation";
+import { interruptTask } from "./tasks/interrupt";
+import { requiresActionTimeoutTask } from "./tasks/requires-action-timeout";
+import { Metrics } from "../observability/metrics";
+import { StageTracer } from "../observability/stage-tracer";
+import { TurnTracker } from "../observability/turn-tracker";
+import type { ChatKind } from "../observability/stage-tracer";
+import { TaskTrace } from "./task-trace";
+
+export type TaskKind = "generation" | "interrupt" | "requires_action_timeout" | "abandon";
+
+export type TaskBodies = Record<TaskKind, (ctx: TaskContext) => Promise<void>>;
+
+const TASKS: TaskBodies = {
+  generation: generationTask,
+  interrupt: interruptTask,
+  requires_action_timeout: requiresActionTimeoutTask,
+  abandon: abandonTask,
+};
+
+interface RunningTask {
+  id: number;
+  kind: TaskKind;
+  controller: AbortController;
+  finished: boolean;
+  done: Promise<TaskExit>;
+}
+
+export class ChatRunner {
+  #last: Pick<RunnerEvent, "snapshotVersion" | "historyVersion" | "status"> | null = null;
+  #tasks: RunningTask[] = [];
+  #active: RunningTask | null = null;
+  #nextId = 1;
+  /** The in-memory lock per intended (history_version, status): two tasks for the same work never overlap. */
+  #locks = new Map<string, Promise<unknown>>();
+  #stopped = false;
+  readonly #tracer: StageTracer;
+  /** This runner's turns (spec "Turn span lifecycle"). */
+  readonly #turns: TurnTracker;
+
+  constructor(
+    readonly chatId: string,
+    readonly workerId: string,
+    readonly runnerId: string,
+    private readonly deps: RunnerDeps,
+    /** The runner is no longer the owner: the worker should clean it up. */
+    private readonly onLostOwnership: (runner: ChatRunner) => void,
+    /** Keeps background work alive in the runtime (DurableObjectState.waitUntil). */
+    private readonly keepAlive: (work: Promise<unknown>) => void = () => {},
+    /** What each task kind runs; tests swap in their own. */
+    private readonly tasks: TaskBodies = TASKS,
+  ) {
+    this.#tracer = deps.tracer ?? new StageTracer(null, new Metrics());
+    this.#turns = new TurnTracker(chatId, this.#tracer, deps.turnEmitted);
+  }
+
+  /** What acquisition learned: the chat's kind and whether a stale owner's chat was taken over. */
+  acquired(info: { chatKind: ChatKind; takenOver: boolean }): void {
+    this.#turns.acquired(info);
+  }
+
+  get activeTask(): TaskKind | null {
+    return this.#active?.kind ?? null;
+  }
+
+  process(e: RunnerEvent): void {
+    if (this.#stopped) return;
+    // 1. stale or duplicate
+    if (this.#last && e.snapshotVersion <= this.#last.snapshotVersion) return;
+    try {
+      // 2. another worker or runner owns the chat now
+      if (e.workerId !== this.workerId || e.runnerId !== this.runnerId) {
+        this.onLostOwnership(this);
+        return;
+      }
+      // 3. same work
+      if (this.#last && e.historyVersion === this.#last.historyVersion && e.status === this.#last.status) return;
+      // 4. newer history or another status: cancel without waiting
+      if (this.#active) {
+        this.#active.controller.abort(new Error("superseded"));
+        this.#active = null;
+      }
+      // 5. forget finished tasks
+      this.#tasks = this.#tasks.filter((t) => !t.finished);
+      // 6-10. spawn by state
+      if (e.archived) this.#spawn("abandon", e);
+      else if (e.status === "running") this.#spawn("generation", e);
+      else if (e.status === "interrupting") this.#spawn("interrupt", e);
+      else if (e.status === "requires_action") this.#spawn("requires_action_timeout", e);
+      else this.#spawn("abandon", e);
+    } finally {
+      this.#last = { snapshotVersion: e.snapshotVersion, historyVersion: e.historyVersion, status: e.status };
+    }
+  }
+
+  /** Runner cleanup: cancel every task. Returns when all have exited. */
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    for (const t of this.#tasks) t.controller.abort(new Error("runner stopped"));
+    this.#active = null;
+    await Promise.allSettled(this.#tasks.map((t) => t.done));
+    // Runner exit: what is still open is emitted, as abandoned unless it finished.
+    this.#turns.exit();
+  }
+
+  #spawn(kind: TaskKind, e: RunnerEvent): void {
+    const controller = new AbortController();
+    const fence: Fence = {
+      chatId: this.chatId,
+      workerId: this.workerId,
+      runnerId: this.runnerId,
+      historyVersion: e.historyVersion,
+      status: e.status,
+    };
+    const lockKey = `${e.historyVersion}:${e.status}`;
+    const previous = this.#locks.get(lockKey) ?? Promise.resolve();
+    const task: RunningTask = { id: this.#nextId++, kind, controller, finished: false, done: Promise.resolve("done") };
+    const trace = new TaskTrace(this.#tracer, this.#turns, task.id, controller.signal);
+    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace };
+    task.done = previous
+      .catch(() => {})
+      .then(() => runTask(kind, controller.signal, () => this.tasks[kind](ctx), this.deps.sleep))
+      .then(
+        (exit) => {
+          logger.debug("runner_task_exit", { chat_id: this.chatId, task: kind, exit, history_version: e.historyVersion });
+          return exit;
+        },
+        (err: unknown) => {
+          logger.error("runner_task_crashed", { chat_id: this.chatId, task: kind, error: errorText(err) });
+          return "done" as TaskExit;
+        },
+      )
+      .finally(() => {
+        task.finished = true;
+        // Every stage the task started has ended: its turns may be emitted.
+        this.#turns.release(task.id);
+        if (this.#locks.get(lockKey) === task.done) this.#locks.delete(lockKey);
+      });
+    this.#locks.set(lockKey, task.done);
+    this.#tasks.push(task);
+    this.#active = task;
+    this.keepAlive(task.done);
+  }
+}

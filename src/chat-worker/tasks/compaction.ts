@@ -1,0 +1,219 @@
+/**
+ * Compaction inside the generation task (spec "Manual compaction", "Compaction model selection"):
+ * - before a model call, the automatic gate (previous step's prompt usage against the binding
+ *   trigger) may compact instead, or end the turn with the "still over limit" error;
+ * - a manual request (compaction_requested_at) compacts whatever the usage.
+ * A compaction writes a non-streaming summary with its own retry budget, streams a "Summarizing…"
+ * progress part, and commits the boundary triplet plus the replayed pending user messages in ONE
+ * CommitStep (consuming a manual request). The next decision pass carries on from there.
+ */
+import { failTurn } from "../fail-turn";
+import { transportFor } from "../../llm/transport";
+import { stageModel } from "../task-trace";
+import { toolStepOf } from "../../tools/chat-tools";
+import type { ChatMessageRow, ChatRow, LastErrorDetail } from "../../db/schema/chats";
+import { NoDefaultModelConfigError } from "../../model-configs/errors";
+import type { ResolvedModelConfig } from "../../model-configs/resolve";
+import { commitInStage } from "../commit-in-stage";
+import { recordGenerationAttempt, recordRetryState } from "../../chats/transitions/generation-attempts";
+import { CHAT_SUMMARIZED_TOOL, type CompactionSource, compactionMessages, type SummaryRecord } from "../../llm/compaction/boundary";
+import { automaticCompactionGate, latestPromptTokens } from "../../llm/compaction/gate";
+import { summarize, summaryMaxOutputTokens } from "../../llm/compaction/summarize";
+import { summaryInput } from "../../llm/compaction/summary-prompt";
+import { recordedTrigger } from "../../llm/compaction/trigger";
+import { isModelCallError, type ModelCallError } from "../../llm/model-call-error";
+import type { Attribution } from "../../llm/attribution";
+import { retryPayload } from "../../llm/retry";
+import { modelTools } from "../../llm/tools";
+import { episodeKey } from "../../part-buffer/part-buffer";
+import { logger } from "../../log/log";
+import { attributedModel } from "../attributed-model";
+import { attributionFor } from "../attribution";
+import { type CompactionSetup, compactionSetup } from "../compaction-setup";
+import { fencedUpdate } from "../fenced-db";
+import { modelForTurn } from "../model-for-turn";
+import { preparationFailureMessage } from "../prepare-generation";
+import { postCompactHook, preCompactHook } from "../hook-calls";
+import type { TaskContext } from "../task-context";
+
+export const SUMMARIZING_TEXT = "Summarizing…";
+
+interface Snapshot {
+  chat: ChatRow;
+  history: ChatMessageRow[];
+}
+
+/** The chat model, or null after ending the turn because none is configured. */
+async function chatModelOrFinish(ctx: TaskContext, chat: ChatRow): Promise<ResolvedModelConfig | null> {
+  try {
+    return await modelForTurn(ctx.db, chat);
+  } catch (err) {
+    if (!(err instanceof NoDefaultModelConfigError)) throw err;
+    await failTurn(ctx, { error: "No model is configured for this organization." });
+    return null;
+  }
+}
+
+/**
+ * Run before a model call. True when it handled the step (compacted, or ended the turn with the
+ * "still over limit" error); false: call the model.
+ */
+export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapshot): Promise<boolean> {
+  // No step since the newest boundary reported a prompt size: nothing can fire, skip the reads.
+  if (latestPromptTokens(snapshot.history) === null) return false;
+  let chatModel: ResolvedModelConfig;
+  try {
+    chatModel = await modelForTurn(ctx.db, snapshot.chat);
+  } catch (err) {
+    // The model call reports a missing model itself.
+    if (err instanceof NoDefaultModelConfigError) return false;
+    throw err;
+  }
+  const setup = await compactionSetup(ctx.db, snapshot.chat, chatModel);
+  const gate = automaticCompactionGate(snapshot.history, setup.triggers);
+  switch (gate.kind) {
+    case "none":
+      return false;
+    case "still_over_limit": {
+      const summarizer = setup.override ?? setup.chatModel;
+      logger.warn("compaction_still_over_limit", {
+        chat_id: snapshot.chat.id,
+        prompt_tokens: gate.promptTokens,
+        trigger: gate.trigger.kind,
+        token_point: gate.trigger.tokenPoint,
+        provider: summarizer.provider.type,
+        model: summarizer.config.model,
+      });
+      const detail: LastErrorDetail = {
+        kind: "context_still_over_limit",
+        provider: summarizer.provider.type,
+        retryable: false,
+        status_code: null,
+        detail: `${gate.trigger.kind} trigger at ${gate.trigger.tokenPoint} tokens; prompt ${gate.promptTokens} tokens`,
+      };
+      await failTurn(ctx, { error: gate.message, detail });
+      return true;
+    }
+    case "compact":
+      await compact(ctx, snapshot, setup, "automatic");
+      return true;
+  }
+}
+
+/** The decision chose a manual compaction (compaction_requested_at set, something to compact). */
+export async function compactOnRequest(ctx: TaskContext, snapshot: Snapshot): Promise<void> {
+  const chatModel = await chatModelOrFinish(ctx, snapshot.chat);
+  if (chatModel === null) return;
+  await compact(ctx, snapshot, await compactionSetup(ctx.db, snapshot.chat, chatModel), "manual");
+}
+
+/** A compaction pass as its own stage, carrying the model that runs the summary. */
+async function compact(ctx: TaskContext, snapshot: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
+  const summarizer = setup.override ?? setup.chatModel;
+  const transport = transportFor(summarizer.provider, summarizer.config) ?? summarizer.provider.type;
+  const stage = ctx.trace.stage("compaction", { model: stageModel(summarizer, transport, null), attributes: { source } });
+  await ctx.trace.within(stage, () => compactPass(ctx, snapshot, setup, source));
+}
+
+async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
+  const trigger = recordedTrigger(setup.triggers);
+  const record: SummaryRecord = {
+    source,
+    threshold_percent: trigger?.thresholdPercent ?? null,
+    trigger_context_limit_tokens: trigger?.contextLimitTokens ?? null,
+    context_limit_tokens: setup.chatModel.config.contextLimit,
+  };
+  const summarizer = setup.override ?? setup.chatModel;
+  const toolCallId = `chat_summarized_${crypto.randomUUID()}`;
+
+  const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
+  const key = episodeKey(chat.id, chat.historyVersion, attempt);
+  ctx.parts.createEpisode(key);
+  try {
+    try {
+      ctx.parts.startModelInvocation(key);
+      ctx.parts.addPart(key, {
+        type: "tool-call",
+        tool_call_id: toolCallId,
+        tool_name: CHAT_SUMMARIZED_TOOL,
+        args: { ...record, status: SUMMARIZING_TEXT },
+      });
+    } catch {
+      // Best-effort, like every part.
+    }
+    const reSanitize = summarizer.provider.type !== setup.chatModel.provider.type;
+    const input = summaryInput(chat, history, { reSanitize });
+    const { pendingUsers } = input;
+    const guidance = await preCompactHook(ctx, chat, source);
+    const prompt = guidance
+      ? {
+          ...input.prompt,
+          messages: [
+            ...input.prompt.messages,
+            { role: "user" as const, content: [{ type: "text" as const, text: `Guidance for this summary:\n${guidance}` }] },
+          ],
+        }
+      : input.prompt;
+    // The owner's attribution, like every call the chat makes; an owner who may not generate ends the turn.
+    let attribution: Attribution;
+    try {
+      attribution = await attributionFor(ctx, chat);
+    } catch (err) {
+      const error = preparationFailureMessage(err);
+      if (error === undefined) throw err;
+      await failTurn(ctx, { error });
+      return;
+    }
+    // Built here, not at preparation: a broken override fails only the turns that compact.
+    const model = attributedModel(summarizer, attribution, { fetch: ctx.fetch });
+    const outcome = await summarize({
+      model: model.client.model,
+      prompt,
+      // The summarizer config's default effort, converted for its transport, with the attribution id.
+      providerOptions: model.providerOptions(),
+      maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
+      // A flattened prompt has no tool history left to define.
+      tools: reSanitize ? undefined : modelTools(chat, (await ctx.toolsFor(chat, toolStepOf(history))).registry).set,
+      abortSignal: ctx.signal,
+      maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
+      sleep: ctx.sleep,
+      onRetry: async (error, retry, delay) => {
+        const payload = retryPayload(error, retry, delay, ctx.now());
+        await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
+      },
+    });
+    if (outcome.kind === "aborted") return;
+    const messages = compactionMessages({
+      toolCallId,
+      summary: outcome.text,
+      record,
+      pendingUsers,
+      modelConfigId: setup.chatModel.config.id,
+      summarizer: { provider: summarizer.provider.type, model: summarizer.config.model, inputTokens: outcome.inputTokens },
+    });
+    messages.push(...(await postCompactHook(ctx, chat, source, outcome.text)));
+    await commitInStage(ctx, { messages, consumeCompactionRequest: source === "manual" });
+    logger.info("chat_compacted", {
+      chat_id: chat.id,
+      source,
+      provider: summarizer.provider.type,
+      model: summarizer.config.model,
+      summary_prompt_tokens: outcome.inputTokens,
+      replayed_user_messages: pendingUsers.length,
+    });
+  } catch (err) {
+    if (!isModelCallError(err)) throw err;
+    await failTurn(ctx, { error: compactionFailure(err), detail: errorDetail(err) });
+  } finally {
+    ctx.parts.closeEpisode(key);
+  }
+}
+
+function compactionFailure(err: ModelCallError): string {
+  const why = err.statusCode === undefined ? err.message : `${err.provider} answered ${err.statusCode}: ${err.message}`;
+  return `Compaction failed: ${why}`;
+}
+
+function errorDetail(err: ModelCallError): LastErrorDetail {
+  return { kind: err.kind, provider: err.provider, retryable: err.retryable, status_code: err.statusCode ?? null, detail: "compaction" };
+}

@@ -1,0 +1,183 @@
+/**
+ * The generation task (spec "Generation goroutine"): one step of the turn, then exit. It reads the
+ * chat under its fence, decides the next step from history, and applies exactly one of CommitStep,
+ * FinishTurn, EnterRequiresAction or FinishError. A committed step moves history_version, which
+ * makes the runner spawn the next step's task.
+ *
+ * Model calls: RecordGenerationAttempt before every call, one part-buffer episode per attempt,
+ * retryable failures recorded with RecordRetryState then retried after a backoff (1 s doubling to
+ * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
+ */
+import { failTurn } from "../fail-turn";
+import { commitInStage } from "../commit-in-stage";
+import type { NewMessage } from "../../chats/history";
+import { finishTurn } from "../../chats/transitions/finish-turn";
+import { recordGenerationAttempt, recordRetryState } from "../../chats/transitions/generation-attempts";
+import { enterRequiresAction } from "../../chats/transitions/requires-action";
+import { decideNextStep } from "../../llm/decide";
+import { HookFailureError } from "../../hooks/errors";
+import { type ModelCallError, isModelCallError } from "../../llm/model-call-error";
+import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
+import { messageUsage, runModelStep } from "../../llm/step";
+import { modelTools } from "../../llm/tools";
+import { episodeKey } from "../../part-buffer/part-buffer";
+import { fencedRead, fencedUpdate } from "../fenced-db";
+import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
+import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
+import type { TaskContext } from "../task-context";
+import { compactBeforeModelCall, compactOnRequest } from "./compaction";
+import { toolStepOf } from "../../tools/chat-tools";
+import { logger } from "../../log/log";
+import type { Stage } from "../../observability/stage-tracer";
+import { turnTrigger } from "../task-trace";
+import { StreamStages } from "../stream-stages";
+
+/** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
+export const MODEL_IDLE_TIMEOUT_MS = 60_000;
+
+export async function generationTask(ctx: TaskContext): Promise<void> {
+  // One generation_step per task, from loading state to its transition; it joins the turn once
+  // the read names the trigger. The turn is settled after the step's own stage ended.
+  const generationStep = ctx.trace.stage("generation_step");
+  try {
+    await ctx.trace.within(generationStep, async () => {
+      try {
+        await step(ctx, generationStep);
+      } catch (err) {
+        // Hooks fail closed: the step stops and the chat shows why; sending a message (or retrying
+        // from error) runs the turn again once the consumer answers.
+        if (!(err instanceof HookFailureError)) throw err;
+        const detail = { kind: err.code, provider: null, retryable: true, status_code: null, detail: err.detail };
+        await failTurn(ctx, { error: err.message, detail });
+      }
+    });
+  } finally {
+    ctx.trace.settle();
+  }
+}
+
+async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
+  const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+  ctx.trace.ensure(turnTrigger(chat, history));
+  const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
+  generationStep.set({ generation_action: next.kind });
+  switch (next.kind) {
+    case "finish_turn": {
+      const context = await stopHook(ctx, chat, history, next.reason);
+      if (context.length > 0) {
+        // The stop hook continues the turn once: the next decision sees its rows and calls the model.
+        await commitInStage(ctx, { messages: context });
+        return;
+      }
+      const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), finishTurn.prefetchTail());
+      ctx.trace.complete();
+      if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
+      ctx.turnFinished(finished.chat, history);
+      return;
+    }
+    case "enter_requires_action":
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), enterRequiresAction.prefetchTail());
+      ctx.trace.complete();
+      return;
+    case "run_local_tools": {
+      // The same turn as the step that made the calls: its MCP connections are reused.
+      const { registry } = await ctx.toolsFor(chat, toolStepOf(history));
+      const { results, context } = await runLocalToolsWithHooks(ctx, chat, next.calls, registry);
+      // Parallel results (and the hooks' context) in one CommitStep: history_version moves once.
+      await commitInStage(ctx, { messages: [{ role: "tool", content: results }, ...context] });
+      return;
+    }
+    case "compact":
+      await compactOnRequest(ctx, { chat, history });
+      return;
+    case "call_model":
+      // The automatic compaction gate may compact (or end the turn) instead of calling the model.
+      if (await compactBeforeModelCall(ctx, { chat, history })) return;
+      await callModel(ctx);
+      return;
+  }
+}
+
+async function callModel(ctx: TaskContext): Promise<void> {
+  for (;;) {
+    const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+    let prepared: PreparedGeneration;
+    const prepare = ctx.trace.stage("prepare");
+    try {
+      prepared = await ctx.trace.within(prepare, async () => {
+        const p = await prepareGeneration(ctx, chat, history);
+        prepare.setModel(p.model);
+        return p;
+      });
+    } catch (err) {
+      // A provider row that cannot make a call (no key, no base URL) fails here, before any attempt.
+      if (isModelCallError(err)) return finishWithModelError(ctx, err);
+      const error = preparationFailureMessage(err);
+      if (error === undefined) throw err;
+      await failTurn(ctx, { error });
+      return;
+    }
+    const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
+    const key = episodeKey(chat.id, chat.historyVersion, attempt);
+    ctx.parts.createEpisode(key);
+    // What the client should know about this step's tools (an MCP server skipped), first in the episode.
+    for (const warning of prepared.tools.warnings) {
+      logger.warn("tool_warning", { chat_id: chat.id, code: warning.code, message: warning.message });
+      ctx.parts.addPart(key, { type: "warning", code: warning.code, message: warning.message });
+    }
+    try {
+      ctx.parts.startModelInvocation(key);
+      const stream = new StreamStages(ctx, prepared.model);
+      const outcome = await ctx.trace.within(stream.stage, () =>
+        runModelStep({
+          model: prepared.client.model,
+          prompt: prepared.prompt,
+          tools: modelTools(chat, prepared.tools.registry),
+          abortSignal: ctx.signal,
+          idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
+          providerOptions: prepared.providerOptions,
+          onPart: (part) => {
+            stream.part(part);
+            ctx.parts.addPart(key, part);
+          },
+        }).then(
+          (outcome) => {
+            stream.close();
+            return outcome;
+          },
+          (err: unknown) => {
+            stream.close(err);
+            throw err;
+          },
+        ),
+      );
+      if (outcome.kind === "aborted") return;
+      const messages: NewMessage[] = [
+        { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
+      ];
+      if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
+      await commitInStage(ctx, { messages });
+      return;
+    } catch (err) {
+      if (!isModelCallError(err)) throw err;
+      if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) return finishWithModelError(ctx, err);
+      const delay = retryDelayMs(attempt);
+      const payload = retryPayload(err, attempt, delay, ctx.now());
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
+      await ctx.trace.within(ctx.trace.stage("retry_backoff", { attributes: { generation_attempt: attempt } }), () =>
+        ctx.sleep(delay, ctx.signal),
+      );
+    } finally {
+      ctx.parts.closeEpisode(key);
+    }
+  }
+}
+
+async function finishWithModelError(ctx: TaskContext, err: ModelCallError): Promise<void> {
+  const detail = { kind: err.kind, provider: err.provider, retryable: err.retryable, status_code: err.statusCode ?? null, detail: null };
+  await failTurn(ctx, { error: describe(err), detail });
+}
+
+function describe(err: ModelCallError): string {
+  return err.statusCode === undefined ? err.message : `${err.provider} answered ${err.statusCode}: ${err.message}`;
+}

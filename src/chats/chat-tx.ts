@@ -1,0 +1,446 @@
+/**
+ * The per-chat handle every transition runs on: the locked chat row, its queue length, the staged
+ * write, and the rules that apply to every landing. One ChatTx lives inside one transaction.
+ *
+ * The chats row is written once, at the end ("the commit write"), from the in-memory row: status,
+ * archived, ownership, last_error, the pending-action deadline and the compaction marker, plus
+ * `updated_at`. Its RETURNING gives the committed values for the notification (after every
+ * trigger has run), the queue length, and whether the owner's lease is fresh, so publishing costs
+ * no extra statement. Writes that interact with the spec's triggers (generation_attempt,
+ * retry_state, the history epoch) are staged as flags and flushed before anything that would
+ * reorder them (a message write, a conflicting flag), so a bundle behaves as if each transition
+ * had written immediately.
+ */
+import { pgJson, pgText } from "../db/pg-safe";
+import {
+  ChatNotFoundError,
+  classify,
+  classifyForTransition,
+  columnsFor,
+  isAllowed,
+  isRunnable,
+  keepsCompactionRequest,
+  landing,
+  leavesError,
+  mustCancelPendingToolCalls,
+  nextRequiresActionDeadline,
+  ownershipLanding,
+  TransitionNotAllowedError,
+  type ClassifiedState,
+  type ExecutionState,
+  type ExecutionTransitionName,
+  type OwnershipState,
+  type OwnershipTransitionName,
+  type TransitionName,
+  type VariantOf,
+} from "../chatstate/index";
+import { StoreInvariantError } from "./errors";
+import { answerPendingToolCalls, ACTIVE_TAIL_SQL, type HistoryTx } from "./history";
+import { chatUpdatePayload, type Notifier } from "./notifier";
+import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
+import type { ChatMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+import type { StoreTransaction } from "../db/transaction";
+import { ownershipOf } from "../chatstate/chat-versions";
+
+export interface ChatTxOptions {
+  /** The clock for timestamps the state machine computes (deadlines, compaction requests). */
+  now: () => Date;
+  /** A heartbeat older than this is stale: the ownership hint fires (spec: 30 seconds). */
+  staleThresholdMs: number;
+  /** EnterRequiresAction's deadline offset (spec: 5 minutes). */
+  requiresActionTimeoutMs: number;
+  /** A queueing SendMessage beyond this many queued messages fails with QueueFullError. */
+  maxQueueLength: number;
+}
+
+export interface AppliedTransition {
+  readonly transition: TransitionName;
+  readonly from: ClassifiedState | OwnershipState;
+  readonly to: ExecutionState | OwnershipState;
+}
+
+/** What the commit write returned: the committed row and what is derived from it. */
+export interface CommittedChat {
+  readonly chat: ChatRow;
+  readonly queueLength: number;
+  readonly state: ClassifiedState;
+  readonly ownership: OwnershipState;
+  /** worker_id and runner_id are set and the (chat_id, runner_id) heartbeat is fresh. */
+  readonly leaseFresh: boolean;
+}
+
+export interface LandOptions {
+  /** The tool-result text when the landing cancels pending dynamic tool calls (misc rule 1). */
+  cancelReason?: string;
+  /** Overrides the store clock for this landing's timestamps (EnterRequiresAction's deadline). */
+  now?: Date;
+}
+
+/** Prefetch the active history tail with the queue count (one statement instead of two). */
+export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
+
+const LOCK_AND_BUMP_SQL = `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1 RETURNING *`;
+
+const QUEUE_LENGTH_SQL = `SELECT count(*)::int AS queue_length FROM chat_queued_messages WHERE chat_id = $1`;
+
+const QUEUE_LENGTH_AND_TAIL_SQL = `
+  SELECT
+    (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length,
+    (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail`;
+
+export class ChatTx implements HistoryTx {
+  readonly #t: StoreTransaction;
+  readonly #options: ChatTxOptions;
+  #chat: ChatRow;
+  #queueLength: number;
+  #tail: ChatMessageRow[] | undefined;
+  #incrementAttempt = false;
+  #retryState: { value: RetryState | null } | undefined;
+  #grantHistoryEpoch = false;
+  #expected: ExecutionState | undefined;
+  #applied: AppliedTransition[] = [];
+  #inserted: ChatMessageRow[] = [];
+  #committed = false;
+
+  private constructor(t: StoreTransaction, chat: ChatRow, queueLength: number, tail: ChatMessageRow[] | undefined, options: ChatTxOptions) {
+    this.#t = t;
+    this.#chat = chat;
+    this.#queueLength = queueLength;
+    this.#tail = tail;
+    this.#options = options;
+  }
+
+  /**
+   * Locks the chat row and advances snapshot_version in one statement (an UPDATE takes the row
+   * lock; the bump precedes every other write), then counts the queue in a second statement: a
+   * fresh snapshot, so it sees every queue change committed before the lock was granted.
+   * Throws ChatNotFoundError when the row does not exist.
+   */
+  static async lock(t: StoreTransaction, chatId: string, options: ChatTxOptions, prefetchTail: TailPrefetch = false): Promise<ChatTx> {
+    const [raw] = await t.query(LOCK_AND_BUMP_SQL, [chatId]);
+    if (raw === undefined) throw new ChatNotFoundError(chatId);
+    const chat = chatFromRaw(raw);
+    const wantTail = typeof prefetchTail === "function" ? prefetchTail(chat) : prefetchTail;
+    if (!wantTail) {
+      const [row] = await t.query<{ queue_length: number }>(QUEUE_LENGTH_SQL, [chatId]);
+      return new ChatTx(t, chat, row?.queue_length ?? 0, undefined, options);
+    }
+    const [row] = await t.query<{ queue_length: number; tail: RawRow[] }>(QUEUE_LENGTH_AND_TAIL_SQL, [chatId]);
+    return new ChatTx(t, chat, row?.queue_length ?? 0, (row?.tail ?? []).map(messageFromRaw), options);
+  }
+
+  /** The handle for a chat Create has just inserted in this transaction (empty queue and history). */
+  static forCreated(t: StoreTransaction, chat: ChatRow, options: ChatTxOptions): ChatTx {
+    return new ChatTx(t, chat, 0, [], options);
+  }
+
+  get chatId(): string {
+    return this.#chat.id;
+  }
+
+  /** The chat as the transitions applied so far left it (ownership, status, ... not yet written). */
+  get chat(): Readonly<ChatRow> {
+    return this.#chat;
+  }
+
+  get queueLength(): number {
+    return this.#queueLength;
+  }
+
+  get options(): Readonly<ChatTxOptions> {
+    return this.#options;
+  }
+
+  get transaction(): StoreTransaction {
+    return this.#t;
+  }
+
+  /** Every transition applied on this chat in this transaction, in order. */
+  get applied(): readonly AppliedTransition[] {
+    return this.#applied;
+  }
+
+  now(): Date {
+    return this.#options.now();
+  }
+
+  state(): ClassifiedState {
+    return classify(this.#chat, this.#queueLength);
+  }
+
+  ownership(): OwnershipState {
+    return ownershipOf(this.#chat);
+  }
+
+  query<R extends RawRow = RawRow>(text: string, values: readonly unknown[] = []): Promise<R[]> {
+    this.#assertOpen();
+    return this.#t.query<R>(text, values);
+  }
+
+  // ---- the state machine ---------------------------------------------------------------------
+
+  /**
+   * The input state of `transition`, or the typed rejection: ChatNotFoundError (N),
+   * InvalidStateError (Invalid, except for ReconcileInvalidState), TransitionNotAllowedError (no
+   * edge, or no edge for this request variant). Call it before any write.
+   */
+  from<T extends ExecutionTransitionName>(transition: T, requestVariant?: VariantOf<T>): ClassifiedState {
+    this.#assertOpen();
+    const from = classifyForTransition(transition, this.chatId, this.#chat, this.#queueLength);
+    if (!isAllowed(transition, from, requestVariant)) throw new TransitionNotAllowedError(transition, from);
+    return from;
+  }
+
+  /**
+   * Lands `transition` where the table says, and applies the rules every landing shares:
+   * cancellation of pending dynamic tool calls when leaving requires_action (misc rule 1), the
+   * leave-error rule, the one-shot compaction marker, and the pending-action deadline. Status
+   * and archived come from the landing state's line of the spec's table.
+   */
+  async land<T extends ExecutionTransitionName>(
+    transition: T,
+    from: ClassifiedState,
+    variant: VariantOf<T> | undefined,
+    options: LandOptions = {},
+  ): Promise<ExecutionState> {
+    const to = landing(transition, from, variant);
+    if (mustCancelPendingToolCalls(transition, from, to)) {
+      await answerPendingToolCalls(this, { dynamicOnly: true, reason: options.cancelReason ?? "the pending action was cancelled" });
+    }
+    const { status, archived } = columnsFor(to);
+    const now = options.now ?? this.now();
+    const keepsCompaction =
+      transition === "SendMessage"
+        ? keepsCompactionRequest("SendMessage", variant as VariantOf<"SendMessage">)
+        : keepsCompactionRequest(transition as Exclude<ExecutionTransitionName, "SendMessage">);
+    const deadline =
+      transition === "EnterRequiresAction"
+        ? new Date(now.getTime() + this.#options.requiresActionTimeoutMs)
+        : nextRequiresActionDeadline(transition, to, this.#chat.requiresActionDeadlineAt, now);
+    this.#chat = {
+      ...this.#chat,
+      status,
+      archived,
+      lastError: leavesError(from, to, transition) ? null : this.#chat.lastError,
+      lastErrorDetail: leavesError(from, to, transition) ? null : this.#chat.lastErrorDetail,
+      compactionRequestedAt: keepsCompaction ? this.#chat.compactionRequestedAt : null,
+      requiresActionDeadlineAt: deadline,
+    };
+    this.#expected = to;
+    this.#applied.push({ transition, from, to });
+    return to;
+  }
+
+  /** Acquire and Abandon: ownership only, "fully orthogonal to the execution state transitions". */
+  setOwnership(transition: OwnershipTransitionName, owner: { workerId: string; runnerId: string } | null): OwnershipState {
+    this.#assertOpen();
+    const from = this.ownership();
+    const to = ownershipLanding(transition, from);
+    this.#chat = { ...this.#chat, workerId: owner?.workerId ?? null, runnerId: owner?.runnerId ?? null };
+    this.#applied.push({ transition, from, to });
+    return to;
+  }
+
+  /** Field writes a transition makes besides its landing (FinishError's error, Reconcile's reset...). */
+  set(
+    fields: Partial<Pick<ChatRow, "lastError" | "lastErrorDetail" | "compactionRequestedAt" | "lastModelConfigId" | "lastReasoningEffort">>,
+  ): void {
+    this.#assertOpen();
+    this.#chat = { ...this.#chat, ...fields };
+  }
+
+  // ---- staged writes that meet the triggers --------------------------------------------------
+
+  async incrementGenerationAttempt(): Promise<void> {
+    if (this.#retryState !== undefined || this.#grantHistoryEpoch) await this.flush();
+    this.#incrementAttempt = true;
+  }
+
+  async setRetryState(value: RetryState | null): Promise<void> {
+    if (this.#incrementAttempt || this.#grantHistoryEpoch) await this.flush();
+    this.#retryState = { value };
+  }
+
+  /** RequestCompaction: "advances history_version to the transaction's new snapshot_version, and resets generation_attempt". */
+  async grantHistoryEpoch(): Promise<void> {
+    if (this.#incrementAttempt || this.#retryState !== undefined) await this.flush();
+    this.#grantHistoryEpoch = true;
+  }
+
+  /** Called before every chat_messages write: the revision trigger resets generation_attempt. */
+  async beforeHistoryWrite(): Promise<void> {
+    if (this.#incrementAttempt || this.#retryState !== undefined || this.#grantHistoryEpoch) await this.flush();
+  }
+
+  // ---- history and queue bookkeeping ---------------------------------------------------------
+
+  /** Active history from the last active assistant message onwards (empty when there is none). */
+  async activeTail(): Promise<readonly ChatMessageRow[]> {
+    if (this.#tail === undefined) {
+      const rows = await this.query(ACTIVE_TAIL_SQL, [this.chatId]);
+      this.#tail = rows.map(messageFromRaw);
+    }
+    return this.#tail;
+  }
+
+  /** How many messages this transaction has inserted so far; see insertedSince. */
+  get insertedCount(): number {
+    return this.#inserted.length;
+  }
+
+  /** The messages inserted since `insertedCount` was `mark`, in order (a transition's own rows). */
+  insertedSince(mark: number): ChatMessageRow[] {
+    return this.#inserted.slice(mark);
+  }
+
+  /** Keeps the cached tail in step with rows this transaction inserted. */
+  noteInserted(rows: readonly ChatMessageRow[]): void {
+    for (const row of rows) {
+      this.#inserted.push(row);
+      if (row.role === "user" && !row.modelOnly) {
+        // Each tracks the latest user message that set it (spec "Reasoning effort": "mirroring
+        // last_model_config_id"): a model sent alone keeps the effort, an effort sent alone counts.
+        if (row.modelConfigId !== null) this.#chat = { ...this.#chat, lastModelConfigId: row.modelConfigId };
+        if (row.reasoningEffort !== null) this.#chat = { ...this.#chat, lastReasoningEffort: row.reasoningEffort };
+      }
+      if (this.#tail === undefined) continue;
+      if (row.role === "assistant") this.#tail = [row];
+      else if (this.#tail.length > 0) this.#tail.push(row);
+    }
+  }
+
+  /** After a soft delete the cached tail is stale. */
+  forgetTail(): void {
+    this.#tail = undefined;
+  }
+
+  noteQueueChange(delta: number): void {
+    this.#queueLength += delta;
+    if (this.#queueLength < 0) throw new StoreInvariantError(`queue length of chat ${this.chatId} went negative`);
+  }
+
+  // ---- writing -------------------------------------------------------------------------------
+
+  /** Writes the in-memory row and staged flags now (an intermediate write inside a bundle). */
+  async flush(): Promise<void> {
+    await this.#write(false);
+  }
+
+  /**
+   * The commit write. Checks that the committed row classifies as the last landing (a bug
+   * otherwise: the transaction rolls back), and buffers the notifications for after COMMIT.
+   */
+  async commit(notifier: Notifier): Promise<CommittedChat> {
+    const committed = await this.#write(true);
+    this.#committed = true;
+    const expected = this.#expected;
+    if (expected !== undefined && committed.state !== expected) {
+      throw new StoreInvariantError(`chat ${this.chatId} landed in ${committed.state}, the table says ${expected}`);
+    }
+    publishAfterCommit(this.#t, notifier, committed);
+    return committed;
+  }
+
+  async #write(returning: boolean): Promise<CommittedChat> {
+    this.#assertOpen();
+    const c = this.#chat;
+    const values: unknown[] = [
+      c.id,
+      c.status,
+      c.archived,
+      c.workerId,
+      c.runnerId,
+      pgText(c.lastError),
+      c.requiresActionDeadlineAt,
+      c.compactionRequestedAt,
+      c.lastModelConfigId,
+      c.lastReasoningEffort,
+      c.lastErrorDetail === null ? null : pgJson(c.lastErrorDetail),
+    ];
+    const sets = [
+      "status = $2",
+      "archived = $3",
+      "worker_id = $4",
+      "runner_id = $5",
+      "last_error = $6",
+      "requires_action_deadline_at = $7",
+      "compaction_requested_at = $8",
+      "last_model_config_id = $9",
+      "last_reasoning_effort = $10",
+      "last_error_detail = $11::jsonb",
+      "updated_at = now()",
+    ];
+    if (this.#incrementAttempt) sets.push("generation_attempt = generation_attempt + 1");
+    if (this.#grantHistoryEpoch) sets.push("history_version = snapshot_version", "generation_attempt = 0");
+    // UpdateChatExecutionState "clears retry_state whenever it writes a status other than running".
+    if (c.status !== "running") sets.push("retry_state = NULL");
+    else if (this.#retryState !== undefined) {
+      values.push(this.#retryState.value === null ? null : pgJson(this.#retryState.value));
+      sets.push(`retry_state = $${values.length}::jsonb`);
+    }
+    let sql = `UPDATE chats SET ${sets.join(", ")} WHERE id = $1 RETURNING *`;
+    if (returning) {
+      values.push(this.#options.staleThresholdMs);
+      sql += `, ${committedExtrasSql(values.length)}`;
+    }
+    const [raw] = await this.#t.query(sql, values);
+    if (raw === undefined) throw new StoreInvariantError(`locked chat ${this.chatId} vanished`);
+    this.#incrementAttempt = false;
+    this.#retryState = undefined;
+    this.#grantHistoryEpoch = false;
+    if (!returning) {
+      this.#chat = chatFromRaw(raw);
+      return committedFromRaw({ ...raw, queue_length: this.#queueLength, lease_fresh: false });
+    }
+    const committed = committedFromRaw(raw);
+    this.#chat = committed.chat;
+    if (committed.queueLength !== this.#queueLength) {
+      throw new StoreInvariantError(
+        `chat ${this.chatId} has ${committed.queueLength} queued messages, the transitions counted ${this.#queueLength}`,
+      );
+    }
+    return committed;
+  }
+
+  #assertOpen(): void {
+    if (this.#committed) throw new StoreInvariantError(`chat ${this.chatId} was already committed in this transaction`);
+  }
+}
+
+/**
+ * Extra RETURNING columns of a commit write: the queue length, and whether the owner's lease is
+ * fresh ("either worker_id or runner_id is NULL, or there is no fresh heartbeat row for the
+ * current (chat_id, runner_id)" is the negation). `$staleParam` holds the threshold in ms.
+ */
+export function committedExtrasSql(staleParam: number): string {
+  return `(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id) AS queue_length,
+    (chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND EXISTS (
+      SELECT 1 FROM chat_heartbeats h
+      WHERE h.chat_id = chats.id AND h.runner_id = chats.runner_id
+        AND h.heartbeat_at > statement_timestamp() - $${staleParam}::int * interval '1 millisecond'
+    )) AS lease_fresh`;
+}
+
+export function committedFromRaw(raw: RawRow): CommittedChat {
+  const chat = chatFromRaw(raw);
+  const queueLength = Number(raw.queue_length);
+  return {
+    chat,
+    queueLength,
+    state: classify(chat, queueLength),
+    ownership: ownershipOf(chat),
+    leaseFresh: raw.lease_fresh === true,
+  };
+}
+
+/**
+ * Buffers the spec's notifications for one committed chat: `chat:update` always, `chat:ownership`
+ * when the chat is runnable and no worker holds a fresh lease. They run after COMMIT only.
+ */
+export function publishAfterCommit(t: StoreTransaction, notifier: Notifier, committed: CommittedChat): void {
+  const payload = chatUpdatePayload(committed.chat);
+  t.afterCommit(() => notifier.chatUpdated(payload));
+  if (isRunnable(committed.state) && !committed.leaseFresh) {
+    t.afterCommit(() => notifier.ownershipHint({ chat_id: payload.chat_id, snapshot_version: payload.snapshot_version }));
+  }
+}

@@ -1,0 +1,202 @@
+/**
+ * Writes to chat_messages, and the rules about outstanding tool calls, implemented once:
+ * - misc rule 2: "Any transition that inserts a new user message into active history must answer
+ *   outstanding tool calls in active history before inserting the user message" — insertHistory
+ *   puts synthetic cancellation results in front of every user message that needs them;
+ * - misc rule 1 (via ChatTx.land) and ReconcileInvalidState: answerPendingToolCalls with
+ *   dynamicOnly closes pending dynamic tool calls.
+ * "Outstanding" is read from the active tail: the last active assistant message and what follows
+ * it (the message that made the calls and the results answering them).
+ */
+import { pendingToolCalls, syntheticCancellationResults, type ClassifiedState, type ToolCallPart } from "../chatstate/index";
+import { InvalidTransitionInputError } from "./errors";
+import { pgJson } from "../db/pg-safe";
+import { messageFromRaw, type RawRow } from "../db/rows";
+import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatRow, MessageUsage } from "../db/schema/chats";
+
+/**
+ * What these writes need of the locked chat they run on. ChatTx is the one implementation; the
+ * interface lives here because ChatTx itself applies misc rule 1 through this file when it lands.
+ */
+export interface HistoryTx {
+  readonly chatId: string;
+  readonly chat: Readonly<Pick<ChatRow, "lastModelConfigId" | "unsafeDynamicTools">>;
+  state(): ClassifiedState;
+  query<R extends RawRow = RawRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
+  /** The active tail, read once per transaction and kept in step with its inserts. */
+  activeTail(): Promise<readonly ChatMessageRow[]>;
+  /** Before every chat_messages write: flushes staged flags the revision trigger would reorder. */
+  beforeHistoryWrite(): Promise<void>;
+  noteInserted(rows: readonly ChatMessageRow[]): void;
+  forgetTail(): void;
+}
+
+/** A message a transition inserts. `revision` and `queued_message_id` are never the caller's. */
+export interface NewMessage {
+  role: ChatMessageRole;
+  content: ChatMessagePart[];
+  modelConfigId?: string | null;
+  reasoningEffort?: string | null;
+  createdBy?: string | null;
+  /** Hidden from the UI, visible to the model. */
+  modelOnly?: boolean;
+  /** Part of a compaction or clear boundary. */
+  compressed?: boolean;
+  /** An assistant step's usage figures (the compaction trigger reads them). */
+  usage?: MessageUsage | null;
+}
+
+const ROLES: readonly ChatMessageRole[] = ["system", "user", "assistant", "tool"];
+
+/** Active history from the last active assistant message onwards; empty when there is none. */
+export const ACTIVE_TAIL_SQL = `
+  SELECT m.* FROM chat_messages m
+  WHERE m.chat_id = $1 AND NOT m.deleted
+    AND m.seq >= (SELECT max(a.seq) FROM chat_messages a WHERE a.chat_id = $1 AND NOT a.deleted AND a.role = 'assistant')
+  ORDER BY m.seq`;
+
+/** The seq of the newest active boundary row (compaction or clear), 0 when there is none. */
+const LATEST_BOUNDARY_SQL = `coalesce((SELECT max(b.seq) FROM chat_messages b WHERE b.chat_id = $1 AND NOT b.deleted AND b.compressed), 0)`;
+
+const COLUMNS = [
+  "chat_id",
+  "role",
+  "content",
+  "model_config_id",
+  "reasoning_effort",
+  "created_by",
+  "model_only",
+  "compressed",
+  "usage",
+] as const;
+
+function assertInsertable(tx: HistoryTx, message: NewMessage): void {
+  if (!ROLES.includes(message.role) || !Array.isArray(message.content)) {
+    throw new InvalidTransitionInputError("insert", tx.state(), `a message needs a role of ${ROLES.join("|")} and an array of parts`);
+  }
+}
+
+/** One multi-row INSERT; rows get their seq (and so their order) in the order given. */
+export async function insertMessages(tx: HistoryTx, messages: readonly NewMessage[]): Promise<ChatMessageRow[]> {
+  if (messages.length === 0) return [];
+  for (const m of messages) assertInsertable(tx, m);
+  await tx.beforeHistoryWrite();
+  const values: unknown[] = [];
+  const tuples = messages.map((m) => {
+    const base = values.length;
+    values.push(
+      tx.chatId,
+      m.role,
+      pgJson(m.content),
+      m.modelConfigId ?? null,
+      m.reasoningEffort ?? null,
+      m.createdBy ?? null,
+      m.modelOnly ?? false,
+      m.compressed ?? false,
+      m.usage ? JSON.stringify(m.usage) : null,
+    );
+    return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}::uuid, $${base + 5}, $${base + 6}::uuid, $${base + 7}, $${base + 8}, $${base + 9}::jsonb)`;
+  });
+  const rows = await tx.query(`INSERT INTO chat_messages (${COLUMNS.join(", ")}) VALUES ${tuples.join(", ")} RETURNING *`, values);
+  const inserted = rows.map(messageFromRaw).sort((a, b) => a.seq - b.seq);
+  tx.noteInserted(inserted);
+  return inserted;
+}
+
+type PartsOnly = { role: ChatMessageRole; content: readonly { type: string }[] };
+
+function advanceTail<M extends PartsOnly>(tail: readonly PartsOnly[], message: M): PartsOnly[] {
+  if (message.role === "assistant") return [message];
+  return tail.length === 0 ? [] : [...tail, message];
+}
+
+export function dynamicToolNames(chat: Pick<ChatRow, "unsafeDynamicTools">): Set<string> {
+  return new Set((chat.unsafeDynamicTools ?? []).map((tool) => tool.name));
+}
+
+/** One tool message per pending call, each holding that call's synthetic cancellation result. */
+function cancellationMessages(tx: HistoryTx, pending: readonly ToolCallPart[], reason: string): NewMessage[] {
+  return pending.map((call) => ({
+    role: "tool",
+    content: syntheticCancellationResults([call], reason) as ChatMessagePart[],
+    modelConfigId: tx.chat.lastModelConfigId,
+  }));
+}
+
+/**
+ * Inserts `messages` into active history, answering outstanding tool calls with synthetic
+ * cancellation results in front of each user message that has any (misc rule 2). Returns every
+ * inserted row in order, synthetic ones included.
+ */
+export async function insertHistory(tx: HistoryTx, messages: readonly NewMessage[], cancelReason: string): Promise<ChatMessageRow[]> {
+  if (messages.length === 0) return [];
+  let tail: PartsOnly[] = messages.some((m) => m.role === "user") ? [...(await tx.activeTail())] : [];
+  const rows: NewMessage[] = [];
+  for (const message of messages) {
+    if (message.role === "user") {
+      for (const synthetic of cancellationMessages(tx, pendingToolCalls(tail), cancelReason)) {
+        rows.push(synthetic);
+        tail = advanceTail(tail, synthetic);
+      }
+    }
+    rows.push(message);
+    tail = advanceTail(tail, message);
+  }
+  return insertMessages(tx, rows);
+}
+
+/** Pending tool calls of the active tail; with dynamicOnly, only the chat's dynamic (client) tools. */
+export async function pendingCalls(tx: HistoryTx, dynamicOnly: boolean): Promise<ToolCallPart[]> {
+  const pending = pendingToolCalls(await tx.activeTail());
+  if (!dynamicOnly) return pending;
+  const names = dynamicToolNames(tx.chat);
+  return pending.filter((call) => names.has(call.tool_name));
+}
+
+/** Closes pending tool calls with synthetic cancellation results; returns the inserted rows. */
+export async function answerPendingToolCalls(tx: HistoryTx, options: { dynamicOnly: boolean; reason: string }): Promise<ChatMessageRow[]> {
+  const pending = await pendingCalls(tx, options.dynamicOnly);
+  if (pending.length === 0) return [];
+  return insertMessages(tx, cancellationMessages(tx, pending, options.reason));
+}
+
+/** Marks the active history from `seq` on as deleted; returns the ids, oldest first. */
+export async function softDeleteFrom(tx: HistoryTx, seq: number): Promise<string[]> {
+  await tx.beforeHistoryWrite();
+  const rows = await tx.query<{ id: string; seq: string }>(
+    `UPDATE chat_messages SET deleted = true WHERE chat_id = $1 AND seq >= $2 AND NOT deleted RETURNING id, seq`,
+    [tx.chatId, seq],
+  );
+  tx.forgetTail();
+  return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((r) => r.id);
+}
+
+/** The active message `id` of this chat, or undefined. */
+export async function findActiveMessage(tx: HistoryTx, id: string): Promise<ChatMessageRow | undefined> {
+  const [raw] = await tx.query(`SELECT * FROM chat_messages WHERE id = $2 AND chat_id = $1 AND NOT deleted`, [tx.chatId, id]);
+  return raw === undefined ? undefined : messageFromRaw(raw);
+}
+
+/** "at least one uncompressed assistant message after the latest compaction boundary" (RequestCompaction). */
+export async function hasSomethingToCompact(tx: HistoryTx): Promise<boolean> {
+  const [row] = await tx.query<{ ok: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM chat_messages m
+       WHERE m.chat_id = $1 AND NOT m.deleted AND m.role = 'assistant' AND NOT m.compressed AND m.seq > ${LATEST_BOUNDARY_SQL}
+     ) AS ok`,
+    [tx.chatId],
+  );
+  return row?.ok === true;
+}
+
+/** "an active model-visible non-system message follows the latest boundary" (ClearContext). */
+export async function hasSomethingToClear(tx: HistoryTx): Promise<boolean> {
+  const [row] = await tx.query<{ ok: boolean }>(
+    `SELECT EXISTS (
+       SELECT 1 FROM chat_messages m
+       WHERE m.chat_id = $1 AND NOT m.deleted AND m.role <> 'system' AND NOT m.compressed AND m.seq > ${LATEST_BOUNDARY_SQL}
+     ) AS ok`,
+    [tx.chatId],
+  );
+  return row?.ok === true;
+}

@@ -1,0 +1,154 @@
+/**
+ * Reads for the API and the worker. None of them locks or writes execution state; a read that
+ * must be consistent with a transition belongs inside `ChatStore.update` instead.
+ */
+import { chatFromRaw, messageFromRaw, queuedFromRaw, type Queryable } from "../db/rows";
+import type { ChatMessageRow, ChatQueuedMessageRow, ChatRow } from "../db/schema/chats";
+
+export async function getChat(db: Queryable, chatId: string): Promise<ChatRow | undefined> {
+  const { rows } = await db.query(`SELECT * FROM chats WHERE id = $1`, [chatId]);
+  return rows[0] === undefined ? undefined : chatFromRaw(rows[0]);
+}
+
+/** The columns of a chat that never change after Create, and its snapshot version. */
+export interface ChatIdentity {
+  organizationId: string;
+  ownerId: string;
+  parentChatId: string | null;
+  snapshotVersion: number;
+}
+
+/**
+ * What a command checks before its transaction (the owner, the organization for model and file
+ * checks, the family for hooks): organization, owner and parent never change, so reading them
+ * outside the transaction is safe. Undefined when the chat does not exist.
+ */
+export async function readChatIdentity(db: Queryable, chatId: string): Promise<ChatIdentity | undefined> {
+  const { rows } = await db.query(`SELECT organization_id, owner_id, parent_chat_id, snapshot_version FROM chats WHERE id = $1`, [chatId]);
+  const row = rows[0];
+  if (row === undefined) return undefined;
+  return {
+    organizationId: String(row.organization_id),
+    ownerId: String(row.owner_id),
+    parentChatId: row.parent_chat_id === null ? null : String(row.parent_chat_id),
+    snapshotVersion: Number(row.snapshot_version),
+  };
+}
+
+export interface ListChatsOptions {
+  ownerId: string;
+  archived?: boolean;
+  /** Only this chat's direct children (subagents). */
+  parentChatId?: string;
+  /** Chats whose labels contain every one of these pairs. */
+  labels?: Record<string, string>;
+  limit?: number;
+  /** Keyset pagination: chats created before this one (newest first). */
+  afterId?: string;
+}
+
+/** The owner's chats, newest first (`created_at DESC, id DESC`). */
+export async function listChats(db: Queryable, options: ListChatsOptions): Promise<ChatRow[]> {
+  const values: unknown[] = [options.ownerId];
+  const where = ["c.owner_id = $1"];
+  if (options.archived !== undefined) {
+    values.push(options.archived);
+    where.push(`c.archived = $${values.length}`);
+  }
+  if (options.parentChatId !== undefined) {
+    values.push(options.parentChatId);
+    where.push(`c.parent_chat_id = $${values.length}`);
+  }
+  if (options.labels !== undefined && Object.keys(options.labels).length > 0) {
+    values.push(JSON.stringify(options.labels));
+    where.push(`c.labels @> $${values.length}::jsonb`);
+  }
+  if (options.afterId !== undefined) {
+    values.push(options.afterId);
+    where.push(`(c.created_at, c.id) < (SELECT a.created_at, a.id FROM chats a WHERE a.id = $${values.length})`);
+  }
+  values.push(Math.max(1, Math.min(options.limit ?? 50, 500)));
+  const { rows } = await db.query(
+    `SELECT c.* FROM chats c WHERE ${where.join(" AND ")} ORDER BY c.created_at DESC, c.id DESC LIMIT $${values.length}`,
+    values,
+  );
+  return rows.map(chatFromRaw);
+}
+
+/** A root chat and its descendants, the root first. */
+export async function listFamily(db: Queryable, rootChatId: string): Promise<ChatRow[]> {
+  const { rows } = await db.query(`SELECT * FROM chats WHERE id = $1 OR root_chat_id = $1 ORDER BY (id = $1) DESC, created_at, id`, [
+    rootChatId,
+  ]);
+  return rows.map(chatFromRaw);
+}
+
+export interface ListMessagesOptions {
+  /** Include rows EditMessage soft-deleted. */
+  includeDeleted?: boolean;
+  /** Include rows hidden from the UI (system prompt, compaction summaries, the clear sentinel). */
+  includeModelOnly?: boolean;
+  /** Only messages after this seq (incremental sync). */
+  afterSeq?: number;
+}
+
+/** History in order. By default what the UI shows: active, not model-only. */
+export async function listMessages(db: Queryable, chatId: string, options: ListMessagesOptions = {}): Promise<ChatMessageRow[]> {
+  const values: unknown[] = [chatId];
+  const where = ["chat_id = $1"];
+  if (!options.includeDeleted) where.push("NOT deleted");
+  if (!options.includeModelOnly) where.push("NOT model_only");
+  if (options.afterSeq !== undefined) {
+    values.push(options.afterSeq);
+    where.push(`seq > $${values.length}`);
+  }
+  const { rows } = await db.query(`SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY seq`, values);
+  return rows.map(messageFromRaw);
+}
+
+export async function listQueue(db: Queryable, chatId: string): Promise<ChatQueuedMessageRow[]> {
+  const { rows } = await db.query(`SELECT * FROM chat_queued_messages WHERE chat_id = $1 ORDER BY position`, [chatId]);
+  return rows.map(queuedFromRaw);
+}
+
+export interface ChatMetadataFields {
+  labels?: Record<string, string>;
+  pinOrder?: number;
+  mcpServerIds?: readonly string[];
+}
+
+/**
+ * Labels and pin order: metadata, no transition, no snapshot bump (spec: "There is other data ...
+ * We call it metadata"). Returns undefined when the chat does not exist.
+ */
+export async function updateChatMetadata(db: Queryable, chatId: string, fields: ChatMetadataFields): Promise<ChatRow | undefined> {
+  const values: unknown[] = [chatId];
+  const sets: string[] = [];
+  if (fields.labels !== undefined) {
+    values.push(JSON.stringify(fields.labels));
+    sets.push(`labels = $${values.length}::jsonb`);
+  }
+  if (fields.pinOrder !== undefined) {
+    values.push(fields.pinOrder);
+    sets.push(`pin_order = $${values.length}`);
+  }
+  if (fields.mcpServerIds !== undefined) {
+    values.push(JSON.stringify(fields.mcpServerIds));
+    sets.push(`mcp_server_ids = $${values.length}::jsonb`);
+  }
+  if (sets.length === 0) return getChat(db, chatId);
+  const { rows } = await db.query(`UPDATE chats SET ${sets.join(", ")}, updated_at = now() WHERE id = $1 RETURNING *`, values);
+  return rows[0] === undefined ? undefined : chatFromRaw(rows[0]);
+}
+
+/** The chats whose archived marker an archive of `chatId` moves, with their queue lengths: a root's family, or a child alone. */
+export async function listArchiveScope(db: Queryable, chatId: string): Promise<{ chat: ChatRow; queueLength: number }[]> {
+  const { rows } = await db.query(
+    `SELECT c.*, (SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = c.id) AS queue_length
+       FROM chats c
+      WHERE c.id = $1 OR (c.root_chat_id = $1 AND EXISTS (SELECT 1 FROM chats r WHERE r.id = $1 AND r.parent_chat_id IS NULL))
+      ORDER BY (c.id = $1) DESC, c.created_at, c.id`,
+    [chatId],
+  );
+  return rows.map((raw) => ({ chat: chatFromRaw(raw), queueLength: Number(raw.queue_length) }));
+}

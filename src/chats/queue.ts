@@ -1,0 +1,142 @@
+/**
+ * Writes to chat_queued_messages. Positions stay contiguous 0..n-1 (0 is the head): every removal
+ * or reorder shifts the neighbours in the same statement, which the DEFERRABLE unique constraint
+ * on (chat_id, position) allows. The queue_version trigger records every change.
+ *
+ * Every promotion into history goes through promoteQueued: it answers outstanding tool calls
+ * (misc rule 2), then deletes the queue row and inserts it as a user message carrying
+ * queued_message_id in one statement, and fails unless exactly one queue row was deleted.
+ */
+import type { ChatTx } from "./chat-tx";
+import { QueueFullError, StoreInvariantError } from "./errors";
+import { answerPendingToolCalls, insertHistory } from "./history";
+import { messageFromRaw, queuedFromRaw, type RawRow } from "../db/rows";
+import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, QueuedHookContext } from "../db/schema/chats";
+
+export interface NewQueuedMessage {
+  content: ChatMessagePart[];
+  modelConfigId?: string | null;
+  reasoningEffort?: string | null;
+  /** Falls back to the chat's owner. */
+  createdBy?: string | null;
+  /** Lifecycle hook context for after the message, once promoted. */
+  hookContext?: QueuedHookContext[] | null;
+}
+
+/** Appends to the tail of the queue. */
+export async function enqueue(tx: ChatTx, message: NewQueuedMessage): Promise<ChatQueuedMessageRow> {
+  if (tx.queueLength >= tx.options.maxQueueLength) throw new QueueFullError(tx.chatId, tx.options.maxQueueLength);
+  const [raw] = await tx.query(
+    `INSERT INTO chat_queued_messages (chat_id, position, content, model_config_id, reasoning_effort, created_by, hook_context)
+     VALUES ($1, $2, $3::jsonb, $4::uuid, $5, $6::uuid, $7::jsonb) RETURNING *`,
+    [
+      tx.chatId,
+      tx.queueLength,
+      JSON.stringify(message.content),
+      message.modelConfigId ?? null,
+      message.reasoningEffort ?? null,
+      message.createdBy ?? tx.chat.ownerId,
+      message.hookContext && message.hookContext.length > 0 ? JSON.stringify(message.hookContext) : null,
+    ],
+  );
+  if (raw === undefined) throw new StoreInvariantError("queue insert returned no row");
+  tx.noteQueueChange(+1);
+  return queuedFromRaw(raw);
+}
+
+export async function findQueued(tx: ChatTx, queuedMessageId: string): Promise<ChatQueuedMessageRow | undefined> {
+  const [raw] = await tx.query(`SELECT * FROM chat_queued_messages WHERE id = $2 AND chat_id = $1`, [tx.chatId, queuedMessageId]);
+  return raw === undefined ? undefined : queuedFromRaw(raw);
+}
+
+/** Removes one queued message and closes the gap; undefined when the chat holds no such row. */
+export async function removeQueued(tx: ChatTx, queuedMessageId: string): Promise<ChatQueuedMessageRow | undefined> {
+  const [row] = await tx.query<{ removed: RawRow | null }>(
+    `WITH removed AS (
+       DELETE FROM chat_queued_messages WHERE id = $2 AND chat_id = $1 RETURNING *
+     ), shifted AS (
+       UPDATE chat_queued_messages q SET position = q.position - 1
+       FROM removed r WHERE q.chat_id = $1 AND q.position > r.position
+       RETURNING q.id
+     )
+     SELECT (SELECT to_jsonb(r) FROM removed r) AS removed, (SELECT count(*) FROM shifted) AS shifted`,
+    [tx.chatId, queuedMessageId],
+  );
+  if (!row?.removed) return undefined;
+  tx.noteQueueChange(-1);
+  return queuedFromRaw(row.removed);
+}
+
+/** Deletes the whole queue (EditMessage); returns the deleted ids in queue order. */
+export async function clearQueue(tx: ChatTx): Promise<string[]> {
+  if (tx.queueLength === 0) return [];
+  const rows = await tx.query<{ id: string; position: number }>(
+    `DELETE FROM chat_queued_messages WHERE chat_id = $1 RETURNING id, position`,
+    [tx.chatId],
+  );
+  tx.noteQueueChange(-rows.length);
+  return rows.sort((a, b) => a.position - b.position).map((r) => r.id);
+}
+
+/** Moves a queued message to the head, shifting the ones before it back by one. */
+export async function moveToHead(tx: ChatTx, queued: ChatQueuedMessageRow): Promise<void> {
+  if (queued.position === 0) return;
+  await tx.query(
+    `UPDATE chat_queued_messages SET position = CASE WHEN id = $2 THEN 0 ELSE position + 1 END
+     WHERE chat_id = $1 AND position <= $3`,
+    [tx.chatId, queued.id, queued.position],
+  );
+}
+
+export interface Promotion {
+  /** Synthetic cancellation results inserted first (misc rule 2), then the promoted message. */
+  readonly inserted: ChatMessageRow[];
+  readonly message: ChatMessageRow;
+  readonly queued: ChatQueuedMessageRow;
+}
+
+/**
+ * Promotes the queue head (`"head"`) or a given queued message into history as a user message.
+ * Throws StoreInvariantError unless exactly one queue row was deleted.
+ */
+export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelReason: string): Promise<Promotion> {
+  // Misc rule 2 before the user message lands; no statement when nothing is pending.
+  const cancellations = await answerPendingToolCalls(tx, { dynamicOnly: false, reason: cancelReason });
+  await tx.beforeHistoryWrite();
+  const [row] = await tx.query<{ deleted: number; queued: RawRow | null; message: RawRow | null }>(
+    `WITH target AS (
+       DELETE FROM chat_queued_messages
+       WHERE chat_id = $1 AND ${target === "head" ? "position = 0" : "id = $2"}
+       RETURNING *
+     ), shifted AS (
+       UPDATE chat_queued_messages q SET position = q.position - 1
+       FROM target t WHERE q.chat_id = $1 AND q.position > t.position
+       RETURNING q.id
+     ), promoted AS (
+       INSERT INTO chat_messages (chat_id, role, content, queued_message_id, model_config_id, reasoning_effort, created_by)
+       SELECT chat_id, 'user', content, id, model_config_id, reasoning_effort, created_by FROM target
+       RETURNING *
+     )
+     SELECT (SELECT count(*)::int FROM target) AS deleted,
+            (SELECT to_jsonb(t) FROM target t LIMIT 1) AS queued,
+            (SELECT to_jsonb(p) FROM promoted p LIMIT 1) AS message,
+            (SELECT count(*) FROM shifted) AS shifted`,
+    target === "head" ? [tx.chatId] : [tx.chatId, target],
+  );
+  if (row === undefined || row.deleted !== 1 || !row.queued || !row.message) {
+    throw new StoreInvariantError(`promoting ${target} of chat ${tx.chatId} deleted ${row?.deleted ?? 0} queue rows, want exactly 1`);
+  }
+  tx.noteQueueChange(-1);
+  const message = messageFromRaw(row.message);
+  tx.noteInserted([message]);
+  const queued = queuedFromRaw(row.queued);
+  // A lifecycle hook's context for this prompt follows it into history (docs/hooks.md).
+  const context = queued.hookContext?.length
+    ? await insertHistory(
+        tx,
+        queued.hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null })),
+        cancelReason,
+      )
+    : [];
+  return { inserted: [...cancellations, message, ...context], message, queued };
+}

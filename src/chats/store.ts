@@ -1,0 +1,208 @@
+/**
+ * ChatStore: the one owner of every transaction that changes a chat's execution state. Each of
+ * them begins, takes its locks, commits and publishes here; the transitions (src/chats/transitions)
+ * only apply themselves to the handle the store gives them and never open a transaction.
+ *
+ * `update(chatId, fn)` is the spec's transaction: BEGIN; lock the chat row and advance
+ * snapshot_version once, before any other write; count the queue; run `fn`, which applies one or
+ * more transitions on the ChatTx; write the chats row once and read the committed values back;
+ * COMMIT; then publish `chat:update` (and `chat:ownership` when the chat is runnable without a
+ * fresh lease). Any error rolls back, the snapshot bump included, and publishes nothing. The chat
+ * commands, the runner's fenced writes (src/chat-worker/fenced-db.ts) and the tests call it with the
+ * transition they apply and the prefetch that transition declares (transitions/transition.ts).
+ *
+ * The other chat transactions are variations on it, each with its one production caller:
+ * - `create`: Create has no row to lock first (the chat commands' POST /chats);
+ * - `setArchived`: the family archive locks a root and its descendants (PATCH archived and the
+ *   auto-archive loop);
+ * - `updateUnless`: a step before the row lock that may answer without taking it (the worker's
+ *   acquisition with admission, src/chat-worker/leases/admission.ts).
+ * `transaction` is a bare transaction on the same pool for reads and writes that are no
+ * transition (the runner's fenced reads, purge).
+ *
+ * The chat commands' reads and metadata writes outside any transition (no lock, no snapshot bump)
+ * are store methods too, over the named functions of queries.ts, title.ts and files.ts, so a
+ * command never reaches the pool.
+ */
+import type { Pool } from "@neondatabase/serverless";
+import { REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
+import { ChatTx, publishAfterCommit, type AppliedTransition, type ChatTxOptions, type TailPrefetch } from "./chat-tx";
+import { StoreInvariantError } from "./errors";
+import { filesForAttachment } from "../files/files";
+import { NOOP_NOTIFIER, type Notifier } from "./notifier";
+import { getChat, listArchiveScope, readChatIdentity, updateChatMetadata, type ChatIdentity, type ChatMetadataFields } from "./queries";
+import type { ChatRow } from "../db/schema/chats";
+import type { ChatFileRow } from "../db/schema/files";
+import { writeTitle } from "./title";
+import { runTransaction, type StoreTransaction, type TransactionObserver } from "../db/transaction";
+import { createChat, insertChat, type CreateChatInput, type CreateChatResult } from "./transitions/create";
+import {
+  isChildChat,
+  lockFamily,
+  setArchived,
+  setFamilyArchived,
+  type FamilyArchiveOptions,
+  type FamilyArchiveResult,
+} from "./transitions/set-archived";
+
+/** "its heartbeat is expired (older than 30 seconds)" */
+export const DEFAULT_STALE_THRESHOLD_MS = 30_000;
+/** Per chat; a queueing send beyond it fails with QueueFullError (Coder's chatd uses 20). */
+export const DEFAULT_MAX_QUEUE_LENGTH = 20;
+
+export interface ChatStoreOptions extends Partial<ChatTxOptions> {
+  notifier?: Notifier;
+  /** Sees every finished transaction (statement counts in tests). */
+  observe?: TransactionObserver;
+}
+
+/** What `update` returns: the callback's value and the committed chat. */
+export interface Committed<T> {
+  readonly value: T;
+  readonly chat: ChatRow;
+  readonly state: ClassifiedState;
+  readonly queueLength: number;
+  /** The transitions applied, in order (an unowned Interrupt lists Interrupt, FinishInterruption). */
+  readonly applied: readonly AppliedTransition[];
+  /** Statements run in the transaction, BEGIN and COMMIT excluded; all of them under the row lock. */
+  readonly statements: number;
+}
+
+export interface UpdateOptions {
+  /** Read the active history tail together with the queue count; the transition declares it (transitions/transition.ts). */
+  prefetchTail?: TailPrefetch;
+  /** A heartbeat older than this is stale for this transaction's ownership hint, when the caller's threshold is not the store's (the worker's). */
+  staleThresholdMs?: number;
+}
+
+/** What the step before the lock of `updateUnless` returns to end the transaction without locking. */
+export interface Answered<A> {
+  readonly answer: A;
+}
+
+export class ChatStore {
+  readonly options: ChatTxOptions;
+  readonly notifier: Notifier;
+  readonly #observe: TransactionObserver | undefined;
+
+  constructor(
+    readonly pool: Pool,
+    options: ChatStoreOptions = {},
+  ) {
+    this.notifier = options.notifier ?? NOOP_NOTIFIER;
+    this.#observe = options.observe;
+    this.options = {
+      now: options.now ?? (() => new Date()),
+      staleThresholdMs: options.staleThresholdMs ?? DEFAULT_STALE_THRESHOLD_MS,
+      requiresActionTimeoutMs: options.requiresActionTimeoutMs ?? REQUIRES_ACTION_TIMEOUT_MS,
+      maxQueueLength: options.maxQueueLength ?? DEFAULT_MAX_QUEUE_LENGTH,
+    };
+  }
+
+  /** A bare transaction on this store's pool, observer and after-commit semantics included. */
+  transaction<T>(fn: (t: StoreTransaction) => Promise<T>): Promise<T> {
+    return runTransaction(this.pool, fn, this.#observe);
+  }
+
+  /** Applies `fn`'s transitions to one chat in one transaction; see the file header. */
+  update<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
+    return this.transaction((t) => this.#lockApplyCommit(t, chatId, fn, options));
+  }
+
+  /**
+   * `update` with a first step in the same transaction, before the row lock: `before` may take
+   * locks that must come first (admission's pool lock: pool first, then row) and may answer
+   * without locking the chat, which ends the transaction with nothing written.
+   */
+  updateUnless<A, T>(
+    chatId: string,
+    before: (t: StoreTransaction) => Promise<Answered<A> | undefined>,
+    fn: (tx: ChatTx) => Promise<T>,
+    options: UpdateOptions = {},
+  ): Promise<Answered<A> | Committed<T>> {
+    return this.transaction(async (t) => (await before(t)) ?? this.#lockApplyCommit(t, chatId, fn, options));
+  }
+
+  /** Create: inserts the chat and applies the transition on it, in one transaction (transitions/create.ts). */
+  create(input: CreateChatInput): Promise<Committed<CreateChatResult>> {
+    return this.transaction(async (t) => {
+      const tx = ChatTx.forCreated(t, await insertChat(t, input), this.options);
+      return this.#commit(t, tx, await createChat(tx, input));
+    });
+  }
+
+  /**
+   * PATCH archived: the family for a root chat (all-or-nothing), the chat alone for a child
+   * (transitions/set-archived.ts). `options.recheck` is the auto-archive loop's, for roots only.
+   */
+  async setArchived(chatId: string, archived: boolean, options: FamilyArchiveOptions = {}): Promise<FamilyArchiveResult> {
+    if (await isChildChat(this.pool, chatId)) {
+      if (options.recheck) throw new StoreInvariantError(`a family recheck was given for child chat ${chatId}`);
+      const committed = await this.update(chatId, (tx) => setArchived(tx, { archived }));
+      return { chats: [committed.chat], statements: committed.statements, skipped: false };
+    }
+    return this.transaction(async (t) => {
+      const family = await lockFamily(t, chatId);
+      if (options.recheck && !(await options.recheck(t, family))) return { chats: [], statements: t.statements, skipped: true };
+      const changed = await setFamilyArchived(t, family, archived, this.options.staleThresholdMs);
+      for (const committed of changed) publishAfterCommit(t, this.notifier, committed);
+      return { chats: changed.map((c) => c.chat), statements: t.statements, skipped: false };
+    });
+  }
+
+  // ---- reads and metadata writes outside transitions, for the chat commands -----------------
+
+  chat(chatId: string): Promise<ChatRow | undefined> {
+    return getChat(this.pool, chatId);
+  }
+
+  /** Organization, owner, parent and snapshot version (src/chats/queries.ts readChatIdentity). */
+  identity(chatId: string): Promise<ChatIdentity | undefined> {
+    return readChatIdentity(this.pool, chatId);
+  }
+
+  /** The chats an archive of `chatId` moves, with their queue lengths (src/chats/queries.ts listArchiveScope). */
+  archiveScope(chatId: string): Promise<{ chat: ChatRow; queueLength: number }[]> {
+    return listArchiveScope(this.pool, chatId);
+  }
+
+  /** A title write: metadata, ranked by source (src/chats/title.ts). */
+  writeTitle(chatId: string, title: string, source: TitleSource): Promise<{ applied: boolean; chat: ChatRow }> {
+    return writeTitle(this.pool, chatId, title, source);
+  }
+
+  /** Labels, pin order and MCP servers: metadata (src/chats/queries.ts updateChatMetadata). */
+  updateMetadata(chatId: string, fields: ChatMetadataFields): Promise<ChatRow | undefined> {
+    return updateChatMetadata(this.pool, chatId, fields);
+  }
+
+  /** The uploads among `fileIds` that `ownerId` may attach in `organizationId` (src/files/files.ts). */
+  attachableFiles(fileIds: readonly string[], ownerId: string, organizationId: string): Promise<Map<string, ChatFileRow>> {
+    return filesForAttachment(this.pool, fileIds, ownerId, organizationId);
+  }
+
+  async #lockApplyCommit<T>(
+    t: StoreTransaction,
+    chatId: string,
+    fn: (tx: ChatTx) => Promise<T>,
+    options: UpdateOptions,
+  ): Promise<Committed<T>> {
+    const txOptions =
+      options.staleThresholdMs === undefined ? this.options : { ...this.options, staleThresholdMs: options.staleThresholdMs };
+    const tx = await ChatTx.lock(t, chatId, txOptions, options.prefetchTail ?? false);
+    return this.#commit(t, tx, await fn(tx));
+  }
+
+  /** The commit write, the notifications buffered for after COMMIT, and what `update` returns. */
+  async #commit<T>(t: StoreTransaction, tx: ChatTx, value: T): Promise<Committed<T>> {
+    const committed = await tx.commit(this.notifier);
+    return {
+      value,
+      chat: committed.chat,
+      state: committed.state,
+      queueLength: committed.queueLength,
+      applied: tx.applied,
+      statements: t.statements,
+    };
+  }
+}

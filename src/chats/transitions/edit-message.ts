@@ -1,0 +1,61 @@
+/**
+ * EditMessage(k, replacement): "clears queued messages, cancels or obsoletes active work, marks the
+ * truncated active-history suffix as deleted, inserts the replacement turn followed by any
+ * caller-provided suffix messages, and lands in running." Every non-archived valid state --> R0.
+ * Partial output is not preserved: the runner sees history_version move and drops its turn.
+ */
+import { MessageNotFoundError } from "../../chatstate/index";
+import type { ChatTx } from "../chat-tx";
+import { InvalidTransitionInputError, StoreInvariantError } from "../errors";
+import { findActiveMessage, insertHistory, softDeleteFrom, type NewMessage } from "../history";
+import { clearQueue } from "../queue";
+import type { ChatMessagePart, ChatMessageRow } from "../../db/schema/chats";
+
+export interface EditMessageInput {
+  /** k: an active, user-visible user message of this chat. */
+  messageId: string;
+  content: ChatMessagePart[];
+  /** Default: the edited message's. */
+  modelConfigId?: string | null;
+  reasoningEffort?: string | null;
+  /** Default: the edited message's author. */
+  createdBy?: string | null;
+  /** Inserted after the replacement in the same transaction. */
+  suffix?: readonly NewMessage[];
+}
+
+export interface EditMessageResult {
+  /** The replacement user message. */
+  message: ChatMessageRow;
+  /** Every history row inserted, in order (synthetic tool results, the replacement, the suffix). */
+  messages: ChatMessageRow[];
+  deletedMessageIds: string[];
+  deletedQueuedMessageIds: string[];
+}
+
+export const EDIT_REASON = "the conversation was edited";
+
+export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<EditMessageResult> {
+  const from = tx.from("EditMessage");
+  const target = await findActiveMessage(tx, input.messageId);
+  if (target === undefined) throw new MessageNotFoundError(tx.chatId, input.messageId);
+  if (target.role !== "user" || target.modelOnly) {
+    throw new InvalidTransitionInputError("EditMessage", from, "only user messages shown to the user can be edited");
+  }
+  const mark = tx.insertedCount;
+  const deletedMessageIds = await softDeleteFrom(tx, target.seq);
+  const deletedQueuedMessageIds = await clearQueue(tx);
+  const replacement: NewMessage = {
+    role: "user",
+    content: input.content,
+    modelConfigId: input.modelConfigId === undefined ? target.modelConfigId : input.modelConfigId,
+    reasoningEffort: input.reasoningEffort === undefined ? target.reasoningEffort : input.reasoningEffort,
+    createdBy: input.createdBy ?? target.createdBy,
+  };
+  const inserted = await insertHistory(tx, [replacement, ...(input.suffix ?? [])], EDIT_REASON);
+  await tx.land("EditMessage", from, undefined, { cancelReason: EDIT_REASON });
+  // The replacement is the batch's first user row: only synthetic tool results can precede it.
+  const message = inserted.find((row) => row.role === "user");
+  if (message === undefined) throw new StoreInvariantError("EditMessage inserted no replacement");
+  return { message, messages: tx.insertedSince(mark), deletedMessageIds, deletedQueuedMessageIds };
+}

@@ -1,0 +1,21 @@
+/**
+ * ReconcileInvalidState (spec "Invalid states"): archived = false, status = 'error', last_error
+ * explains the reset, requires_action_deadline_at = null, and pending dynamic tool calls get
+ * synthetic cancellation results. Invalid --> E0 (no queued messages) | E1 (queued messages).
+ * The snapshot bump (step 1) is the store's, as for every transition.
+ */
+import { INVALID_STATE_LAST_ERROR } from "../../chatstate/index";
+import type { ChatTx } from "../chat-tx";
+import { answerPendingToolCalls } from "../history";
+import type { ChatMessageRow } from "../../db/schema/chats";
+
+export const INVALID_STATE_REASON = "the chat was reset from an invalid state";
+
+export async function reconcileInvalidState(tx: ChatTx): Promise<{ messages: ChatMessageRow[] }> {
+  const from = tx.from("ReconcileInvalidState");
+  const messages = await answerPendingToolCalls(tx, { dynamicOnly: true, reason: INVALID_STATE_REASON });
+  await tx.land("ReconcileInvalidState", from, tx.queueLength === 0 ? "no queued messages" : "queued messages");
+  tx.set({ lastError: INVALID_STATE_LAST_ERROR });
+  return { messages };
+}
+reconcileInvalidState.prefetchTail = () => true;

@@ -1,0 +1,66 @@
+/**
+ * Which model config a chat write uses (spec "Organization-local model selection and fallback"):
+ * an explicit config must be live, enabled, of the chat's organization, and its provider enabled
+ * and available; without one, the organization's default must pass the same checks. Never falls
+ * back to another organization's model.
+ */
+import { and, eq, isNull } from "drizzle-orm";
+import type { Database } from "../db/database";
+import { chatModelConfigs, chatProviders } from "../db/schema/models";
+import type { ModelConfigRow } from "./configs";
+import { type ModelConfigRejection, ModelConfigUnavailableError, NoDefaultModelConfigError } from "./errors";
+import type { ModelConfigOptions } from "./options";
+import { isProviderAvailable, type ProviderRow } from "./providers";
+
+export interface ResolvedModelConfig {
+  config: ModelConfigRow;
+  provider: ProviderRow;
+}
+
+export interface ModelConfigRequest {
+  organizationId: string;
+  /** The config the client asked for; absent: the organization's default. */
+  modelConfigId?: string | null | undefined;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+type Joined = { config: typeof chatModelConfigs.$inferSelect; provider: ProviderRow };
+
+function rejection(found: Joined | undefined, organizationId: string): ModelConfigRejection | null {
+  // Another organization's config is reported as missing: its existence is not ours to reveal.
+  if (!found || found.config.organizationId !== organizationId) return "not_found";
+  if (found.config.deletedAt !== null) return "deleted";
+  if (!found.config.enabled) return "disabled";
+  if (!found.provider.enabled) return "provider_disabled";
+  if (!isProviderAvailable(found.provider)) return "provider_unavailable";
+  return null;
+}
+
+function resolved(found: Joined): ResolvedModelConfig {
+  return { config: { ...found.config, options: found.config.options as ModelConfigOptions }, provider: found.provider };
+}
+
+/** Throws ModelConfigUnavailableError (explicit config) or NoDefaultModelConfigError (none given). */
+export async function resolveModelConfig(db: Database, request: ModelConfigRequest): Promise<ResolvedModelConfig> {
+  const base = db
+    .select({ config: chatModelConfigs, provider: chatProviders })
+    .from(chatModelConfigs)
+    .innerJoin(chatProviders, eq(chatProviders.id, chatModelConfigs.providerId));
+  const { organizationId, modelConfigId } = request;
+
+  if (modelConfigId) {
+    // Not a UUID: it names nothing (and Postgres would reject the comparison).
+    const [found] = UUID.test(modelConfigId) ? await base.where(eq(chatModelConfigs.id, modelConfigId)) : [];
+    const reason = rejection(found, organizationId);
+    if (reason || !found) throw new ModelConfigUnavailableError(modelConfigId, reason ?? "not_found");
+    return resolved(found);
+  }
+
+  const [found] = await base.where(
+    and(eq(chatModelConfigs.organizationId, organizationId), eq(chatModelConfigs.isDefault, true), isNull(chatModelConfigs.deletedAt)),
+  );
+  const reason = rejection(found, organizationId);
+  if (reason || !found) throw new NoDefaultModelConfigError(organizationId, reason ?? "not_found");
+  return resolved(found);
+}

@@ -1,0 +1,122 @@
+/** Rows to the snake_case wire shapes of docs/api.md (`Chat`, `ChatMessage`, `ChatQueuedMessage`). */
+import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+
+export interface ChatWire {
+  id: string;
+  organization_id: string;
+  owner_id: string;
+  parent_chat_id: string | null;
+  root_chat_id: string | null;
+  title: string;
+  title_source: ChatRow["titleSource"];
+  title_updated_at: string;
+  status: ChatRow["status"];
+  archived: boolean;
+  last_error: string | null;
+  labels: Record<string, string>;
+  pin_order: number;
+  last_model_config_id: string | null;
+  last_reasoning_effort: string | null;
+  project_id: string | null;
+  mcp_server_ids: string[];
+  snapshot_version: number;
+  history_version: number;
+  queue_version: number;
+  retry_state_version: number;
+  generation_attempt: number;
+  retry_state: RetryState | null;
+  requires_action_deadline_at: string | null;
+  worker_id: string | null;
+  created_at: string;
+  updated_at: string;
+}
+
+export interface ChatMessageWire {
+  id: string;
+  chat_id: string;
+  role: ChatMessageRole;
+  content: ChatMessagePart[];
+  revision: number;
+  queued_message_id: string | null;
+  model_config_id: string | null;
+  reasoning_effort: string | null;
+  created_by: string | null;
+  created_at: string;
+  /** Only in listings that include soft-deleted rows. */
+  deleted?: boolean;
+}
+
+export interface ChatQueuedMessageWire {
+  id: string;
+  chat_id: string;
+  position: number;
+  content: ChatMessagePart[];
+  model_config_id: string | null;
+  reasoning_effort: string | null;
+  created_by: string;
+  created_at: string;
+}
+
+const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+export function chatToWire(c: ChatRow): ChatWire {
+  return {
+    id: c.id,
+    organization_id: c.organizationId,
+    owner_id: c.ownerId,
+    parent_chat_id: c.parentChatId,
+    root_chat_id: c.rootChatId,
+    title: c.title,
+    title_source: c.titleSource,
+    title_updated_at: c.titleUpdatedAt.toISOString(),
+    status: c.status,
+    archived: c.archived,
+    last_error: c.lastError,
+    labels: c.labels,
+    pin_order: c.pinOrder,
+    last_model_config_id: c.lastModelConfigId,
+    last_reasoning_effort: c.lastReasoningEffort,
+    project_id: c.projectId,
+    mcp_server_ids: c.mcpServerIds,
+    snapshot_version: c.snapshotVersion,
+    history_version: c.historyVersion,
+    queue_version: c.queueVersion,
+    retry_state_version: c.retryStateVersion,
+    generation_attempt: c.generationAttempt,
+    retry_state: c.retryState,
+    requires_action_deadline_at: iso(c.requiresActionDeadlineAt),
+    worker_id: c.workerId,
+    created_at: c.createdAt.toISOString(),
+    updated_at: c.updatedAt.toISOString(),
+  };
+}
+
+export function messageToWire(m: ChatMessageRow, options: { withDeleted?: boolean } = {}): ChatMessageWire {
+  return {
+    id: m.id,
+    chat_id: m.chatId,
+    role: m.role,
+    content: m.content,
+    // Always set once inserted: the trigger assigns it.
+    revision: m.revision ?? 0,
+    queued_message_id: m.queuedMessageId,
+    model_config_id: m.modelConfigId,
+    reasoning_effort: m.reasoningEffort,
+    created_by: m.createdBy,
+    created_at: m.createdAt.toISOString(),
+    ...(options.withDeleted ? { deleted: m.deleted } : {}),
+  };
+}
+
+export function queuedToWire(q: ChatQueuedMessageRow): ChatQueuedMessageWire {
+  return {
+    id: q.id,
+    chat_id: q.chatId,
+    position: q.position,
+    content: q.content,
+    model_config_id: q.modelConfigId,
+    reasoning_effort: q.reasoningEffort,
+    created_by: q.createdBy,
+    created_at: q.createdAt.toISOString(),
+  };
+}

@@ -1,0 +1,66 @@
+/**
+ * The stream WebSocket's events (docs/api.md "Stream WebSocket", the spec's "Client-visible stream
+ * events"). A frame is a JSON array of them.
+ */
+import type { ChatStatus } from "../chatstate/states";
+import type { ChatMessageWire, ChatQueuedMessageWire } from "./chat-wire";
+import type { TitleSource } from "../chatstate/rules";
+import type { ChatRow, RetryState } from "../db/schema/chats";
+import type { StreamPart } from "./stream-part";
+
+/** The chat's persisted error, as the `error` event carries it. */
+export interface StreamErrorPayload {
+  message: string;
+  detail: string | null;
+  kind: string;
+  provider: string | null;
+  retryable: boolean;
+  status_code: number | null;
+}
+
+export interface PendingToolCall {
+  tool_call_id: string;
+  tool_name: string;
+  args: unknown;
+}
+
+export interface MessagePartPayload {
+  role: "assistant";
+  part: StreamPart;
+  history_version: number;
+  generation_attempt: number;
+  seq: number;
+}
+
+export type ChatStreamEvent =
+  | { type: "message"; chat_id: string; message: ChatMessageWire }
+  | { type: "message_part"; chat_id: string; message_part: MessagePartPayload }
+  | { type: "status"; chat_id: string; status: { status: ChatStatus } }
+  | { type: "error"; chat_id: string; error: StreamErrorPayload }
+  | { type: "retry"; chat_id: string; retry: RetryState }
+  | { type: "queue_update"; chat_id: string; queued_messages: ChatQueuedMessageWire[] }
+  | { type: "action_required"; chat_id: string; action_required: { tool_calls: PendingToolCall[] } }
+  | { type: "title_change"; chat_id: string; title: TitleChangePayload }
+  | { type: "preview_reset"; chat_id: string }
+  | { type: "history_reset"; chat_id: string };
+
+/**
+ * A title write. Titles are metadata, outside transitions and the Sync algorithm: the object that
+ * wrote one sends this to its open streams at once; clients keep the newest by `title_updated_at`,
+ * and a client that reconnects reads the title from the chat row.
+ */
+export interface TitleChangePayload {
+  title: string;
+  title_source: TitleSource;
+  title_updated_at: string;
+}
+
+export function titleChangeEvent(chat: Pick<ChatRow, "id" | "title" | "titleSource" | "titleUpdatedAt">): ChatStreamEvent {
+  return {
+    type: "title_change",
+    chat_id: chat.id,
+    title: { title: chat.title, title_source: chat.titleSource, title_updated_at: chat.titleUpdatedAt.toISOString() },
+  };
+}
+
+export type ChatStreamEventType = ChatStreamEvent["type"];
