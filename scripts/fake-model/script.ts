@@ -13,8 +13,18 @@ export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; t
  */
 export type StreamEnding = "finish" | "cut" | "reset";
 
-/** `stamped`: each token's write time is filled in as it is written (`/stamp`, stamp-tokens.ts). */
-export type TextScript = { kind: "text"; tokens: string[]; tokenDelayMs: number; ending?: StreamEnding; stamped?: boolean };
+/**
+ * `stamped`: each token's write time is filled in as it is written (`/stamp`, stamp-tokens.ts).
+ * `gate`: a stream stops after its first token until the gate of that name is opened (`/gate`).
+ */
+export type TextScript = {
+  kind: "text";
+  tokens: string[];
+  tokenDelayMs: number;
+  ending?: StreamEnding;
+  stamped?: boolean;
+  gate?: string;
+};
 
 /** A tool the request offered the model (name and description, as the client sent them). */
 export interface OfferedTool {
@@ -40,6 +50,8 @@ export const TOOL_RESULT_PREFIX = "tool result received: ";
 /** Guards against `/long 1e9` tying up the process. */
 export const MAX_LONG_TOKENS = 100_000;
 export const MAX_SLOW_DELAY_MS = 60_000;
+/** What `/gate` and `POST /_gates/<name>` accept as a gate's name. */
+export const GATE_NAME = /^[A-Za-z0-9_-]{1,64}$/;
 const MIN_ERROR_STATUS = 400;
 const MAX_ERROR_STATUS = 599;
 const DEFAULT_TOOL_ARGS = "{}";
@@ -122,6 +134,13 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
       const delay = parseNonNegativeInt(word);
       if (delay === undefined || delay > MAX_SLOW_DELAY_MS) return echo(text);
       return echo(rest, delay);
+    }
+    case "/gate": {
+      const { word: name, rest: afterName } = nextWord(args);
+      const { word: delayWord, rest } = nextWord(afterName);
+      const delay = parseNonNegativeInt(delayWord);
+      if (!GATE_NAME.test(name) || delay === undefined || delay < 1 || delay > MAX_SLOW_DELAY_MS) return echo(text);
+      return { ...echo(rest, delay), gate: name };
     }
     case "/tool": {
       const { word: name, rest } = nextWord(args);

@@ -13,7 +13,8 @@ import { type ContextWire, contextExceededBody, contextLimitOf, promptTokens } f
 import { openAIChat } from "./openai-chat";
 import { openAIResponses } from "./openai-responses";
 import { filesReplyText, RequestLog } from "./request-log";
-import { parseScript, STAMP_NONSTREAM_TEXT, tokenize } from "./script";
+import { Gates } from "./gates";
+import { GATE_NAME, parseScript, STAMP_NONSTREAM_TEXT, tokenize } from "./script";
 import { stampAtWrite } from "./stamp-tokens";
 import type { Script, StreamEnding } from "./script";
 import { BadRequestError } from "./wire";
@@ -187,6 +188,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   const inFlight = new Set<AbortController>();
   // What each request carried (docs/fake-model.md "Request log").
   const requestLog = new RequestLog();
+  // `/gate` streams waiting for `POST /_gates/<name>`.
+  const gates = new Gates();
 
   const log = (entry: Record<string, unknown>): void => {
     if (logEnabled) process.stdout.write(`${JSON.stringify({ event: "fake_model_request", ...entry })}\n`);
@@ -246,13 +249,26 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     };
   }
 
-  async function writeFrames(res: ServerResponse, frames: Frame[], signal: AbortSignal, ending: StreamEnding = "finish"): Promise<void> {
+  async function writeFrames(
+    res: ServerResponse,
+    frames: Frame[],
+    signal: AbortSignal,
+    ending: StreamEnding = "finish",
+    gate?: string,
+  ): Promise<void> {
+    let paused = false;
     for (const frame of frames) {
       if (signal.aborted) return;
-      if (typeof frame === "object") await sleep(frame.pauseMs, signal);
+      if (typeof frame === "object") {
+        // `/gate`: the first pause follows the first token; the rest waits there for the gate.
+        if (gate !== undefined && !paused) await gates.wait(gate, signal);
+        paused = true;
+        await sleep(frame.pauseMs, signal);
+        continue;
+      }
       // A slow reader holds the next frame back, as a provider's socket does: a `/stamp` time is
       // then the moment the socket took the token, not when it was queued behind the others.
-      else if (!res.write(typeof frame === "string" ? frame : frame())) await drained(res, signal);
+      if (!res.write(typeof frame === "string" ? frame : frame())) await drained(res, signal);
     }
     if (signal.aborted) return;
     if (ending === "reset") {
@@ -318,7 +334,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     const frames = script.kind === "text" && script.stamped ? stampAtWrite(encoded) : encoded;
     if (request.stream) {
       res.writeHead(200, SSE_HEADERS);
-      await writeFrames(res, frames, signal, reply.ending);
+      await writeFrames(res, frames, signal, reply.ending, script.kind === "text" ? script.gate : undefined);
     } else {
       // Non-streaming replies still take as long as the paced stream would.
       for (const frame of frames) if (typeof frame === "object") await sleep(frame.pauseMs, signal);
@@ -352,6 +368,16 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       const contains = new URL(req.url ?? "/", "http://fake").searchParams.get("contains") ?? "";
       sendJson(res, 200, { requests: requestLog.find(contains) });
       fields = { endpoint: "requests", status: 200 };
+    } else if (req.method === "POST" && path.startsWith("/_gates/")) {
+      const name = path.slice("/_gates/".length);
+      if (GATE_NAME.test(name)) {
+        gates.open(name);
+        sendJson(res, 200, { opened: name });
+        fields = { endpoint: "gates", status: 200 };
+      } else {
+        sendJson(res, 400, { error: { message: `fake-model: not a gate name: ${name}`, type: "invalid_request" } });
+        fields = { endpoint: "gates", status: 400 };
+      }
     } else if (req.method === "GET" && path === "/health") {
       requests.health += 1;
       sendJson(res, 200, { ok: true });

@@ -9,10 +9,11 @@
  *
  * DB_RESTART_CHATS sizes it (50); `npm run reliability:db-restart` runs it DB_RESTART_ROUNDS times.
  */
+import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { runMigrations } from "../../scripts/lib/migrate";
 import { type LocalPostgres, startLocalPostgres } from "../../scripts/lib/postgres";
 import { startWsProxy, type WsProxy } from "../../scripts/lib/ws-proxy";
@@ -24,6 +25,8 @@ const DOWN_MS = 3_000;
 const RECOVERY_MS = 10_000;
 const DATABASE = "chatd_restart";
 const REQUEST_TIMEOUT_MS = 15_000;
+/** Per-token pace of the answers after the gate opens, in turn per chat. */
+const PACES_MS = [20, 60, 120];
 
 let server: LocalPostgres | undefined;
 let proxy: WsProxy | undefined;
@@ -80,13 +83,18 @@ async function round(): Promise<void> {
   const dev = await d.start({ wsProxy: proxy.hostPort });
   const headers = { authorization: `Bearer ${d.token}` };
 
-  // Long answers (150 words, 0.2 s apart: 30 s), so that on a loaded machine all are still
-  // streaming once the last has been acquired.
+  // Every answer waits behind one gate of the fake model after its first token, so all 50 chats
+  // are owned and mid-answer at the restart however long acquiring them takes on a loaded machine.
+  // The gate opens as the server stops; the rest of each answer (60 words at 20, 60 or 120 ms)
+  // ends during the outage, just after it, or well after it.
+  const gate = `db-restart-${randomUUID()}`;
   const expected = new Map<string, string>();
   for (let i = 0; i < CHATS; i += 10) {
-    const batch = Array.from({ length: Math.min(10, CHATS - i) }, (_, k) => words(150, `c${i + k}w`));
-    const ids = await Promise.all(batch.map((answer) => createChat(dev, d!.token, `/slow 200 ${answer}`)));
-    for (const [k, id] of ids.entries()) expected.set(id, batch[k]!);
+    const batch = Array.from({ length: Math.min(10, CHATS - i) }, (_, k) => ({ n: i + k, answer: words(60, `c${i + k}w`) }));
+    const ids = await Promise.all(
+      batch.map(({ n, answer }) => createChat(dev, d!.token, `/gate ${gate} ${PACES_MS[n % PACES_MS.length]} ${answer}`)),
+    );
+    for (const [k, id] of ids.entries()) expected.set(id, batch[k]!.answer);
   }
   const ids = [...expected.keys()];
   const countChats = async (status: string): Promise<number> =>
@@ -134,7 +142,7 @@ async function round(): Promise<void> {
       (await d!.own.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chats WHERE status = 'running' AND worker_id IS NOT NULL"))
         .rows[0]!.n;
     await expect
-      .poll(streaming, { timeout: 60_000, interval: 200, message: `all ${CHATS} chats owned and streaming` })
+      .poll(streaming, { timeout: 120_000, interval: 200, message: `all ${CHATS} chats owned and streaming` })
       .toBe(CHATS)
       .catch(async (err: Error) => {
         const { rows } = await d!.own.pool.query(
@@ -146,6 +154,8 @@ async function round(): Promise<void> {
 
     const outageStarted = answers.length;
     const stopped = Date.now();
+    const opened = await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" });
+    expect(opened.status, "the fake model's gate opened").toBe(200);
     await server.stop();
     await new Promise((r) => setTimeout(r, DOWN_MS));
     server = await startLocalPostgres({ dataDir: join(dataDir, "pg"), database: DATABASE, port });

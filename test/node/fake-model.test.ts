@@ -256,6 +256,30 @@ describe.each(PROVIDERS)("fake model via AI SDK $name", (provider) => {
     expect(elapsed).toBeGreaterThanOrEqual((words.length - 1) * SLOW_DELAY_MS - TIMER_SLACK_MS);
   });
 
+  it("/gate sends the first token, holds the rest until POST /_gates/<name>, then paces it", async () => {
+    const gate = `g-${provider.name}-${Date.now()}`;
+    const words = ["first", "second", "third"];
+    const deltas: { text: string; at: number }[] = [];
+    const result = streamText({ model: model(), prompt: `/gate ${gate} 1 ${words.join(" ")}`, onError: () => {} });
+    const reading = (async () => {
+      for await (const part of result.fullStream)
+        if (part.type === "text-delta" && part.text.length > 0) deltas.push({ text: part.text, at: performance.now() });
+    })();
+    await expect.poll(() => deltas.length, { timeout: 5_000 }).toBe(1);
+    await new Promise((r) => setTimeout(r, 300));
+    expect(
+      deltas.map((d) => d.text),
+      "nothing past the gate before it opens",
+    ).toEqual(["first"]);
+    const opened = performance.now();
+    expect((await fetch(`${server.url}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
+    await reading;
+    expect(deltas.map((d) => d.text).join("")).toBe(words.join(" "));
+    expect(deltas[1]!.at).toBeGreaterThanOrEqual(opened);
+    // An opened gate stays open: a second stream through it is not held.
+    expect((await collect(model(), { prompt: `/gate ${gate} 1 again` })).text).toBe("again");
+  });
+
   it("/long streams the requested number of tokens", async () => {
     const collected = await collect(model(), { prompt: `/long ${LONG_TOKENS}` });
     const expected = Array.from({ length: LONG_TOKENS }, (_, i) => `tok${i + 1}`);
@@ -565,6 +589,7 @@ describe("fake model raw wire formats", () => {
     const list = (await models.json()) as { data: { id: string }[] };
     expect(list.data.map((model) => model.id)).toContain("fake");
 
+    expect((await fetch(`${server.url}/_gates/not%20a%20name`, { method: "POST" })).status).toBe(400);
     const missing = await fetch(`${server.url}/v1/nope`, { method: "POST" });
     expect(missing.status).toBe(404);
   });
