@@ -60,7 +60,9 @@ describe("deployment options", () => {
   it("takes a chat object location hint among Cloudflare's regions, empty by default", () => {
     expect(parseConfig(valid).CHAT_OBJECT_LOCATION_HINT).toBe("");
     expect(parseConfig({ ...valid, CHAT_OBJECT_LOCATION_HINT: "weur" }).CHAT_OBJECT_LOCATION_HINT).toBe("weur");
-    expect(() => parseConfig({ ...valid, CHAT_OBJECT_LOCATION_HINT: "europe" })).toThrow(/CHAT_OBJECT_LOCATION_HINT must be empty or one of wnam/);
+    expect(() => parseConfig({ ...valid, CHAT_OBJECT_LOCATION_HINT: "europe" })).toThrow(
+      /CHAT_OBJECT_LOCATION_HINT must be empty or one of wnam/,
+    );
   });
 
   it("lists every problem at once", () => {
