@@ -85,6 +85,9 @@ export default defineConfig({
         CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
         // The API alone: chats stay where each request leaves them.
         CHAT_WORKER_ENABLED: "false",
+        // A location hint on (docs/placement.md): local workerd accepts and ignores it, so the whole
+        // API runs through the stub path a deployment with a region set uses.
+        CHAT_OBJECT_LOCATION_HINT: "weur",
         // One info line per request would bury the output (the tenancy suite makes thousands):
         // warnings and errors only. LOG_LEVEL=info in the environment brings them back.
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",

@@ -43,6 +43,7 @@ import { titleChangeEvent } from "../src/wire/stream-events";
 import { ChildWaiters } from "../src/subagents/child-waiters";
 import { isSettled } from "../src/subagents/children";
 import type { SubagentHost } from "../src/subagents/host";
+import { chatObjectStub } from "../src/placement/chat-object-stub";
 
 export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
   /** The chat this object serves, learned from the first call that names it. */
@@ -290,7 +291,7 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
 
   /** Another chat's object, with the class's own signatures (see src/http/chat-object-rpc.ts). */
   #chatStub(chatId: string): ChatObject {
-    return this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId)) as unknown as ChatObject;
+    return chatObjectStub(this.env, chatId) as unknown as ChatObject;
   }
 
   #ownershipHint(_hint: OwnershipHint): void {
@@ -300,7 +301,7 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
   }
 
   #forward(chatId: string, call: (stub: DurableObjectStub<ChatObject>) => Promise<void>): void {
-    const stub = this.env.CHAT_OBJECT.get(this.env.CHAT_OBJECT.idFromName(chatId));
+    const stub = chatObjectStub(this.env, chatId);
     this.ctx.waitUntil(
       call(stub).catch((err: unknown) => logger.warn("notify_forward_failed", { chat_id: chatId, error: errorText(err) })),
     );

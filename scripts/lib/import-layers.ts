@@ -12,6 +12,7 @@ export const LAYERS: readonly string[] = [
   "src/seeded-random.ts",
   "src/log",
   "src/config",
+  "src/placement",
   "src/chatstate",
   "src/observability",
   "src/db",

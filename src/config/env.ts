@@ -17,6 +17,9 @@ const int = (name: string, min: number) =>
         .min(min, { error: `${name} must be at least ${min}` }),
     );
 
+/** Cloudflare's Durable Object location hints (regions). */
+export const LOCATION_HINTS = ["wnam", "enam", "sam", "weur", "eeur", "apac", "oc", "afr", "me"] as const;
+
 export const configSchema = z.object({
   DATABASE_URL: z
     .string({ error: "DATABASE_URL is required (a Postgres or Neon connection string)" })
@@ -66,6 +69,11 @@ export const configSchema = z.object({
         v === "" ? [] : v.split(",").map((pair) => [pair.slice(0, pair.indexOf("=")).trim(), pair.slice(pair.indexOf("=") + 1).trim()]),
       ),
     ),
+  // Where chat objects are created (docs/placement.md): near the database, so only the user's hop
+  // to the object crosses the world. Empty: where the first request for the chat came from.
+  CHAT_OBJECT_LOCATION_HINT: z
+    .enum(["", ...LOCATION_HINTS], { error: `CHAT_OBJECT_LOCATION_HINT must be empty or one of ${LOCATION_HINTS.join(", ")}` })
+    .default(""),
   NEON_WS_PROXY: z
     .string()
     .regex(/^$|^[\w.-]+:\d+$/, { error: "NEON_WS_PROXY must be empty or host:port" })

@@ -12,12 +12,13 @@ import { errorText, logger, setLogLevel } from "../log/log";
 import { autoArchiveTick } from "./auto-archive";
 import { purgeTick } from "./purge";
 import { sweep } from "./sweep";
+import { chatObjectStub } from "../placement/chat-object-stub";
 
 export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   const config: Config = configFromEnv(env);
   setLogLevel(config.LOG_LEVEL);
   const pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: 2 });
-  const object = (id: string) => env.CHAT_OBJECT.get(env.CHAT_OBJECT.idFromName(id));
+  const object = (id: string) => chatObjectStub(env, id);
   const notifier: Notifier = {
     chatUpdated: (p) =>
       waitUntil(

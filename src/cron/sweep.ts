@@ -8,6 +8,7 @@ import type { Config } from "../config/env";
 import { cleanupHeartbeats } from "../chat-worker/leases/heartbeats";
 import { findRunnableUnowned } from "../chat-worker/leases/sweep";
 import { errorText, logger } from "../log/log";
+import { chatObjectStub } from "../placement/chat-object-stub";
 
 /** Chats woken per run; the rest wait for the next minute (hints cover the common case). */
 export const SWEEP_BATCH = 200;
@@ -20,7 +21,7 @@ export async function sweep(
 ): Promise<{ woken: number; cleaned: number }> {
   const ids = await findRunnableUnowned(pool, { staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS, limit: SWEEP_BATCH });
   for (const id of ids) {
-    const stub = env.CHAT_OBJECT.get(env.CHAT_OBJECT.idFromName(id));
+    const stub = chatObjectStub(env, id);
     waitUntil(
       stub
         .wake({ chat_id: id, snapshot_version: 0 })

@@ -9,6 +9,7 @@ import {
 import { currentRequestId } from "../log/request-context";
 import type { AppEnv } from "./app-env";
 import { apiErrorOf } from "./errors";
+import { chatObjectStub } from "../placement/chat-object-stub";
 
 /** The chat commands of a ChatObject (src/chat-commands/command-table.ts), as the routes call them. */
 export type ChatObjectCommands = {
@@ -24,7 +25,7 @@ export type ChatObjectCommands = {
  * and is mapped to its answer here, with the Worker's one mapping.
  */
 export function chatObject(c: Context<AppEnv>, chatId: string): ChatObjectCommands {
-  const stub = c.env.CHAT_OBJECT.get(c.env.CHAT_OBJECT.idFromName(chatId)) as unknown as ChatCommandRpc;
+  const stub = chatObjectStub(c.env, chatId) as unknown as ChatCommandRpc;
   const requestId = currentRequestId() ?? crypto.randomUUID();
   return new Proxy({} as ChatObjectCommands, {
     get: (_target, name) =>

@@ -13,6 +13,7 @@ import { ApiError } from "../http/errors";
 import { requestDb } from "../http/request-db";
 import { currentRequestId, REQUEST_ID_HEADER } from "../log/request-context";
 import { cursorsFromResume, resumeQuerySchema } from "../stream/resume-cursors";
+import { chatObjectStub } from "../placement/chat-object-stub";
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -47,6 +48,6 @@ async function forwardUpgrade(c: Context<AppEnv>, extra: Record<string, string>)
   headers.set(CALLER_ID_HEADER, c.get("caller").userId);
   headers.set(REQUEST_ID_HEADER, currentRequestId() ?? crypto.randomUUID());
   for (const [name, value] of Object.entries(extra)) headers.set(name, value);
-  const stub = c.env.CHAT_OBJECT.get(c.env.CHAT_OBJECT.idFromName(chatId));
+  const stub = chatObjectStub(c.env, chatId);
   return stub.fetch(new Request(c.req.raw.url, { headers }));
 }

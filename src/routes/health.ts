@@ -6,6 +6,7 @@ import { createRoute } from "@hono/zod-openapi";
 import { configFromEnv } from "../config/env";
 import { createRouter } from "../http/router";
 import { HealthSchema } from "./health-schemas";
+import { chatObjectStub } from "../placement/chat-object-stub";
 
 /** The object that answers health checks; any name works, one keeps it warm. */
 const HEALTH_OBJECT_NAME = "health";
@@ -23,7 +24,7 @@ const route = createRoute({
 
 export const health = createRouter().openapi(route, async (c) => {
   configFromEnv(c.env); // a misconfigured deployment is not healthy: the error says why
-  const stub = c.env.CHAT_OBJECT.get(c.env.CHAT_OBJECT.idFromName(HEALTH_OBJECT_NAME));
+  const stub = chatObjectStub(c.env, HEALTH_OBJECT_NAME);
   const db = await stub.checkDatabase();
   if (db.ok) return c.json({ ok: true, db: "ok" as const }, 200);
   return c.json({ ok: false, db: "unavailable" as const, detail: db.error }, 503);

@@ -57,6 +57,14 @@ describe("deployment options", () => {
     expect(() => parseConfig({ ...valid, LOG_LEVEL: "loud" })).toThrow(/LOG_LEVEL/);
   });
 
+  it("takes a chat object location hint among Cloudflare's regions, empty by default", () => {
+    expect(parseConfig(valid).CHAT_OBJECT_LOCATION_HINT).toBe("");
+    expect(parseConfig({ ...valid, CHAT_OBJECT_LOCATION_HINT: "weur" }).CHAT_OBJECT_LOCATION_HINT).toBe("weur");
+    expect(() => parseConfig({ ...valid, CHAT_OBJECT_LOCATION_HINT: "europe" })).toThrow(
+      /CHAT_OBJECT_LOCATION_HINT must be empty or one of wnam/,
+    );
+  });
+
   it("lists every problem at once", () => {
     try {
       parseConfig({ ...valid, DATABASE_URL: "mysql://x", CHAT_ROOT_CONCURRENCY: "-1", NEON_WS_PROXY: "nope" });
