@@ -11,7 +11,9 @@
  * store and transitions of this working tree's src/ (imported, not served); the bare side runs
  * hand-written SQL (transitions/cycles.ts says what each does). Each scenario gets fresh idle chats
  * per side, warms both sides up, then runs rounds: both sides in turn, which goes first
- * alternating, so load from other work hits both. The proxy counts database round trips per side.
+ * alternating, so load from other work hits both. The proxy counts database round trips per side;
+ * CPU is read per round for this Node process (store or bare code, the driver, and the proxy, which
+ * runs in-process) and for the embedded Postgres's processes (/proc).
  * Markdown on stdout, progress and a `bench_result` line on stderr.
  */
 import { randomUUID } from "node:crypto";
@@ -24,6 +26,7 @@ import { ChatStore } from "../../src/chats/store";
 import { log } from "../lib/log";
 import type { Stack } from "../lib/stack";
 import { environment } from "./common/environment";
+import { comm, cpuSeconds, descendants } from "./common/proc";
 import { runBench, type Session } from "./common/session";
 import { fixed, minMax, quantile, ratio, verdict } from "./common/stats";
 import { bareCycle, chatdCycle, type Cycle, TRANSITIONS } from "./transitions/cycles";
@@ -56,6 +59,10 @@ interface Round {
   cycles: number;
   roundTrips: number;
   connections: number;
+  /** CPU seconds of this Node process (store or bare code, the driver, and the in-process proxy). */
+  nodeCpu: number;
+  /** CPU seconds of the embedded Postgres's processes (NaN with DATABASE_URL). */
+  postgresCpu: number;
   records: CycleRecord[];
 }
 
@@ -68,6 +75,8 @@ interface SideSummary {
   roundTripsPerCycle: number;
   /** Connections the pool opened during the timed rounds (0 when the warm-up filled it). */
   connectionsOpened: number;
+  nodeCpuMsPerCycle: number;
+  postgresCpuMsPerCycle: number;
   /** Median ms per transition. */
   transitionP50Ms: number[];
   /** Round trips per transition (median over cycles), one-chat scenarios only. */
@@ -81,6 +90,22 @@ interface Scenario {
   roundRatios: number[];
   loadavgAtEnd: number;
   rounds: Omit<Round, "records">[];
+}
+
+/** The embedded Postgres's processes (postmaster, backends, background workers): our descendants. */
+const postgresPids = (): number[] => descendants(process.pid).filter((pid) => comm(pid) === "postgres");
+
+/** CPU seconds so far of this process and of Postgres's, per pid for Postgres (a backend may come or go). */
+function cpuNow(): { node: number; postgres: Map<number, number> } {
+  const { user, system } = process.cpuUsage();
+  return { node: (user + system) / 1e6, postgres: new Map(postgresPids().map((pid) => [pid, cpuSeconds(pid)])) };
+}
+
+function cpuSince(before: ReturnType<typeof cpuNow>): { node: number; postgres: number } {
+  const after = cpuNow();
+  let postgres = 0;
+  for (const [pid, s] of after.postgres) postgres += s - (before.postgres.get(pid) ?? 0);
+  return { node: after.node - before.node, postgres: after.postgres.size === 0 ? Number.NaN : postgres };
 }
 
 const sorted = (xs: readonly number[]) => [...xs].sort((a, b) => a - b);
@@ -123,6 +148,7 @@ async function main(session: Session, opts: Options): Promise<number> {
     stack.db.resetCounters();
     const counters = stack.db.counters;
     const records: CycleRecord[] = [];
+    const cpuBefore = cpuNow();
     const started = performance.now();
     await Promise.all(
       chats.map(async (chat) => {
@@ -152,7 +178,8 @@ async function main(session: Session, opts: Options): Promise<number> {
     );
     const ms = performance.now() - started;
     const { roundTrips, connections } = counters();
-    return { round, side, ms, cycles: records.length, roundTrips, connections, records };
+    const cpu = cpuSince(cpuBefore);
+    return { round, side, ms, cycles: records.length, roundTrips, connections, nodeCpu: cpu.node, postgresCpu: cpu.postgres, records };
   };
 
   const scenarios: Scenario[] = [];
@@ -180,6 +207,8 @@ async function main(session: Session, opts: Options): Promise<number> {
           cycles_per_s: round2((result.cycles / result.ms) * 1000),
           round_trips_per_cycle: round2(result.roundTrips / result.cycles),
           connections_opened: result.connections,
+          node_cpu_ms_per_cycle: round2((result.nodeCpu * 1000) / result.cycles),
+          postgres_cpu_ms_per_cycle: round2((result.postgresCpu * 1000) / result.cycles),
           load_1m: round2(loadavg()[0] ?? Number.NaN),
         });
       }
@@ -200,6 +229,8 @@ async function main(session: Session, opts: Options): Promise<number> {
         p99Ms: quantile(latencies, 0.99),
         roundTripsPerCycle: mine.reduce((s, r) => s + r.roundTrips, 0) / n,
         connectionsOpened: mine.reduce((s, r) => s + r.connections, 0),
+        nodeCpuMsPerCycle: (mine.reduce((s, r) => s + r.nodeCpu, 0) * 1000) / n,
+        postgresCpuMsPerCycle: (mine.reduce((s, r) => s + r.postgresCpu, 0) * 1000) / n,
         transitionP50Ms: TRANSITIONS.map((_, k) => quantile(sorted(records.map((r) => r.steps[k] ?? Number.NaN)), 0.5)),
         ...(trips.length > 0
           ? { transitionRoundTrips: TRANSITIONS.map((_, k) => quantile(sorted(trips.map((r) => r.roundTrips?.[k] ?? Number.NaN)), 0.5)) }
@@ -258,6 +289,8 @@ async function main(session: Session, opts: Options): Promise<number> {
               p50_ms: round2(x.p50Ms),
               p99_ms: round2(x.p99Ms),
               round_trips_per_cycle: round2(x.roundTripsPerCycle),
+              node_cpu_ms_per_cycle: round2(x.nodeCpuMsPerCycle),
+              postgres_cpu_ms_per_cycle: round2(x.postgresCpuMsPerCycle),
             },
           ];
         }),
@@ -282,12 +315,12 @@ function report(opts: Options, env: Record<string, unknown>, scenarios: Scenario
     "",
     `${env.cpus} CPUs, Node ${env.node}, @neondatabase/serverless ${env["@neondatabase/serverless"]}, chatd's src/ at ${source}; load average (1 min) ${(env.loadavg_at_start as number[])[0]} at start, ${scenarios.map((s) => `${s.loadavgAtEnd} after ${s.chats} chat${s.chats === 1 ? "" : "s"}`).join(", ")}. Proxy ${stack.wsProxy}, admission root limit ${opts.rootLimit === 0 ? "none" : opts.rootLimit}.`,
     "",
-    "| chats | side | cycles | cycles/s | cycle p50 ms | cycle p99 ms | DB round trips / cycle |",
-    "|---|---|---|---|---|---|---|",
+    "| chats | side | cycles | cycles/s | cycle p50 ms | cycle p99 ms | DB round trips / cycle | Node CPU ms / cycle | Postgres CPU ms / cycle |",
+    "|---|---|---|---|---|---|---|---|---|",
     ...scenarios.flatMap((s) =>
       SIDES.map((side) => {
         const x = s.sides[side];
-        return `| ${s.chats} | ${SIDE_LABEL[side]} | ${x.cycles} | ${fixed(x.cyclesPerSecond)} | ${fixed(x.p50Ms)} | ${fixed(x.p99Ms)} | ${fixed(x.roundTripsPerCycle)} |`;
+        return `| ${s.chats} | ${SIDE_LABEL[side]} | ${x.cycles} | ${fixed(x.cyclesPerSecond)} | ${fixed(x.p50Ms)} | ${fixed(x.p99Ms)} | ${fixed(x.roundTripsPerCycle)} | ${fixed(x.nodeCpuMsPerCycle, 2)} | ${fixed(x.postgresCpuMsPerCycle, 2)} |`;
       }),
     ),
     "",
