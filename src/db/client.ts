@@ -18,8 +18,6 @@ export interface DbConnectionOptions {
   webSocketConstructor?: unknown;
   /** Connections this pool may hold; a Durable Object needs only a few. */
   max?: number;
-  /** How long one statement may go unanswered (QUERY_TIMEOUT_MS; tests shorten it). */
-  queryTimeoutMs?: number;
 }
 
 export type Db = NeonDatabase<typeof schema> & { $client: Pool };
@@ -43,27 +41,12 @@ function configureDriver(opts: DbConnectionOptions): void {
 const CONNECT_TIMEOUT_MS = 5_000;
 
 /**
- * How long one statement may go unanswered before its caller gets an error. The driver's default
- * is to wait forever, and R6's restart showed statements that never settled: the driver wrote to
- * a WebSocket the restart had closed, threw inside its own callback, and the query's promise was
- * left pending, so /health and reads hung for more than 15 s with the database back. The longest
- * legitimate wait is an admission or heartbeat lock (lock_timeout 5 s, a tick bounded at a third
- * of the stale threshold), well inside it.
- */
-export const QUERY_TIMEOUT_MS = 10_000;
-
-/**
  * A pool for a long-lived holder (a Durable Object, a Node process). A stateless Worker request
  * must create its own and end it with `waitUntil(pool.end())`: a module-level pool there hangs.
  */
 export function createPool(opts: DbConnectionOptions): Pool {
   configureDriver(opts);
-  const pool = new Pool({
-    connectionString: opts.databaseUrl,
-    max: opts.max ?? 5,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    query_timeout: opts.queryTimeoutMs ?? QUERY_TIMEOUT_MS,
-  });
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection that drops (server restart, proxy gone, isolate teardown) is an 'error'
   // event on the pool; unhandled it would crash the isolate. The next query reconnects.
   pool.on("error", (err: Error) => logger.warn("db_idle_connection_error", { error: err.message }));

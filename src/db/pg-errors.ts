@@ -41,7 +41,7 @@ export function constraintOf(err: unknown): string | undefined {
 const UNAVAILABLE_CODE = /^(08...|57P0[123]|53300)$/;
 /** What the driver says when its socket to the database is refused, cut or never answers. */
 const UNAVAILABLE_MESSAGE =
-  /connection terminated|terminating connection|connection (refused|reset|closed|lost)|network connection lost|websocket|econnrefused|econnreset|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|is not currently accepting connections|not queryable|query read timeout/i;
+  /connection terminated|terminating connection|connection (refused|reset|closed|lost)|network connection lost|websocket|econnrefused|econnreset|timeout exceeded when trying to connect|the database system is (starting up|shutting down)|is not currently accepting connections|not queryable/i;
 
 /**
  * The database cannot be reached right now (restarted, connections killed, proxy down): the
