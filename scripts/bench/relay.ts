@@ -67,6 +67,7 @@ interface RelayRun {
   reordered: number;
   minTokens: number;
   ttfcMs: number;
+  firstAfterModelMs: number;
   perClientTokS: number;
   totalTokS: number;
   p50Ms: number;
@@ -237,6 +238,7 @@ const COLUMNS: [string, keyof TurnRecord, (x: number) => string][] = [
   ["p50 ms", "p50Ms", (x) => fixed(x)],
   ["p99 ms", "p99Ms", (x) => fixed(x)],
   ["first part ms", "ttfcMs", (x) => fixed(x)],
+  ["first part after the model's ms", "firstAfterModelMs", (x) => fixed(x)],
   ["last part ms", "lastChunkMs", (x) => fixed(x, 0)],
   ["frames per socket", "framesPerClient", (x) => fixed(x, 0)],
   ["workerd CPU s", "workerdCpuS", (x) => fixed(x, 2)],

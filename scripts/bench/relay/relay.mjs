@@ -260,6 +260,8 @@ async function turn(name, server, N, tokens, pids) {
     errors: [...new Set(clients.map((c) => c.error).filter(Boolean))],
     ttfcMs: median(got.map((c) => (c.first - t0) / 1000)),
     requesterTtfcMs: clients[0].tokens ? (clients[0].first - t0) / 1000 : NaN,
+    // The model's first token written → a client's first token; median over clients (the relay's own share of TTFC).
+    firstAfterModelMs: median(got.map((c) => (c.first - firstWriteUs) / 1000)),
     perClientTokS: median(got.map((c) => (c.last > c.first ? c.tokens / ((c.last - c.first) / 1e6) : NaN))),
     totalTokS: spanUs > 0 ? nLat / (spanUs / 1e6) : NaN,
     p50Ms: quantile(sorted, 0.5) / 1000,

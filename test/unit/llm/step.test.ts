@@ -5,7 +5,10 @@ import { APICallError, simulateReadableStream } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { isModelCallError, type ModelCallError } from "../../../src/llm/model-call-error";
-import { runModelStep } from "../../../src/llm/step";
+import { PARTS_PER_YIELD, runModelStep } from "../../../src/llm/step";
+import type { BufferedPart } from "../../../src/part-buffer/episode";
+import { episodeKey, PartBuffer } from "../../../src/part-buffer/part-buffer";
+import { EpisodeRelays } from "../../../src/stream/episode-relays";
 import type { StreamPart } from "../../../src/wire/stream-part";
 import { modelTools } from "../../../src/llm/tools";
 
@@ -152,6 +155,76 @@ describe("runModelStep (scripted model)", () => {
       ],
       toolCalls: [{ tool_call_id: "ok", tool_name: "pick", args: {}, dynamic: true }],
       toolErrors: [{ type: "tool-result", tool_call_id: "bad", tool_name: "pick", is_error: true, result: { error: expect.any(String) } }],
+    });
+  });
+
+  describe("a fast stream (every chunk ready at once, as when the provider's bytes are buffered)", () => {
+    const TEXT_PARTS = 200;
+    // simulateReadableStream with null delays hands out its chunks on microtasks only: read straight
+    // through, the whole stream would be parsed in one task of the event loop.
+    const chunks: Chunks = [
+      { type: "text-start", id: "t" },
+      ...Array.from({ length: TEXT_PARTS }, (_, i) => ({ type: "text-delta" as const, id: "t", delta: `${i} ` })),
+      { type: "text-end", id: "t" },
+      stop,
+    ];
+    const fast = () =>
+      new MockLanguageModelV3({
+        doStream: async () => ({
+          stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) as ReadableStream<never>,
+        }),
+      });
+
+    it("yields to the event loop every partsPerYield parts", async () => {
+      let yields = 0;
+      const seenAtYield: number[] = [];
+      const parts: StreamPart[] = [];
+      const outcome = await runModelStep({
+        model: fast(),
+        prompt,
+        abortSignal: new AbortController().signal,
+        onPart: (part) => parts.push(part),
+        partsPerYield: 10,
+        yieldToEventLoop: async () => {
+          yields++;
+          seenAtYield.push(parts.length);
+        },
+      });
+      expect(outcome).toMatchObject({ kind: "response", finishReason: "stop" });
+      expect(parts.filter((p) => p.type === "text-delta")).toHaveLength(TEXT_PARTS);
+      // The SDK's own parts (start, start-step, finish-step, finish) count too.
+      expect(yields).toBeGreaterThanOrEqual(TEXT_PARTS / 10);
+      expect(seenAtYield[0]).toBeLessThanOrEqual(10);
+      expect(seenAtYield.every((n, i) => i === 0 || n > seenAtYield[i - 1]!)).toBe(true);
+    });
+
+    it("lets a relay that waits one macrotask send parts while the model is still streaming", async () => {
+      const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
+      const key = episodeKey(CHAT, 1, 1);
+      const buffer = new PartBuffer<StreamPart>({ now: () => 0 });
+      buffer.createEpisode(key);
+      // The object's relay, with its default coalescing: it takes a burst one macrotask after a part arrives.
+      const relays = new EpisodeRelays(buffer, () => CHAT);
+      let added = 0;
+      const addedAtBurst: number[] = [];
+      relays.follow(1, 1, (burst: readonly BufferedPart<StreamPart>[]) => {
+        if (burst.length > 0) addedAtBurst.push(added);
+      });
+      const outcome = await runModelStep({
+        model: fast(),
+        prompt,
+        abortSignal: new AbortController().signal,
+        onPart: (part) => {
+          buffer.addPart(key, part);
+          added++;
+        },
+      });
+      buffer.closeEpisode(key);
+      expect(outcome).toMatchObject({ kind: "response" });
+      // Without the yields the relay's first burst would come after the last part (all of them in one).
+      expect(addedAtBurst.length).toBeGreaterThan(1);
+      expect(addedAtBurst[0]).toBeLessThanOrEqual(PARTS_PER_YIELD);
+      expect(addedAtBurst[0]).toBeLessThan(added);
     });
   });
 });
