@@ -34,6 +34,7 @@ import { getChat, listArchiveScope, readChatIdentity, updateChatMetadata, type C
 import type { ChatRow } from "../db/schema/chats";
 import type { ChatFileRow } from "../db/schema/files";
 import { writeTitle } from "./title";
+import { isDeadlock } from "../db/pg-errors";
 import { runTransaction, type StoreTransaction, type TransactionObserver } from "../db/transaction";
 import { createChat, insertChat, type CreateChatInput, type CreateChatResult } from "./transitions/create";
 import {
@@ -79,6 +80,9 @@ export interface UpdateOptions {
 export interface Answered<A> {
   readonly answer: A;
 }
+
+/** Tries of a family archive that Postgres aborts as a deadlock. */
+const FAMILY_DEADLOCK_ATTEMPTS = 3;
 
 export class ChatStore {
   readonly options: ChatTxOptions;
@@ -141,13 +145,22 @@ export class ChatStore {
       const committed = await this.update(chatId, (tx) => setArchived(tx, { archived }));
       return { chats: [committed.chat], statements: committed.statements, skipped: false };
     }
-    return this.transaction(async (t) => {
-      const family = await lockFamily(t, chatId);
-      if (options.recheck && !(await options.recheck(t, family))) return { chats: [], statements: t.statements, skipped: true };
-      const changed = await setFamilyArchived(t, family, archived, this.options.staleThresholdMs);
-      for (const committed of changed) publishAfterCommit(t, this.notifier, committed);
-      return { chats: changed.map((c) => c.chat), statements: t.statements, skipped: false };
-    });
+    // The family's row locks can meet a member's own transaction in the other order, and Postgres
+    // then aborts one of the two as a deadlock. Ours rolled back whole and published nothing, so it
+    // is run again (seen while archiving a family whose members were being interrupted).
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.transaction(async (t) => {
+          const family = await lockFamily(t, chatId);
+          if (options.recheck && !(await options.recheck(t, family))) return { chats: [], statements: t.statements, skipped: true };
+          const changed = await setFamilyArchived(t, family, archived, this.options.staleThresholdMs);
+          for (const committed of changed) publishAfterCommit(t, this.notifier, committed);
+          return { chats: changed.map((c) => c.chat), statements: t.statements, skipped: false };
+        });
+      } catch (err) {
+        if (attempt >= FAMILY_DEADLOCK_ATTEMPTS || !isDeadlock(err)) throw err;
+      }
+    }
   }
 
   // ---- reads and metadata writes outside transitions, for the chat commands -----------------

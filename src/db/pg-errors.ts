@@ -23,6 +23,11 @@ export function isUniqueViolation(err: unknown, constraint?: string): boolean {
   return f.code === "23505" && (constraint === undefined || f.constraint === constraint);
 }
 
+/** deadlock_detected (40P01): Postgres aborted this transaction to break a lock cycle. */
+export function isDeadlock(err: unknown): boolean {
+  return fields(err).code === "40P01";
+}
+
 /** foreign_key_violation (23503). */
 export function isForeignKeyViolation(err: unknown): boolean {
   return fields(err).code === "23503";

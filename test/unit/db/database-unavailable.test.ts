@@ -3,7 +3,7 @@
  * rather than 500.
  */
 import { describe, expect, it } from "vitest";
-import { isDatabaseUnavailable } from "../../../src/db/pg-errors";
+import { isDatabaseUnavailable, isDeadlock } from "../../../src/db/pg-errors";
 import { toApiError } from "../../../src/http/errors";
 
 const pgError = (code: string, message = "x") => Object.assign(new Error(message), { code });
@@ -38,5 +38,14 @@ describe("isDatabaseUnavailable", () => {
   it("is answered 503 database_unavailable; anything else unexpected stays 500 internal", () => {
     expect(toApiError(pgError("57P01"))).toMatchObject({ status: 503, code: "database_unavailable" });
     expect(toApiError(new TypeError("boom"))).toMatchObject({ status: 500, code: "internal" });
+  });
+});
+
+describe("isDeadlock", () => {
+  it("is deadlock_detected (40P01), also under drizzle's wrapper, and nothing else", () => {
+    expect(isDeadlock(pgError("40P01", "deadlock detected"))).toBe(true);
+    expect(isDeadlock(Object.assign(new Error("Failed query"), { cause: pgError("40P01") }))).toBe(true);
+    expect(isDeadlock(pgError("40001"))).toBe(false);
+    expect(isDeadlock(new Error("deadlock detected"))).toBe(false);
   });
 });
