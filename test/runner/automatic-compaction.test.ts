@@ -1,44 +1,22 @@
 /**
- * Compaction, automatic and manual, in chats that run by themselves against the fake model. The
- * fake model reports the prompt's size as one token per 4 characters of its text and enforces
- * `fake-ctx<N>` windows, so each test sizes its messages to land on one side of a trigger:
- * `/long 3 <padding>` makes a big prompt with a three-token reply. Test config: 2 generation
- * retries (vitest.config.ts, project "runner").
+ * Automatic compaction in chats that run by themselves against the fake model. The fake model
+ * reports the prompt's size as one token per 4 characters of its text and enforces `fake-ctx<N>`
+ * windows, so each test sizes its messages to land on one side of a trigger: `/long 3 <padding>`
+ * makes a big prompt with a three-token reply. Test config: 2 generation retries (vitest.config.ts,
+ * project "runner"). Manual compaction (/compact): manual-compaction.test.ts; shared helpers in
+ * support/compaction-chats.ts.
  */
-import { SELF } from "cloudflare:test";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { SUBAGENT_GUIDANCE } from "../../src/subagents/prompts";
 import { summaryAnchorText } from "../../src/llm/compaction/boundary";
 import { SUMMARY_INSTRUCTION } from "../../src/llm/compaction/summary-prompt";
-import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
-import { type CompactionUser, compactionUser, type StoredRow, storedRows } from "./support/compaction-models";
+import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { type CompactionUser, compactionUser, storedRows } from "./support/compaction-models";
 import { modelUsers, releaseChatsOf } from "./support/model-user";
+import { nonce, send, start, summaries, textOf, until } from "./support/compaction-chats";
 
-interface Chat {
-  id: string;
-  status: string;
-  last_error: string | null;
-}
-
-const nonce = () => crypto.randomUUID().slice(0, 8);
 /** A message of about `tokens` prompt tokens whose reply is three tokens. */
 const big = (tokens: number) => `/long 3 ${nonce()} ${"abcd ".repeat(Math.ceil((tokens * 4) / 5))}`;
-
-const chatOf = async (u: TestUser, id: string) => expectJson<Chat>(await api(`/chats/${id}`, { token: u.token }), 200);
-
-async function until(u: TestUser, id: string, status: string, timeoutMs = 30_000): Promise<Chat> {
-  await expect.poll(async () => (await chatOf(u, id)).status, { timeout: timeoutMs, interval: 100 }).toBe(status);
-  return chatOf(u, id);
-}
-
-async function start(u: TestUser, text: string): Promise<string> {
-  const res = await api("/chats", { token: u.token, body: { content: [{ type: "text", text }] } });
-  return (await expectJson<{ id: string }>(res, 201)).id;
-}
-
-async function send(u: TestUser, id: string, text: string): Promise<{ queued: boolean }> {
-  return expectJson(await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text }] } }), 200);
-}
 
 async function setThreshold(u: TestUser, percent: number | null): Promise<void> {
   await expectJson(
@@ -57,24 +35,6 @@ async function setOverride(u: CompactionUser): Promise<void> {
     200,
   );
 }
-
-const textOf = (row: StoredRow) =>
-  row.content
-    .filter((p) => p.type === "text")
-    .map((p) => p.text)
-    .join("");
-
-/** The chat_summarized tool results, oldest first. */
-const summaries = (rows: StoredRow[]) =>
-  rows.flatMap((r) => r.content.filter((p) => p.type === "tool-result" && p.tool_name === "chat_summarized").map((p) => p.result ?? {}));
-
-const compactionMarker = async (id: string) => {
-  const { withDb } = await import("../worker/support/accounts");
-  const { chats } = await import("../../src/db/schema/chats");
-  const { eq } = await import("drizzle-orm");
-  const [row] = await withDb((db) => db.select({ at: chats.compactionRequestedAt }).from(chats).where(eq(chats.id, id)));
-  return row?.at ?? null;
-};
 
 /** The prompt the fake model saw for the reply after a compaction: the summary anchor and the replayed messages. */
 /** A root chat's prompt after its boundary: the summary, the replayed messages, and the system prompt (the subagent tools' guidance). */
@@ -241,94 +201,5 @@ describe("automatic compaction", () => {
     const replayed = rows.filter((r) => r.role === "user" && r.model_only && !r.compressed).slice(-2);
     expect(replayed.map(textOf)).toEqual([textOf(rows.filter((r) => r.role === "user" && !r.model_only).at(-2)!), last]);
     expect(textOf(rows.at(-1)!)).toBe(last);
-  });
-});
-
-describe("manual compaction (/compact)", () => {
-  it("from W: summarizes, clears the request and finishes without a reply", async () => {
-    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
-    const hello = `hello ${nonce()}`;
-    const id = await start(u, hello);
-    await until(u, id, "waiting");
-    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
-    await expect.poll(async () => summaries(await storedRows(id)).length, { timeout: 30_000, interval: 100 }).toBe(1);
-    await until(u, id, "waiting");
-    const rows = await storedRows(id);
-    expect(summaries(rows)).toMatchObject([{ source: "manual", threshold_percent: 90, trigger_context_limit_tokens: 8000 }]);
-    expect(rows.at(-1)!.role).toBe("tool");
-    expect(await compactionMarker(id)).toBeNull();
-    // The summary call went out with the owner's attribution, like a turn's.
-    const logged = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(SUMMARY_INSTRUCTION)}`);
-    const summaryCall = ((await logged.json()) as { requests: { headers: Record<string, string>; userTexts: string[] }[] }).requests.find(
-      (r) => r.userTexts.includes(hello),
-    );
-    expect(JSON.parse(summaryCall?.headers["cf-aig-metadata"] ?? "{}")).toMatchObject({ chat_id: id });
-    // A second /compact finds nothing to compact.
-    expect((await api(`/chats/${id}/compact`, { method: "POST", token: u.token })).status).toBe(409);
-  });
-
-  it("streams a 'Summarizing…' progress part in the compaction's episode", async () => {
-    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
-    const id = await start(u, `hello ${nonce()}`);
-    await until(u, id, "waiting");
-    const res = await SELF.fetch(`${BASE}/chats/${id}/stream/parts?coder_session_token=${u.token}`, { headers: { Upgrade: "websocket" } });
-    const ws = res.webSocket!;
-    const parts: { part: { type: string; tool_name?: string; args?: Record<string, unknown> } }[] = [];
-    ws.addEventListener("message", (e) => parts.push(JSON.parse(e.data as string)));
-    ws.accept();
-    const accepted = await expectJson<{ history_version: number }>(
-      await api(`/chats/${id}/compact`, { method: "POST", token: u.token }),
-      202,
-    );
-    // The compaction turn's first attempt; the episode stays readable for a while after it closes.
-    ws.send(JSON.stringify({ history_version: accepted.history_version, generation_attempt: 1 }));
-    await expect.poll(() => parts.length, { timeout: 15_000 }).toBeGreaterThan(0);
-    expect(parts[0]!.part).toMatchObject({
-      type: "tool-call",
-      tool_name: "chat_summarized",
-      args: { source: "manual", status: "Summarizing…" },
-    });
-    ws.close();
-  });
-
-  it("from E0: clears the error, summarizes, then answers the unanswered message", async () => {
-    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
-    const id = await start(u, `hello ${nonce()}`);
-    await until(u, id, "waiting");
-    const failing = `/error 400 1 recovered-${nonce()}`;
-    await send(u, id, failing);
-    await until(u, id, "error");
-    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
-    await expect.poll(async () => summaries(await storedRows(id)).length, { timeout: 30_000, interval: 100 }).toBe(1);
-    const done = await until(u, id, "waiting");
-    expect(done.last_error).toBeNull();
-    const rows = await storedRows(id);
-    expect(summaries(rows)).toMatchObject([{ source: "manual" }]);
-    expect(rows.filter((r) => r.role === "user" && r.model_only && !r.compressed).map(textOf)).toEqual([failing]);
-    expect(textOf(rows.at(-1)!)).toBe(failing.split(" ").at(-1));
-  });
-
-  it("from E1: summarizes, then proceeds to the queued message", async () => {
-    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 });
-    const id = await start(u, `hello ${nonce()}`);
-    await until(u, id, "waiting");
-    // Three failures exhaust the two retries (about 3 s of backoff), leaving time to queue behind it.
-    const failing = `/error 503 3 back-${nonce()}`;
-    await send(u, id, failing);
-    const queuedText = `queued ${nonce()}`;
-    expect((await send(u, id, queuedText)).queued).toBe(true);
-    await until(u, id, "error");
-    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
-    await expect.poll(async () => textOf((await storedRows(id)).at(-1)!), { timeout: 30_000, interval: 100 }).toBe(queuedText);
-    await until(u, id, "waiting");
-    const rows = await storedRows(id);
-    expect(summaries(rows)).toMatchObject([{ source: "manual" }]);
-    const visible = rows.filter((r) => !r.model_only && !r.compressed).map((r) => `${r.role}:${textOf(r)}`);
-    expect(visible.slice(-4)).toEqual([
-      `user:${failing}`,
-      `assistant:${failing.split(" ").at(-1)}`,
-      `user:${queuedText}`,
-      `assistant:${queuedText}`,
-    ]);
   });
 });
