@@ -1,7 +1,7 @@
 /**
  * R2, crash chaos (test/e2e/support/crash-chaos.ts): the runtime SIGKILLed at random instants and
  * restarted on the same storage; no answered request lost or doubled, every chat settled, every
- * stream client caught up exactly. `npm test` runs a short slice (CRASH_KILLS, 4 by default);
+ * stream client caught up exactly. `npm test` runs a short slice (CRASH_KILLS, 2 by default);
  * `npm run reliability:crash` runs the long one through this file.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -9,7 +9,7 @@ import { CrashChaos } from "./support/crash-chaos";
 import { type Deployment, deployment } from "./support/deployment";
 import { slowSummarizer } from "./support/slow-summarizer";
 
-const kills = Number(process.env.CRASH_KILLS ?? "4");
+const kills = Number(process.env.CRASH_KILLS ?? "2");
 const seed = process.env.CRASH_SEED ? Number(process.env.CRASH_SEED) : Math.floor(Math.random() * 2 ** 31);
 const fromRound = Number(process.env.CRASH_FROM_ROUND ?? "0");
 /** The long run records a failed round and goes on; the slice stops at the first. */

@@ -2,7 +2,7 @@
  * R4, hostile input: requests generated from a seed (test/support/hostile-requests.ts), each a
  * well-formed request with one thing broken beyond what any route accepts. Every answer must be a
  * 4xx (no 5xx, and no 2xx: nothing broken may be accepted), the caller's rows must be unchanged,
- * and the service must still serve afterwards. `npm test` runs 400 of seed 1;
+ * and the service must still serve afterwards. `npm test` runs 200 of seed 1;
  * `npm run reliability:hostile` runs 10,000 of a random seed (HOSTILE_COUNT / HOSTILE_SEED to choose).
  *
  * Over real HTTP against wrangler dev, not SELF.fetch: inside vitest-pool-workers thousands of
@@ -15,7 +15,7 @@ import { type Env, makeEnv } from "../db/fixtures";
 import { hostileRequest, type Target } from "../support/hostile-requests";
 import { ownerToken } from "./support/owner-token";
 
-const COUNT = Number(process.env.HOSTILE_COUNT ?? "400");
+const COUNT = Number(process.env.HOSTILE_COUNT ?? "200");
 const SEED = Number(process.env.HOSTILE_SEED ?? "1");
 const TOKEN_NAME = "hostile";
 

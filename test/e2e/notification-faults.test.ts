@@ -12,7 +12,7 @@
  * no socket saw the same message revision twice, a part sequence with a gap, or a server close.
  * At the end every user message was answered exactly once, with its own answer.
  *
- * NOTIFICATION_FAULTS_TURNS (50 here), NOTIFICATION_FAULTS_SEED (1) and NOTIFICATION_FAULTS_CHATS
+ * NOTIFICATION_FAULTS_TURNS (30 here), NOTIFICATION_FAULTS_SEED (1) and NOTIFICATION_FAULTS_CHATS
  * (6) size it; `npm run reliability:notifications` runs 1,000 turns.
  */
 import { afterAll, describe, expect, it } from "vitest";
@@ -22,7 +22,7 @@ import { draws } from "../../durable-objects/chat-object/notification-faults";
 import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
 import { type Deployment, deployment } from "./support/deployment";
 
-const TURNS = Number(process.env.NOTIFICATION_FAULTS_TURNS ?? "50");
+const TURNS = Number(process.env.NOTIFICATION_FAULTS_TURNS ?? "30");
 const SEED = Number(process.env.NOTIFICATION_FAULTS_SEED ?? "1");
 const CHATS = Number(process.env.NOTIFICATION_FAULTS_CHATS ?? "6");
 const CLIENTS_PER_CHAT = 2;

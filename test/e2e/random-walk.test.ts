@@ -7,7 +7,7 @@
  * A failure shrinks to a minimal sequence and prints its seed and path for WALK_SEED=...
  * WALK_PATH=... to replay.
  *
- * `npm test` runs one seeded slice (5 chats, 2 users, up to 150 commands: 111 steps for seed 1);
+ * `npm test` runs one seeded slice (5 chats, 2 users, up to 90 commands: 65 steps for seed 1);
  * `npm run reliability:walk` the long run (50 chats, 3 users). Over real HTTP against a `wrangler dev` with the chat worker on
  * and a database of its own, not SELF.fetch (see hostile-input.test.ts for why).
  */
@@ -28,7 +28,7 @@ const num = (name: string, fallback: number) => {
 };
 const SEED = num("WALK_SEED", 1);
 const RUNS = num("WALK_RUNS", 1);
-const STEPS = num("WALK_STEPS", 150);
+const STEPS = num("WALK_STEPS", 90);
 const CHATS = num("WALK_CHATS", 5);
 const USERS = num("WALK_USERS", 2);
 const PATH = process.env.WALK_PATH || undefined;
