@@ -88,6 +88,8 @@ export default defineConfig({
         // A location hint on (docs/placement.md): local workerd accepts and ignores it, so the whole
         // API runs through the stub path a deployment with a region set uses.
         CHAT_OBJECT_LOCATION_HINT: "weur",
+        // A short trust window for keys the chat objects read (test/worker/object-auth.test.ts).
+        CHAT_AUTH_CACHE_MS: "3000",
         // One info line per request would bury the output (the tenancy suite makes thousands):
         // warnings and errors only. LOG_LEVEL=info in the environment brings them back.
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",

@@ -16,11 +16,14 @@ import {
   type CommandValue,
   isChatCommand,
   runCommand,
+  runCommandWithToken,
+  type TokenCommandInput,
+  type TokenCommandOutcome,
 } from "../src/chat-commands/command-table";
 import type { CommandContext } from "../src/chat-commands/context";
 import type { Outcome } from "../src/chat-commands/outcome";
 import { AlarmClock } from "./chat-object/alarm-clock";
-import { CALLER_ID_HEADER, CHAT_ID_HEADER, STREAM_CURSORS_HEADER } from "./chat-object/headers";
+import { CHAT_ID_HEADER, CREDENTIALS_HEADER, STREAM_CURSORS_HEADER } from "./chat-object/headers";
 import { notificationFaults } from "./chat-object/notification-faults";
 import { ObjectNotifier } from "./chat-object/object-notifier";
 import { ObjectWiring } from "./chat-object/object-wiring";
@@ -29,6 +32,7 @@ import { logSocketSession, socketSession } from "./chat-object/socket-session";
 import { hintsFromPayload, StreamSockets } from "./chat-object/stream-sockets";
 import { SyncPoller } from "./chat-object/sync-poller";
 import { wakeWaiting } from "./chat-object/wake-waiting";
+import { authorizeSocket } from "./chat-object/authorize-socket";
 import { configFromEnv } from "../src/config/env";
 import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../src/chats/notifier";
 import type { ChatRow } from "../src/db/schema/chats";
@@ -146,6 +150,18 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
     return requestId === null ? run() : runInRequest(requestIdFrom(requestId), run);
   }
 
+  /** A chat command from a route that left authentication to this object (docs/hot-path.md). */
+  commandWithToken<K extends ChatCommandName>(
+    requestId: string,
+    token: string,
+    name: K,
+    cmd: TokenCommandInput<K>,
+  ): Promise<TokenCommandOutcome<CommandValue<K>>> {
+    if (!isChatCommand(name)) throw new Error(`not a chat command: ${String(name)}`);
+    const authenticate = () => this.#wiring.keys().callerFor(token);
+    return runInRequest(requestIdFrom(requestId), () => runCommandWithToken(name, cmd, authenticate, (chatId) => this.#context(chatId)));
+  }
+
   // ---- the chat worker (spec "Chat worker"), driven by notifications and the alarm -------------
 
   /** Disabled by CHAT_WORKER_ENABLED=false: the API alone (tests that need chats to stay put). */
@@ -198,17 +214,25 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
 
   // ---- WebSockets ------------------------------------------------------------------------------
 
-  /** The Worker forwards the authorized upgrade here; the chat id comes in a header it sets. */
+  /**
+   * The Worker forwards the upgrade here with the chat id and the presented token in headers it
+   * sets; the object authenticates the token and checks the chat is the caller's (a 401 or 404 as
+   * the Worker would answer it), then opens the socket.
+   */
   override async fetch(request: Request): Promise<Response> {
-    return runInRequest(requestIdFrom(request.headers.get(REQUEST_ID_HEADER)), () => this.#upgrade(request));
+    return runInRequest(requestIdFrom(request.headers.get(REQUEST_ID_HEADER)), async () => {
+      const chatId = request.headers.get(CHAT_ID_HEADER);
+      if (!chatId || request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
+        return new Response("expected a WebSocket upgrade", { status: 426 });
+      const refused = await authorizeSocket(this.#wiring, chatId, request.headers.get(CREDENTIALS_HEADER) ?? undefined);
+      if (refused instanceof Response) return refused;
+      return this.#upgrade(request, chatId, refused.userId);
+    });
   }
 
-  #upgrade(request: Request): Response {
-    const chatId = request.headers.get(CHAT_ID_HEADER);
-    if (!chatId || request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
-      return new Response("expected a WebSocket upgrade", { status: 426 });
+  #upgrade(request: Request, chatId: string, callerId: string): Response {
     this.#chatId ??= chatId;
-    const session = socketSession(currentRequestId() ?? crypto.randomUUID(), request.headers.get(CALLER_ID_HEADER));
+    const session = socketSession(currentRequestId() ?? crypto.randomUUID(), callerId);
     const pair = new WebSocketPair();
     const [client, server] = [pair[0], pair[1]];
     if (!new URL(request.url).pathname.endsWith("/parts")) {

@@ -17,6 +17,7 @@ import { errorText, logger, setLogLevel } from "../../src/log/log";
 import { connectMcpServer } from "../../src/mcp/session";
 import { McpTurnConnections } from "../../src/mcp/turn-connections";
 import { ObjectTracing } from "../../src/observability/object-tracing";
+import { VerifiedKeys } from "../../src/accounts/verified-keys";
 import { AttributionKeyCache } from "../../src/chat-worker/attribution";
 import { ChatWorker, type ChatWorkerHooks } from "../../src/chat-worker/chat-worker";
 import { r2FileReader } from "../../src/chat-worker/prompt-files";
@@ -55,6 +56,7 @@ export class ObjectWiring {
   #tracing: ObjectTracing | undefined;
   #context: CommandContext | undefined;
   #worker: ChatWorker | undefined;
+  #keys: VerifiedKeys | undefined;
   /** The chat owner's attribution key id, so a turn does not pay a transaction to resolve it. */
   readonly #attributionKeys = new AttributionKeyCache();
   /** The MCP sessions of the turn in progress, reused across its steps, closed when it ends (docs/mcp.md). */
@@ -108,6 +110,20 @@ export class ObjectWiring {
       };
     }
     return this.#context;
+  }
+
+  /** The API keys this object has verified, trusted for CHAT_AUTH_CACHE_MS (docs/hot-path.md). */
+  keys(): VerifiedKeys {
+    if (!this.#keys) {
+      const { env, waitUntil } = this.platform;
+      this.#keys = new VerifiedKeys({
+        db: createDb(this.pool()),
+        ttlMs: configFromEnv(env).CHAT_AUTH_CACHE_MS,
+        now: () => new Date(),
+        background: (work) => waitUntil(work.catch((err: unknown) => logger.warn("api_key_touch_failed", { error: errorText(err) }))),
+      });
+    }
+    return this.#keys;
   }
 
   /** The worker built so far, if any (the alarm ticks only a worker that exists). */

@@ -4,12 +4,14 @@
  * object dispatches its `command` RPC through this table and the routes' RPC type is derived from
  * it, so a new chat command is one entry here, its function and its route.
  */
+import type { Caller } from "../accounts/authentication";
 import type { CommandContext } from "./context";
 import { clearCommand, compactCommand, interruptCommand, reconcileCommand, submitToolResultsCommand } from "./control";
 import { createChatCommand } from "./create-chat";
 import { editMessageCommand, sendMessageCommand } from "./messages";
 import { type Outcome, outcome } from "./outcome";
 import { deleteQueuedCommand, promoteQueuedCommand } from "./queue";
+import { readChatCommand, readMessagesCommand } from "./reads";
 import { turnsCommand } from "./turns";
 import { updateChatCommand } from "./update-chat";
 
@@ -36,6 +38,8 @@ export const CHAT_COMMANDS = {
   reconcile: entry("reconcile", reconcileCommand),
   update: entry("update_chat", updateChatCommand),
   turns: entry("turns", turnsCommand),
+  read: entry("read_chat", readChatCommand),
+  messages: entry("read_messages", readMessagesCommand),
 };
 
 export type ChatCommandName = keyof typeof CHAT_COMMANDS;
@@ -61,10 +65,44 @@ export function runCommand<K extends ChatCommandName>(
   return outcome(logName, () => run(context(cmd.chatId), cmd));
 }
 
+/** A command as a route sends it: its caller is whoever the presented token authenticates. */
+export type TokenCommandInput<K extends ChatCommandName> = Omit<CommandInput<K>, "callerId">;
+
+/** A command's outcome, and the user the token authenticated as (for the Worker's request log line). */
+export type TokenCommandOutcome<V> = Outcome<V> & { userId?: string };
+
+/**
+ * Authenticates the presented token (docs/hot-path.md), then runs the command as its user; a token
+ * that does not authenticate is the command's error (401), and the command never runs.
+ */
+export async function runCommandWithToken<K extends ChatCommandName>(
+  name: K,
+  cmd: TokenCommandInput<K>,
+  authenticate: () => Promise<Caller>,
+  context: (chatId: string) => CommandContext,
+): Promise<TokenCommandOutcome<CommandValue<K>>> {
+  const { logName, run } = CHAT_COMMANDS[name] as CommandEntry<CommandInput<K>, CommandValue<K>>;
+  let userId: string | undefined;
+  const result = await outcome(logName, () =>
+    authenticate().then((caller) => {
+      userId = caller.userId;
+      return run(context(cmd.chatId), { ...cmd, callerId: caller.userId } as CommandInput<K>);
+    }),
+  );
+  return userId === undefined ? result : { ...result, userId };
+}
+
 /**
  * The RPC a ChatObject serves for the table: the routes call it through src/http/chat-object-rpc.ts,
  * other chats' objects directly. Declared here, by shape, so callers need not import the class.
  */
 export interface ChatCommandRpc {
   command<K extends ChatCommandName>(requestId: string | null, name: K, cmd: CommandInput<K>): Promise<Outcome<CommandValue<K>>>;
+  /** The same command for a route that did not authenticate its caller: the object does, from `token`. */
+  commandWithToken<K extends ChatCommandName>(
+    requestId: string,
+    token: string,
+    name: K,
+    cmd: TokenCommandInput<K>,
+  ): Promise<TokenCommandOutcome<CommandValue<K>>>;
 }

@@ -14,6 +14,7 @@ import {
 import type { ClassifiedState, OwnershipState } from "../chatstate/states";
 import type { TransitionName } from "../chatstate/transitions";
 import { ConfigError } from "../config/env";
+import { AuthenticationError } from "../accounts/authentication";
 import { AccountError, type AccountErrorCode } from "../accounts/errors";
 import { ChatStoreError, type ChatStoreErrorCode } from "../chats/errors";
 import { FileAttachmentError } from "../files/files";
@@ -36,6 +37,7 @@ export type ErrorValue =
   | { name: "ChatStateError"; code: ChatStateErrorCode; message: string }
   | { name: "FileAttachmentError"; message: string }
   | { name: "ChatStoreError"; code: ChatStoreErrorCode; message: string }
+  | { name: "AuthenticationError"; detail: string }
   | { name: "AccountError"; code: AccountErrorCode; message: string }
   | { name: "UnknownProviderError"; message: string }
   | { name: "ModelConfigUnavailableError" | "NoDefaultModelConfigError"; message: string }
@@ -83,6 +85,7 @@ function chatError(err: unknown): ErrorValue | undefined {
 
 /** Accounts, providers, model configs and projects (src/accounts, src/model-configs, src/projects). */
 function accountAndModelConfigError(err: unknown): ErrorValue | undefined {
+  if (err instanceof AuthenticationError) return { name: "AuthenticationError", detail: err.detail };
   if (err instanceof AccountError) return { name: "AccountError", code: err.code, message: err.message };
   if (err instanceof UnknownProviderError) return { name: "UnknownProviderError", message: err.message };
   if (err instanceof ModelConfigUnavailableError) return { name: "ModelConfigUnavailableError", message: err.message };

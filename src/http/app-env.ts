@@ -1,13 +1,7 @@
+import type { Caller } from "../accounts/authentication";
 import type { Db } from "../db/client";
 
-/** Who is calling: set by the auth middleware on every authenticated route. */
-export interface Caller {
-  userId: string;
-  /** Deployment-wide roles, e.g. "owner" (site owner). */
-  siteRoles: readonly string[];
-  /** The API key the request authenticated with. */
-  apiKeyId: string;
-}
+export type { Caller };
 
 /** Hono's environment type for every router. */
 export interface AppEnv {
@@ -15,6 +9,11 @@ export interface AppEnv {
   Variables: {
     /** A per-request database handle (stateless Worker: a pool per request). */
     db: Db;
+    /** Set by `requireCaller`: the caller, authenticated in the Worker. */
     caller: Caller;
+    /** Set by `requireCredentials`: the presented token, for the chat's object to authenticate. */
+    credentials: string;
+    /** The user the chat's object authenticated `credentials` as, once it answered (for the request log). */
+    authenticatedUserId: string;
   };
 }

@@ -1,25 +1,29 @@
 /**
  * Authentication (docs/api.md "Auth"): a token from `Authorization: Bearer`, `Coder-Session-Token`,
  * and on stream routes (browsers cannot set WebSocket headers) the `coder_session_token` cookie
- * or query parameter. Sets `c.var.caller`; needs `requestDb` before it. Every failure is 401
- * `unauthorized`; the detail never says whether a key ID exists.
+ * or query parameter. Every failure is 401 `unauthorized`; the detail never says whether a key ID
+ * exists.
+ *
+ * Two ways, by where the request goes (docs/hot-path.md):
+ * - `requireCaller` authenticates here, on the request's own pool (needs `requestDb` before it):
+ *   routes that are not about one chat (users, providers, model configs, creating and listing chats).
+ * - `requireCredentials` only takes the token and checks its form; the chat's object, which
+ *   holds a warm pool and a short cache of verified keys, authenticates it with the command. The
+ *   Worker opens no database connection on a chat's hot path.
+ *
+ * Sub-routers mounted on one prefix share their `use` middleware (Hono mounts it as `prefix/*`),
+ * so each of these runs once per request however many routers registered it.
  */
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { isAttributionKey } from "../accounts/synthetic-key";
-import { parseToken, verifySecret } from "../accounts/token";
-import { FULL_SCOPE, findApiKeyForAuth, touchApiKey, usageIsStale } from "../accounts/api-keys";
-import type { AppEnv, Caller } from "./app-env";
-import { ApiError } from "./errors";
+import { findApiKeyForAuth, touchApiKey, usageIsStale } from "../accounts/api-keys";
+import { type Caller, callerOf, presentedKey } from "../accounts/authentication";
+import type { AppEnv } from "./app-env";
 
 const SESSION_HEADER = "Coder-Session-Token";
 const SESSION_COOKIE = "coder_session_token";
 const SESSION_QUERY = "coder_session_token";
-
-function unauthorized(detail: string): ApiError {
-  return new ApiError(401, "unauthorized", "Unauthorized.", detail);
-}
 
 function presentedToken(c: Context<AppEnv>, streamCredentials: boolean): string | undefined {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("Authorization") ?? "");
@@ -30,30 +34,36 @@ function presentedToken(c: Context<AppEnv>, streamCredentials: boolean): string 
   return getCookie(c, SESSION_COOKIE) || c.req.query(SESSION_QUERY) || undefined;
 }
 
-/** The caller a token authenticates, or the 401 to answer. */
+/** The caller a token authenticates, read on the request's pool, or AuthenticationError. */
 export async function authenticate(c: Context<AppEnv>, token: string | undefined, now: Date): Promise<Caller> {
-  if (!token) throw unauthorized("No session token was provided.");
-  const parsed = parseToken(token);
-  if (!parsed) throw unauthorized("The session token is malformed.");
+  const { id, secret } = presentedKey(token);
   const db = c.var.db;
-  const found = await findApiKeyForAuth(db, parsed.id);
-  if (!found || !(await verifySecret(parsed.secret, found.key.hashedSecret))) throw unauthorized("The session token is invalid.");
-  // Synthetic attribution keys never authenticate, even if someone held a matching secret.
-  if (found.key.scope !== FULL_SCOPE || isAttributionKey(found.key)) throw unauthorized("The session token is invalid.");
-  if (found.key.expiresAt.getTime() <= now.getTime()) throw unauthorized("The session token has expired.");
-  if (found.userSuspended) throw unauthorized("The user is suspended.");
-  if (usageIsStale(found.key, now)) await touchApiKey(db, found.key.id, now);
-  return { userId: found.key.userId, siteRoles: found.siteRoles, apiKeyId: found.key.id };
+  const found = await findApiKeyForAuth(db, id);
+  const caller = await callerOf(found, secret, now);
+  if (found && usageIsStale(found.key, now)) await touchApiKey(db, id, now);
+  return caller;
 }
 
 function callerMiddleware(streamCredentials: boolean) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    c.set("caller", await authenticate(c, presentedToken(c, streamCredentials), new Date()));
+    if (!c.var.caller) c.set("caller", await authenticate(c, presentedToken(c, streamCredentials), new Date()));
     await next();
   });
 }
 
-/** Headers only: every JSON route. */
+function credentialsMiddleware(streamCredentials: boolean) {
+  return createMiddleware<AppEnv>(async (c, next) => {
+    if (c.var.credentials === undefined) {
+      // Refused here when it cannot be a token at all: nothing to send to the object.
+      c.set("credentials", presentedKey(presentedToken(c, streamCredentials)).token);
+    }
+    await next();
+  });
+}
+
+/** Headers only: JSON routes authenticated in the Worker. */
 export const requireCaller = callerMiddleware(false);
-/** Headers, then the cookie or query parameter: the WebSocket stream routes only. */
-export const requireStreamCaller = callerMiddleware(true);
+/** Headers only: a chat's JSON routes, authenticated by the chat's object. */
+export const requireCredentials = credentialsMiddleware(false);
+/** Headers, then the cookie or query parameter: the chat's WebSocket routes, authenticated by its object. */
+export const requireStreamCredentials = credentialsMiddleware(true);

@@ -48,7 +48,7 @@ export function toApiError(err: unknown): ApiError {
 
 /** The code of a 503 the client should retry after `Retry-After` seconds. */
 export const DATABASE_UNAVAILABLE = "database_unavailable";
-const RETRY_AFTER_SECONDS = "1";
+export const RETRY_AFTER_SECONDS = "1";
 
 export function onError(err: Error, c: Context): Response {
   const apiError = toApiError(err);
@@ -90,6 +90,8 @@ export function apiErrorOf(value: ErrorValue): ApiError {
     case "ChatStoreError":
       return chatStoreError(value.code, value.message);
     // Accounts, providers, model configs and projects (src/accounts, src/model-configs, src/projects).
+    case "AuthenticationError":
+      return new ApiError(401, "unauthorized", "Unauthorized.", value.detail);
     case "AccountError":
       return new ApiError(409, value.code, value.message);
     case "UnknownProviderError":

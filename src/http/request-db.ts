@@ -12,7 +12,12 @@ import type { AppEnv } from "./app-env";
 /** A request runs its queries one after another; two connections cover a transaction plus one read. */
 const REQUEST_POOL_SIZE = 2;
 
+/**
+ * Routers mounted on one prefix share their `use` middleware (Hono mounts it as `prefix/*`), so a
+ * request can pass here more than once: it keeps the pool it got first (one connection, not two).
+ */
 export const requestDb = createMiddleware<AppEnv>(async (c, next) => {
+  if (c.var.db) return next();
   const config = configFromEnv(c.env);
   const pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: REQUEST_POOL_SIZE });
   c.set("db", createDb(pool));

@@ -28,7 +28,7 @@ export const requestLog: MiddlewareHandler<AppEnv> = async (c, next) => {
         status,
         duration_ms: Date.now() - started,
         chat_id: CHAT_PATH.exec(path)?.[1],
-        user_id: c.get("caller")?.userId,
+        user_id: c.get("caller")?.userId ?? c.get("authenticatedUserId"),
       };
       if (status >= 500) logger.error("http_request", fields);
       else logger.info("http_request", fields);

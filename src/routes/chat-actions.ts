@@ -3,15 +3,14 @@
  * clear and reconcile-invalid.
  */
 import { createRoute } from "@hono/zod-openapi";
-import { requireCaller } from "../http/auth";
+import { requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { chatObject } from "../http/chat-object-rpc";
-import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import { ChatParams, ChatSchema, ToolResultsBody } from "./chat-schemas";
 
 export const chatActions = createRouter();
-chatActions.use(requestDb, requireCaller);
+chatActions.use(requireCredentials);
 
 const action = (path: string, summary: string) =>
   createRoute({
@@ -35,23 +34,23 @@ chatActions.openapi(
   action("interrupt", "Interrupt (with FinishInterruption in the same transaction when no worker owns the chat)"),
   async (c) => {
     const { chat: chatId } = c.req.valid("param");
-    return c.json(await chatObject(c, chatId).interrupt({ chatId, callerId: c.var.caller.userId }), 200);
+    return c.json(await chatObject(c, chatId).interrupt({ chatId }), 200);
   },
 );
 
 chatActions.openapi(compact, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).compact({ chatId, callerId: c.var.caller.userId }), 202);
+  return c.json(await chatObject(c, chatId).compact({ chatId }), 202);
 });
 
 chatActions.openapi(action("clear", "Clear the model's context (ClearContext)"), async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).clear({ chatId, callerId: c.var.caller.userId }), 200);
+  return c.json(await chatObject(c, chatId).clear({ chatId }), 200);
 });
 
 chatActions.openapi(action("reconcile-invalid", "Move a chat out of an invalid state (ReconcileInvalidState)"), async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).reconcile({ chatId, callerId: c.var.caller.userId }), 200);
+  return c.json(await chatObject(c, chatId).reconcile({ chatId }), 200);
 });
 
 const toolResults = createRoute({
@@ -66,5 +65,5 @@ const toolResults = createRoute({
 chatActions.openapi(toolResults, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const { results } = c.req.valid("json");
-  return c.json(await chatObject(c, chatId).submitToolResults({ chatId, callerId: c.var.caller.userId, results }), 200);
+  return c.json(await chatObject(c, chatId).submitToolResults({ chatId, results }), 200);
 });

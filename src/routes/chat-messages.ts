@@ -2,14 +2,9 @@
  * `/chats/{chat}/messages`: read the history and queue, send (SendMessage), edit (EditMessage).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { listMessages, listQueue } from "../chats/queries";
-import { inTransaction } from "../db/transaction";
-import { messageToWire, queuedToWire } from "../wire/chat-wire";
-import { requireCaller } from "../http/auth";
+import { requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { chatObject } from "../http/chat-object-rpc";
-import { ownedChat } from "../http/owned-chat";
-import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import {
   ChatParams,
@@ -22,7 +17,7 @@ import {
 } from "./chat-schemas";
 
 export const chatMessages = createRouter();
-chatMessages.use(requestDb, requireCaller);
+chatMessages.use(requireCredentials);
 
 const read = createRoute({
   method: "get",
@@ -34,14 +29,7 @@ const read = createRoute({
 
 chatMessages.openapi(read, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  await ownedChat(c, chatId);
-  // One snapshot for both, so the queue and history agree with each other.
-  const [messages, queue] = await inTransaction(
-    c.var.db.$client,
-    "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY",
-    async (client) => [await listMessages(client, chatId), await listQueue(client, chatId)] as const,
-  );
-  return c.json({ messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire) }, 200);
+  return c.json(await chatObject(c, chatId).messages({ chatId }), 200);
 });
 
 const send = createRoute({
@@ -58,7 +46,6 @@ chatMessages.openapi(send, async (c) => {
   const body = c.req.valid("json");
   const result = await chatObject(c, chatId).sendMessage({
     chatId,
-    callerId: c.var.caller.userId,
     content: body.content,
     busyBehavior: body.busy_behavior,
     modelConfigId: body.model_config_id,
@@ -81,7 +68,6 @@ chatMessages.openapi(edit, async (c) => {
   const body = c.req.valid("json");
   const result = await chatObject(c, chatId).editMessage({
     chatId,
-    callerId: c.var.caller.userId,
     messageId,
     content: body.content,
     modelConfigId: body.model_config_id,

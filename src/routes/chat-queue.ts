@@ -2,14 +2,13 @@
  * `/chats/{chat}/queue/{queued}`: delete (DeleteQueuedMessage) and promote (PromoteQueuedMessage).
  */
 import { createRoute } from "@hono/zod-openapi";
-import { requireCaller } from "../http/auth";
+import { requireCredentials } from "../http/auth";
 import { chatObject } from "../http/chat-object-rpc";
-import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { PromoteResponse, QueuedParams } from "./chat-schemas";
 
 export const chatQueue = createRouter();
-chatQueue.use(requestDb, requireCaller);
+chatQueue.use(requireCredentials);
 
 const remove = createRoute({
   method: "delete",
@@ -21,7 +20,7 @@ const remove = createRoute({
 
 chatQueue.openapi(remove, async (c) => {
   const { chat: chatId, queued } = c.req.valid("param");
-  await chatObject(c, chatId).deleteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued });
+  await chatObject(c, chatId).deleteQueued({ chatId, queuedMessageId: queued });
   return c.body(null, 204);
 });
 
@@ -35,5 +34,5 @@ const promote = createRoute({
 
 chatQueue.openapi(promote, async (c) => {
   const { chat: chatId, queued } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).promoteQueued({ chatId, callerId: c.var.caller.userId, queuedMessageId: queued }), 200);
+  return c.json(await chatObject(c, chatId).promoteQueued({ chatId, queuedMessageId: queued }), 200);
 });

@@ -4,15 +4,14 @@
  * goes there.
  */
 import { createRoute, z } from "@hono/zod-openapi";
-import { requireCaller } from "../http/auth";
+import { requireCredentials } from "../http/auth";
 import { chatObject } from "../http/chat-object-rpc";
-import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { ChatParams } from "./chat-schemas";
 import { ChatTurnSchema, ChatTurnsQuery } from "./chat-turn-schemas";
 
 export const chatTurns = createRouter();
-chatTurns.use(requestDb, requireCaller);
+chatTurns.use(requireCredentials);
 
 const list = createRoute({
   method: "get",
@@ -25,5 +24,5 @@ const list = createRoute({
 chatTurns.openapi(list, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const { limit } = c.req.valid("query");
-  return c.json(await chatObject(c, chatId).turns({ chatId, callerId: c.var.caller.userId, limit }), 200);
+  return c.json(await chatObject(c, chatId).turns({ chatId, limit }), 200);
 });

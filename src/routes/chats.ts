@@ -1,30 +1,30 @@
 /**
- * `/chats`: create, list, read and update chats. Mutations are forwarded to the chat's ChatObject,
- * which applies the transitions; reads come straight from Postgres.
+ * `/chats`: create, list, read and update chats. Creating and listing are authenticated here, on
+ * the request's own pool; one chat's read and update go to its ChatObject with the presented token
+ * (docs/hot-path.md), which applies the transitions. Middleware is per route: a router-wide `use`
+ * would run for every `/chats/*` route of the routers mounted after this one.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { listChats } from "../chats/queries";
 import { organizationIdsOf } from "../accounts/organizations";
 import { getDefaultOrganization } from "../accounts/organizations";
 import { chatToWire } from "../wire/chat-wire";
-import { requireCaller } from "../http/auth";
+import { requireCaller, requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { chatObject } from "../http/chat-object-rpc";
 import { ApiError } from "../http/errors";
 import { requireOrganization } from "../http/org-access";
-import { ownedChat } from "../http/owned-chat";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import { ChatParams, ChatSchema, CreateChatBody, ListChatsQuery, UpdateChatBody } from "./chat-schemas";
 
 export const chats = createRouter();
-chats.use(requestDb, requireCaller);
 
 const create = createRoute({
   method: "post",
   path: "/",
   summary: "Create a chat (Create: N -> R0; empty content: N -> W)",
-  middleware: [jsonBodyLimit],
+  middleware: [requestDb, requireCaller, jsonBodyLimit],
   request: { body: jsonBody(CreateChatBody) },
   responses: { 201: jsonContent(ChatSchema, "The new chat"), ...errorResponses(400, 401, 403, 404, 413, 502) },
 });
@@ -37,7 +37,6 @@ chats.openapi(create, async (c) => {
   const chatId = crypto.randomUUID();
   const created = await chatObject(c, chatId).create({
     chatId,
-    callerId: caller.userId,
     organizationId,
     content: body.content,
     title: body.title,
@@ -67,6 +66,7 @@ const list = createRoute({
   method: "get",
   path: "/",
   summary: "The caller's chats, newest first",
+  middleware: [requestDb, requireCaller],
   request: { query: ListChatsQuery },
   responses: { 200: jsonContent(z.array(ChatSchema), "Chats"), ...errorResponses(400, 401) },
 });
@@ -98,19 +98,21 @@ const get = createRoute({
   method: "get",
   path: "/{chat}",
   summary: "One chat",
+  middleware: [requireCredentials],
   request: { params: ChatParams },
   responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404) },
 });
 
 chats.openapi(get, async (c) => {
-  return c.json(chatToWire(await ownedChat(c, c.req.valid("param").chat)), 200);
+  const { chat: chatId } = c.req.valid("param");
+  return c.json(await chatObject(c, chatId).read({ chatId }), 200);
 });
 
 const update = createRoute({
   method: "patch",
   path: "/{chat}",
   summary: "Archive or unarchive the family (SetArchived), set the title, labels, pin order or MCP servers",
-  middleware: [jsonBodyLimit],
+  middleware: [requireCredentials, jsonBodyLimit],
   request: { params: ChatParams, body: jsonBody(UpdateChatBody) },
   responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404, 409, 413) },
 });
@@ -120,7 +122,6 @@ chats.openapi(update, async (c) => {
   const body = c.req.valid("json");
   const result = await chatObject(c, chatId).update({
     chatId,
-    callerId: c.var.caller.userId,
     archived: body.archived,
     interruptRunning: body.interrupt === true,
     title: body.title,

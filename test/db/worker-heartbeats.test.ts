@@ -137,6 +137,20 @@ describe("renewHeartbeats", () => {
     },
   );
 
+  it("does not wait for another chat's renewal in flight, which holds the same locks shared", async () => {
+    const ref = await ownedChat();
+    await backdateHeartbeat(env.pool, ref.chatId, 10_000);
+    const inFlight = await holdAdmissionLocks(env.pool, ["root", "subagent"], "shared");
+    try {
+      // A tick that had to wait would time out here and renew nothing.
+      const result = await renew([ref], { tickTimeoutMs: 2_000 });
+      expect(result.renewed.has(runnerKey(ref.chatId, ref.runnerId))).toBe(true);
+      expect(await ageOf(ref)).toBeLessThan(2_000);
+    } finally {
+      await inFlight.release();
+    }
+  });
+
   it("reads the renewal time after the admission locks are granted", async () => {
     const ref = await ownedChat();
     const held = await holdAdmissionLocks(env.pool, ["root", "subagent"]);

@@ -56,6 +56,19 @@ describe("request logs and request ids", () => {
     expect(JSON.stringify(linesOf(id))).not.toContain(token);
   });
 
+  it("names the caller on a chat's route, where the chat's object authenticated it", async () => {
+    const chat = await makeChat(env, "W");
+    const id = `hot-${crypto.randomUUID()}`;
+    const res = await fetch(`${base()}/chats/${chat.chatId}/messages`, {
+      headers: { authorization: `Bearer ${token}`, "x-request-id": id },
+    });
+    expect(res.status).toBe(200);
+    await expect.poll(() => linesOf(id).filter((l) => l.event === "http_request").length, { timeout: 10_000 }).toBe(1);
+    const line = linesOf(id).find((l) => l.event === "http_request");
+    expect(line).toMatchObject({ status: 200, chat_id: chat.chatId, user_id: env.owner.userId });
+    expect(JSON.stringify(linesOf(id))).not.toContain(token);
+  });
+
   it("carries the request id of a stream upgrade into the object's session line", async () => {
     const chat = await makeChat(env, "W");
     const id = `ws-${crypto.randomUUID()}`;

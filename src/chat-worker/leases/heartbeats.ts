@@ -5,7 +5,11 @@
  * renewHeartbeats: one transaction of two statements.
  *  1. set lock_timeout and statement_timeout (local to the transaction) and take both pools'
  *     admission locks, root then subagent, in one statement (its select list runs left to right:
- *     the timeouts are set before the first lock wait).
+ *     the timeouts are set before the first lock wait). In shared mode: a renewal must exclude
+ *     admission, which takes its pool's lock exclusively, but not other renewals. In Coder's
+ *     chatd one worker renews all its runners in one tick; here every chat's object renews its
+ *     own lease, so with an exclusive lock 1,000 running chats would queue their renewals one
+ *     behind another, each holding the lock for a round trip (docs/hot-path.md "Heartbeats").
  *  2. the spec's renewal query, verbatim but for the threshold, a parameter here. It is a
  *     statement of its own so its statement_timestamp() is read after the locks are granted: "a
  *     lease that an admission counted as stale cannot be renewed afterwards".
@@ -56,14 +60,14 @@ export function runnerKey(chatId: string, runnerId: string): string {
 
 /** $1 lock_timeout, $2 statement_timeout. */
 const LOCK_POOLS_SQL = `SELECT set_config('lock_timeout', $1, true), set_config('statement_timeout', $2, true),
-  pg_advisory_xact_lock(${ADMISSION_LOCK_NAMESPACE}::int4, ${ADMISSION_LOCK_KEYS.root}::int4)::text AS root_locked,
-  pg_advisory_xact_lock(${ADMISSION_LOCK_NAMESPACE}::int4, ${ADMISSION_LOCK_KEYS.subagent}::int4)::text AS subagent_locked`;
+  pg_advisory_xact_lock_shared(${ADMISSION_LOCK_NAMESPACE}::int4, ${ADMISSION_LOCK_KEYS.root}::int4)::text AS root_locked,
+  pg_advisory_xact_lock_shared(${ADMISSION_LOCK_NAMESPACE}::int4, ${ADMISSION_LOCK_KEYS.subagent}::int4)::text AS subagent_locked`;
 
 // Ticks take the root key first: keep the order if keys are ever added.
 if (ADMISSION_LOCK_KEYS.root >= ADMISSION_LOCK_KEYS.subagent) throw new Error("admission lock keys out of order");
 
-/** The spec's renewal query; $3 is the stale threshold in ms (the spec writes 30 seconds). */
-const RENEW_SQL = `
+/** The spec's renewal query; $3 is the stale threshold in ms (the spec writes 30 seconds). The heartbeat bench runs it bare as its baseline. */
+export const RENEW_SQL = `
   UPDATE chat_heartbeats hb
   SET heartbeat_at = statement_timestamp()
   FROM unnest($1::uuid[], $2::uuid[]) AS runners(chat_id, runner_id)

@@ -2,8 +2,9 @@
  * The spec's "Concurrent agent limiter" pools and the advisory lock that serializes admission
  * against heartbeat renewal. Two pools: root chats (parent_chat_id IS NULL) and subagent chats.
  * Each pool has one deployment-wide transaction-scoped advisory lock; admission takes its chat's
- * pool lock, a heartbeat tick takes both (root first, then subagent: one fixed order, so two
- * ticks never deadlock and an admission, which takes one, never waits in a cycle).
+ * pool lock exclusively, a heartbeat tick takes both in shared mode (root first, then subagent: one
+ * fixed order, so an admission, which takes one, never waits in a cycle; ticks never wait for
+ * each other, only for an admission in progress).
  *
  * The keys use the two-int4 form of pg_advisory_xact_lock with a namespace of their own, like
  * src/db/advisory-lock.ts does (which would be the natural home for the namespace; it is not

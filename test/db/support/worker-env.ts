@@ -72,15 +72,20 @@ export async function heartbeatsOf(pool: Pool, chatId: string): Promise<{ runner
   return rows.map((r) => ({ runnerId: r.runner_id, heartbeatAt: new Date(r.heartbeat_at), ageMs: Number(r.age_ms) }));
 }
 
-/** Opens a transaction on its own connection holding the given pools' admission locks; `release` commits. */
+/**
+ * Opens a transaction on its own connection holding the given pools' admission locks, as an
+ * admission holds them (exclusive) or as a renewal in flight does (shared); `release` commits.
+ */
 export async function holdAdmissionLocks(
   pool: Pool,
   pools: readonly PoolName[],
+  mode: "exclusive" | "shared" = "exclusive",
 ): Promise<{ client: PoolClient; release(): Promise<void> }> {
   const client = await pool.connect();
   await client.query("BEGIN");
+  const lock = mode === "shared" ? "pg_advisory_xact_lock_shared" : "pg_advisory_xact_lock";
   for (const p of pools) {
-    await client.query(`SELECT pg_advisory_xact_lock($1::int4, $2::int4)`, [ADMISSION_LOCK_NAMESPACE, ADMISSION_LOCK_KEYS[p]]);
+    await client.query(`SELECT ${lock}($1::int4, $2::int4)`, [ADMISSION_LOCK_NAMESPACE, ADMISSION_LOCK_KEYS[p]]);
   }
   return {
     client,

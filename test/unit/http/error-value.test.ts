@@ -13,6 +13,7 @@ import {
 } from "../../../src/chatstate/errors";
 import { errorValue, isServiceFault } from "../../../src/chat-commands/error-value";
 import { ConfigError } from "../../../src/config/env";
+import { AuthenticationError } from "../../../src/accounts/authentication";
 import { AlreadyExistsError } from "../../../src/accounts/errors";
 import { NothingToCompactError, QueueFullError, ToolResultsMismatchError } from "../../../src/chats/errors";
 import { FileAttachmentError } from "../../../src/files/files";
@@ -34,6 +35,7 @@ const errors: [string, unknown][] = [
   ["nothing to compact", new NothingToCompactError("c")],
   ["queue full", new QueueFullError("c", 3)],
   ["tool results mismatch", new ToolResultsMismatchError({ missing: ["a"], unexpected: [], duplicate: [] })],
+  ["authentication", new AuthenticationError("The session token has expired.")],
   ["already exists", new AlreadyExistsError("user", "email")],
   ["unknown provider", new UnknownProviderError("p")],
   ["model config unavailable", new ModelConfigUnavailableError("m", "disabled")],
@@ -72,6 +74,11 @@ describe("errors as values", () => {
       detail: "Chat not found.",
     });
     expect(toApiError(new QueueFullError("c", 3))).toMatchObject({ status: 429, code: "queue_full" });
+    expect(errorBody(toApiError(new AuthenticationError("The user is suspended.")))).toEqual({
+      message: "Unauthorized.",
+      code: "unauthorized",
+      detail: "The user is suspended.",
+    });
     expect(errorBody(toApiError(new ProjectUnavailableError("p")))).toEqual({
       message: "Request validation failed.",
       code: "validation_failed",

@@ -1,0 +1,25 @@
+/**
+ * A WebSocket upgrade the Worker forwarded with the client's token: the caller it authenticates
+ * (on the object's warm pool and key cache), if the chat is theirs. Otherwise the answer the Worker
+ * would give: 401 for the token, 404 for a chat that is missing or another user's.
+ */
+import type { Caller } from "../../src/accounts/authentication";
+import { errorValue } from "../../src/chat-commands/error-value";
+import { ChatNotFoundError } from "../../src/chatstate/index";
+import { apiErrorOf, DATABASE_UNAVAILABLE, errorBody, RETRY_AFTER_SECONDS } from "../../src/http/errors";
+import { errorText, logger } from "../../src/log/log";
+import type { ObjectWiring } from "./object-wiring";
+
+export async function authorizeSocket(wiring: ObjectWiring, chatId: string, token: string | undefined): Promise<Caller | Response> {
+  try {
+    const caller = await wiring.keys().callerFor(token);
+    const chat = await wiring.context().store.identity(chatId);
+    if (!chat || chat.ownerId !== caller.userId) throw new ChatNotFoundError(chatId);
+    return caller;
+  } catch (err) {
+    const answer = apiErrorOf(errorValue(err));
+    if (answer.status >= 500) logger.error("socket_authorize_failed", { chat_id: chatId, error: errorText(err) });
+    const headers: Record<string, string> = answer.code === DATABASE_UNAVAILABLE ? { "Retry-After": RETRY_AFTER_SECONDS } : {};
+    return Response.json(errorBody(answer), { status: answer.status, headers });
+  }
+}
