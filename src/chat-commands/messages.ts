@@ -3,10 +3,10 @@
  * (EditMessage), with the response fields of docs/api.md "Chats".
  */
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
-import { DEFAULT_CHAT_TITLE, fallbackTitle } from "../chats/title";
+import type { ChatTx } from "../chats/chat-tx";
+import { DEFAULT_CHAT_TITLE, fallbackTitle, writeTitle } from "../chats/title";
 import { insertHistory } from "../chats/history";
 import { editMessage } from "../chats/transitions/edit-message";
-import { errorText, logger } from "../log/log";
 import { sendMessage } from "../chats/transitions/send-message";
 import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../wire/chat-wire";
 import { assertOwner, type CommandContext } from "./context";
@@ -61,12 +61,13 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       const untitled = isUntitled(tx.chat);
       const sent = await sendMessage(tx, input);
       await linkContentFiles(ctx, tx, content);
-      return { ...sent, untitled };
+      const titled = untitled && (await titleFirstMessage(tx, prompt.parts));
+      return { ...sent, titled };
     },
     { prefetchTail: sendMessage.prefetchTail(input) },
   );
   if (value.promotedQueuedAt) ctx.queueWait?.(value.promotedQueuedAt, chat);
-  if (value.untitled) await titleFirstMessage(ctx, cmd.chatId, prompt.parts);
+  if (value.titled) ctx.titleChanged(chat);
   return {
     ...(value.message ? { message: messageToWire(value.message) } : {}),
     messages: value.messages.map((m) => messageToWire(m)),
@@ -84,16 +85,15 @@ function isUntitled(chat: Pick<ChatRow, "title" | "titleSource">): boolean {
   return chat.titleSource === "fallback" && chat.title === DEFAULT_CHAT_TITLE;
 }
 
-async function titleFirstMessage(ctx: CommandContext, chatId: string, parts: readonly ChatMessagePart[]): Promise<void> {
+/**
+ * The fallback title, written in the send's own transaction on the row it holds locked: one
+ * statement on the connection the send already has, where a write after the commit would wait
+ * for a connection the turn's acquisition has just taken. Whether the title applied.
+ */
+async function titleFirstMessage(tx: ChatTx, parts: readonly ChatMessagePart[]): Promise<boolean> {
   const title = fallbackTitle(parts);
-  if (title === DEFAULT_CHAT_TITLE) return;
-  // Metadata after the commit: a failure here costs the title, never the message.
-  try {
-    const written = await ctx.store.writeTitle(chatId, title, "fallback");
-    if (written.applied) ctx.titleChanged(written.chat);
-  } catch (err) {
-    logger.warn("fallback_title_failed", { chat_id: chatId, error: errorText(err) });
-  }
+  if (title === DEFAULT_CHAT_TITLE) return false;
+  return (await writeTitle(tx.transaction.client, tx.chatId, title, "fallback")).applied;
 }
 
 export interface EditMessageCommand {
