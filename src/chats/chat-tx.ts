@@ -79,7 +79,27 @@ export interface LandOptions {
 /** Prefetch the active history tail with the queue count (one statement instead of two). */
 export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
 
-const LOCK_AND_BUMP_SQL = `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1 RETURNING *`;
+/**
+ * The lock-and-bump with the queue count (and the tail) in its RETURNING: one round trip instead
+ * of two, valid only when nothing was committed on the chat between the statement's snapshot and
+ * the row lock. Its subqueries read that snapshot, taken before any wait for the lock, while the
+ * row comes back as locked; every write to a chat's queue or history bumps the row under its lock
+ * first (ChatTx is the only writer), so the row as the snapshot saw it being one bump behind the
+ * locked one means the counts are current. Otherwise `unchanged` is false and they are read again.
+ */
+function lockBumpAndReadSql(withTail: boolean): string {
+  return `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1
+  RETURNING *,
+    coalesce((SELECT s.snapshot_version = chats.snapshot_version - 1 AND s.history_version = chats.history_version
+        AND s.queue_version = chats.queue_version
+      FROM chats s WHERE s.id = chats.id), false) AS unchanged,
+    (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length${
+      withTail ? `,\n    (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail` : ""
+    }`;
+}
+
+const LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false);
+const LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true);
 
 const QUEUE_LENGTH_SQL = `SELECT count(*)::int AS queue_length FROM chat_queued_messages WHERE chat_id = $1`;
 
@@ -112,15 +132,25 @@ export class ChatTx implements HistoryTx {
 
   /**
    * Locks the chat row and advances snapshot_version in one statement (an UPDATE takes the row
-   * lock; the bump precedes every other write), then counts the queue in a second statement: a
-   * fresh snapshot, so it sees every queue change committed before the lock was granted.
+   * lock; the bump precedes every other write), counting the queue (and reading the tail) in the
+   * same statement when no other transaction committed on the chat while it waited for the lock
+   * (lockBumpAndReadSql); otherwise in a second statement, a fresh snapshot that sees every queue
+   * change committed before the lock was granted. A prefetch that depends on the row reads the tail
+   * in the first statement either way: a small read where a round trip is the cost.
    * Throws ChatNotFoundError when the row does not exist.
    */
   static async lock(t: StoreTransaction, chatId: string, options: ChatTxOptions, prefetchTail: TailPrefetch = false): Promise<ChatTx> {
-    const [raw] = await t.query(LOCK_AND_BUMP_SQL, [chatId]);
+    const [raw] = await t.query<RawRow & { unchanged: boolean; queue_length: number; tail?: RawRow[] }>(
+      prefetchTail === false ? LOCK_BUMP_AND_COUNT_SQL : LOCK_BUMP_COUNT_AND_TAIL_SQL,
+      [chatId],
+    );
     if (raw === undefined) throw new ChatNotFoundError(chatId);
     const chat = chatFromRaw(raw);
     const wantTail = typeof prefetchTail === "function" ? prefetchTail(chat) : prefetchTail;
+    if (raw.unchanged === true) {
+      const tail = raw.tail === undefined ? undefined : raw.tail.map(messageFromRaw);
+      return new ChatTx(t, chat, raw.queue_length, tail, options);
+    }
     if (!wantTail) {
       const [row] = await t.query<{ queue_length: number }>(QUEUE_LENGTH_SQL, [chatId]);
       return new ChatTx(t, chat, row?.queue_length ?? 0, undefined, options);

@@ -14,25 +14,27 @@
  *     that go stale. The pool is needed before the row lock so locks are always taken pool
  *     first, then row (a row lock held while queueing for the pool lock would block the chat's
  *     own transitions, interrupts included, for up to the lock timeout).
- *  2-3. the store's row lock: lock the row and bump snapshot_version, count the queue.
- *  4. recheck under both locks (one statement, skipped when the chat has no owner and its pool
+ *  2. the store's row lock: lock the row, bump snapshot_version and count the queue (a second
+ *     statement counts it again when a commit on the chat landed while the lock was awaited).
+ *  3. recheck under both locks (one statement, skipped when the chat has no owner and its pool
  *     no limit): the lease of the current runner ("A takeover of a chat whose lease expired
  *     rechecks the lease under the lock, because a heartbeat renewal may have extended it
  *     since") and the pool's slots in use: chats of the pool owned with a fresh heartbeat,
  *     whatever their execution state, this chat excluded. It runs after the row lock is granted,
  *     so its snapshot sees every commit up to then (a lease check inside the locking statement
  *     would read the heartbeat table as of before the lock wait).
- *  5-6. Acquire (the existing transition: ownership plus the heartbeat upsert) and the commit
+ *  4-5. Acquire (the existing transition: ownership plus the heartbeat upsert) and the commit
  *     write, which publish chat:update after COMMIT like every transition.
  * Runnability is rechecked on the locked row in memory (no statement).
  *
  * Every outcome other than "acquired" after step 2 throws to roll back, so a refused or
  * unneeded acquisition leaves no snapshot bump, no write and no notification.
  *
- * Statements (BEGIN/COMMIT excluded): acquired 6 (5 when the pool is unlimited and the chat had
- * no owner); refused for capacity 4, then ROLLBACK; answered by the probe (not runnable, fresh
- * lease, not found) 1; refused for lock_timeout: the statement whose lock wait timed out; found
- * not runnable or freshly owned under the row lock 3 or 4, then ROLLBACK.
+ * Statements (BEGIN/COMMIT excluded), one more after a row lock wait that a commit ended: acquired
+ * 5 (4 when the pool is unlimited and the chat had no owner); refused for capacity 3, then
+ * ROLLBACK; answered by the probe (not runnable, fresh lease, not found) 1; refused for
+ * lock_timeout: the statement whose lock wait timed out; found not runnable or freshly owned under
+ * the row lock 2 or 3, then ROLLBACK.
  */
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
 import type { ChatTx } from "../../chats/chat-tx";
@@ -165,7 +167,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   }
 }
 
-/** Step 4 and the runnability recheck, on the locked row; throws Settled to roll back. Returns whether the chat had an owner. */
+/** Step 3 and the runnability recheck, on the locked row; throws Settled to roll back. Returns whether the chat had an owner. */
 async function admit(tx: ChatTx, limit: number, staleThresholdMs: number): Promise<boolean> {
   if (!isRunnable(tx.state())) throw new Settled({ kind: "not_needed", reason: "not_runnable" });
   const owned = ownershipOf(tx.chat) === "O";
