@@ -21,7 +21,7 @@ import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { messageUsage, runModelStep } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../part-buffer/part-buffer";
-import { fencedRead, fencedUpdate } from "../fenced-db";
+import { type ChatSnapshot, fencedRead, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
 import type { TaskContext } from "../task-context";
@@ -93,14 +93,18 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
     case "call_model":
       // The automatic compaction gate may compact (or end the turn) instead of calling the model.
       if (await compactBeforeModelCall(ctx, { chat, history })) return;
-      await callModel(ctx);
+      await callModel(ctx, { chat, history });
       return;
   }
 }
 
-async function callModel(ctx: TaskContext): Promise<void> {
-  for (;;) {
-    const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+/**
+ * `read` is the step's own fenced read, nothing having been written since: the first attempt uses
+ * it (RecordGenerationAttempt rechecks the fence under the lock anyway); a retry reads again.
+ */
+async function callModel(ctx: TaskContext, read: ChatSnapshot): Promise<void> {
+  for (let fresh: ChatSnapshot | undefined = read; ; fresh = undefined) {
+    const { chat, history } = fresh ?? (await fencedRead(ctx.store, ctx.fence));
     let prepared: PreparedGeneration;
     const prepare = ctx.trace.stage("prepare");
     try {
