@@ -117,6 +117,8 @@ export class ChatTx implements HistoryTx {
   #incrementAttempt = false;
   #retryState: { value: RetryState | null } | undefined;
   #grantHistoryEpoch = false;
+  /** Acquire's heartbeat row, for this runner: upserted by the next write of the row. */
+  #heartbeatRunnerId: string | undefined;
   #expected: ExecutionState | undefined;
   #applied: AppliedTransition[] = [];
   #inserted: ChatMessageRow[] = [];
@@ -302,6 +304,15 @@ export class ChatTx implements HistoryTx {
     if (this.#incrementAttempt || this.#retryState !== undefined || this.#grantHistoryEpoch) await this.flush();
   }
 
+  /**
+   * Acquire's initial heartbeat for (chat, runnerId), written by the commit write (or the next
+   * flush) in the same statement, which then counts it as the fresh lease it is.
+   */
+  stageHeartbeat(runnerId: string): void {
+    this.#assertOpen();
+    this.#heartbeatRunnerId = runnerId;
+  }
+
   // ---- history and queue bookkeeping ---------------------------------------------------------
 
   /** Active history from the last active assistant message onwards (empty when there is none). */
@@ -409,15 +420,21 @@ export class ChatTx implements HistoryTx {
       sets.push(`retry_state = $${values.length}::jsonb`);
     }
     let sql = `UPDATE chats SET ${sets.join(", ")} WHERE id = $1 RETURNING *`;
+    const heartbeat = this.#heartbeatRunnerId;
+    if (heartbeat !== undefined) {
+      values.push(heartbeat);
+      sql = `WITH ${STAGED_HEARTBEAT} AS (${HEARTBEAT_UPSERT_SQL(values.length)} RETURNING runner_id) ${sql}`;
+    }
     if (returning) {
       values.push(this.#options.staleThresholdMs);
-      sql += `, ${committedExtrasSql(values.length)}`;
+      sql += `, ${committedExtrasSql(values.length, heartbeat !== undefined)}`;
     }
     const [raw] = await this.#t.query(sql, values);
     if (raw === undefined) throw new StoreInvariantError(`locked chat ${this.chatId} vanished`);
     this.#incrementAttempt = false;
     this.#retryState = undefined;
     this.#grantHistoryEpoch = false;
+    this.#heartbeatRunnerId = undefined;
     if (!returning) {
       this.#chat = chatFromRaw(raw);
       return committedFromRaw({ ...raw, queue_length: this.#queueLength, lease_fresh: false });
@@ -437,18 +454,29 @@ export class ChatTx implements HistoryTx {
   }
 }
 
+/** The CTE of a write that upserts Acquire's heartbeat (stageHeartbeat). */
+const STAGED_HEARTBEAT = "staged_heartbeat";
+
+/** Acquire's heartbeat upsert for ($1 chat id, `$runnerParam`), stamped with the statement's time. */
+const HEARTBEAT_UPSERT_SQL = (runnerParam: number) =>
+  `INSERT INTO chat_heartbeats (chat_id, runner_id, heartbeat_at) VALUES ($1, $${runnerParam}, statement_timestamp())
+     ON CONFLICT (chat_id, runner_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`;
+
 /**
  * Extra RETURNING columns of a commit write: the queue length, and whether the owner's lease is
  * fresh ("either worker_id or runner_id is NULL, or there is no fresh heartbeat row for the
- * current (chat_id, runner_id)" is the negation). `$staleParam` holds the threshold in ms.
+ * current (chat_id, runner_id)" is the negation). `$staleParam` holds the threshold in ms. With
+ * `stagedHeartbeat` the statement upserts a heartbeat in its STAGED_HEARTBEAT CTE, which its own
+ * subqueries cannot see in the table: the CTE's row counts as the fresh one.
  */
-export function committedExtrasSql(staleParam: number): string {
+export function committedExtrasSql(staleParam: number, stagedHeartbeat = false): string {
+  const staged = stagedHeartbeat ? `EXISTS (SELECT 1 FROM ${STAGED_HEARTBEAT} sh WHERE sh.runner_id = chats.runner_id) OR ` : "";
   return `(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id) AS queue_length,
-    (chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND EXISTS (
+    (chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND (${staged}EXISTS (
       SELECT 1 FROM chat_heartbeats h
       WHERE h.chat_id = chats.id AND h.runner_id = chats.runner_id
         AND h.heartbeat_at > statement_timestamp() - $${staleParam}::int * interval '1 millisecond'
-    )) AS lease_fresh`;
+    ))) AS lease_fresh`;
 }
 
 export function committedFromRaw(raw: RawRow): CommittedChat {

@@ -23,15 +23,15 @@
  *     whatever their execution state, this chat excluded. It runs after the row lock is granted,
  *     so its snapshot sees every commit up to then (a lease check inside the locking statement
  *     would read the heartbeat table as of before the lock wait).
- *  4-5. Acquire (the existing transition: ownership plus the heartbeat upsert) and the commit
- *     write, which publish chat:update after COMMIT like every transition.
+ *  4. Acquire (the existing transition: ownership plus the heartbeat upsert) in the commit
+ *     write's statement, which publishes chat:update after COMMIT like every transition.
  * Runnability is rechecked on the locked row in memory (no statement).
  *
  * Every outcome other than "acquired" after step 2 throws to roll back, so a refused or
  * unneeded acquisition leaves no snapshot bump, no write and no notification.
  *
  * Statements (BEGIN/COMMIT excluded), one more after a row lock wait that a commit ended: acquired
- * 5 (4 when the pool is unlimited and the chat had no owner); refused for capacity 3, then
+ * 4 (3 when the pool is unlimited and the chat had no owner); refused for capacity 3, then
  * ROLLBACK; answered by the probe (not runnable, fresh lease, not found) 1; refused for
  * lock_timeout: the statement whose lock wait timed out; found not runnable or freshly owned under
  * the row lock 2 or 3, then ROLLBACK.
