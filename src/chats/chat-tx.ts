@@ -76,6 +76,18 @@ export interface LandOptions {
   now?: Date;
 }
 
+/**
+ * A read that must run under the row lock and may veto the commit, folded into the commit write's
+ * RETURNING: `columns` gets a function that binds a value and returns its parameter number, and `check` sees
+ * the returned row before COMMIT (throwing rolls the transaction back). The columns read the
+ * commit write's snapshot, taken after every lock the transaction holds; they cannot see that
+ * statement's own writes.
+ */
+export interface CommitCheck {
+  columns(bind: (value: unknown) => number): string;
+  check(raw: RawRow): void;
+}
+
 /** Prefetch the active history tail with the queue count (one statement instead of two). */
 export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
 
@@ -119,6 +131,7 @@ export class ChatTx implements HistoryTx {
   #grantHistoryEpoch = false;
   /** Acquire's heartbeat row, for this runner: upserted by the next write of the row. */
   #heartbeatRunnerId: string | undefined;
+  #commitChecks: CommitCheck[] = [];
   #expected: ExecutionState | undefined;
   #applied: AppliedTransition[] = [];
   #inserted: ChatMessageRow[] = [];
@@ -313,6 +326,12 @@ export class ChatTx implements HistoryTx {
     this.#heartbeatRunnerId = runnerId;
   }
 
+  /** Runs `check` in the commit write's statement (CommitCheck). */
+  checkAtCommit(check: CommitCheck): void {
+    this.#assertOpen();
+    this.#commitChecks.push(check);
+  }
+
   // ---- history and queue bookkeeping ---------------------------------------------------------
 
   /** Active history from the last active assistant message onwards (empty when there is none). */
@@ -428,9 +447,12 @@ export class ChatTx implements HistoryTx {
     if (returning) {
       values.push(this.#options.staleThresholdMs);
       sql += `, ${committedExtrasSql(values.length, heartbeat !== undefined)}`;
+      const bind = (value: unknown) => values.push(value);
+      for (const check of this.#commitChecks) sql += `, ${check.columns(bind)}`;
     }
     const [raw] = await this.#t.query(sql, values);
     if (raw === undefined) throw new StoreInvariantError(`locked chat ${this.chatId} vanished`);
+    if (returning) for (const check of this.#commitChecks) check.check(raw);
     this.#incrementAttempt = false;
     this.#retryState = undefined;
     this.#grantHistoryEpoch = false;

@@ -55,7 +55,7 @@ function kinds(outcomes: AcquireOutcome[]): string[] {
 }
 
 describe("acquireChat on a runnable chat", () => {
-  it("acquires an unowned chat in 4 statements: owner set, fresh heartbeat, one snapshot bump, chat:update without an ownership hint", async () => {
+  it("acquires an unowned chat in 3 statements: owner set, fresh heartbeat, one snapshot bump, chat:update without an ownership hint", async () => {
     const chat = await makeChat(env, "R0");
     const before = await chatRow(env, chat.chatId);
     const hintsBefore = env.notifier.hintsFor(chat.chatId).length;
@@ -79,7 +79,7 @@ describe("acquireChat on a runnable chat", () => {
     });
     expect(env.notifier.hintsFor(chat.chatId)).toHaveLength(hintsBefore);
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ committed: true, statements: 4 });
+    expect(runs[0]).toMatchObject({ committed: true, statements: 3 });
   });
 
   it.each(["R0", "R1", "I0", "I1", "A0", "A1"] as const)(
