@@ -211,7 +211,7 @@ async function main(): Promise<number> {
     const stack = await stackStarting;
     const vars = localWorkerVars(stack);
     takeOverSignals(onSignal);
-    if (opts.traceModel) tap = await startModelTap(stack.fakeModelUrl);
+    if (opts.traceModel) tap = await startModelTap(stack.fakeModelUrl, { dbRoundTrips: () => stack.db.counters().roundTrips });
     // The seeded provider is the service's only way to the model: through the tap when tracing.
     const seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: tap?.url ?? stack.fakeModelUrl });
     workerStarting = startWranglerDev({ vars, persistTo: `${runDir}/wrangler`, logFile });
@@ -284,7 +284,15 @@ async function main(): Promise<number> {
         first_part_ms: round(turn.firstPartMs),
         last_part_ms: round(turn.lastPartMs),
         turn_ms: round(turn.turnMs),
-        ...(opts.traceModel ? { model_request_ms: round(turn.modelRequestMs), model_calls: turn.modelCalls } : {}),
+        ...(opts.traceModel
+          ? {
+              model_request_ms: round(turn.modelRequestMs),
+              model_calls: turn.modelCalls,
+              db_round_trips_to_model: turn.dbRoundTripsToModel,
+            }
+          : {}),
+        db_round_trips_to_ack: turn.dbRoundTripsToAck,
+        db_round_trips_to_waiting: turn.dbRoundTripsToWaiting,
         frames: turn.partFrames,
       });
       if (!warm) reps.push({ rep, order: baselineFirst ? "baseline-first" : "service-first", baseline, service: turn });

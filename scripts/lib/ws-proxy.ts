@@ -15,6 +15,7 @@ import { createServer, type Server } from "node:http";
 import { connect } from "node:net";
 import { WebSocketServer, type WebSocket } from "ws";
 import { log } from "./log";
+import { type WireTrace, wireTraceFromEnv } from "./pg-wire-trace";
 
 export interface WsProxy {
   port: number;
@@ -57,6 +58,8 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
   const sockets = new Set<WebSocket>();
   const counts = { roundTrips: 0, connections: 0 };
   const latencyMs = opts.latencyMs ?? 0;
+  const trace = wireTraceFromEnv();
+  let nextConn = 1;
 
   http.on("upgrade", (req, socket, head) => {
     const url = new URL(req.url ?? "/", "http://proxy");
@@ -67,7 +70,7 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
       return;
     }
     counts.connections++;
-    wss.handleUpgrade(req, socket, head, (ws) => pipe(ws, address, sockets, { latencyMs, counts }));
+    wss.handleUpgrade(req, socket, head, (ws) => pipe(ws, address, sockets, { latencyMs, counts, trace, conn: nextConn++ }));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -86,6 +89,7 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
     resetCounters: () => {
       counts.roundTrips = 0;
       counts.connections = 0;
+      trace?.mark("counters reset");
     },
     close: async () => {
       for (const ws of sockets) ws.terminate();
@@ -95,7 +99,12 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
   };
 }
 
-function pipe(ws: WebSocket, address: string, sockets: Set<WebSocket>, opts: { latencyMs: number; counts: { roundTrips: number } }): void {
+function pipe(
+  ws: WebSocket,
+  address: string,
+  sockets: Set<WebSocket>,
+  opts: { latencyMs: number; counts: { roundTrips: number }; trace: WireTrace | undefined; conn: number },
+): void {
   const colon = address.lastIndexOf(":");
   const tcp = connect({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)) });
   sockets.add(ws);
@@ -104,11 +113,13 @@ function pipe(ws: WebSocket, address: string, sockets: Set<WebSocket>, opts: { l
   let awaitingAnswer = false;
   // Frames that arrive before the TCP connection is up are written once it is: net.Socket buffers.
   ws.on("message", (data: Buffer | ArrayBuffer | Buffer[]) => {
+    const startsRoundTrip = !awaitingAnswer;
     if (!awaitingAnswer) {
       awaitingAnswer = true;
       opts.counts.roundTrips++;
     }
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    opts.trace?.client(opts.conn, bytes, startsRoundTrip);
     later(() => {
       if (!tcp.destroyed) tcp.write(bytes);
     });

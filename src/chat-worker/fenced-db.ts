@@ -1,11 +1,11 @@
 /**
  * Every database access of a task goes through here, under the chat's row lock and the task's
- * fence: reads in a short transaction holding the row FOR SHARE, writes inside ChatStore.update.
+ * fence: reads holding the row FOR SHARE (one statement), writes inside ChatStore.update.
  * A fence mismatch throws FenceError and, for writes, rolls the transition back.
  */
 import type { ChatTx } from "../chats/chat-tx";
 import { listMessages } from "../chats/queries";
-import { chatFromRaw } from "../db/rows";
+import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore, Committed } from "../chats/store";
 import { ChatNotFoundError } from "../chatstate/errors";
@@ -17,7 +17,44 @@ export interface ChatSnapshot {
   history: ChatMessageRow[];
 }
 
+/**
+ * The fenced read in one statement: the row FOR SHARE, and its history as one JSON array. The
+ * history subquery reads the statement's snapshot, taken before any wait for the row lock, while
+ * the row comes back as locked; every history write bumps the row under its lock (ChatTx), so when
+ * the snapshot saw the locked row's versions the history is the locked row's (`unchanged`).
+ * Otherwise the read runs again as a transaction that reads the history after taking the lock.
+ */
+function lockedReadSql(withHistory: boolean): string {
+  return `WITH locked AS (SELECT * FROM chats WHERE id = $1 FOR SHARE)
+  SELECT locked.*,
+    coalesce((SELECT s.snapshot_version = locked.snapshot_version AND s.history_version = locked.history_version
+        AND s.queue_version = locked.queue_version
+      FROM chats s WHERE s.id = locked.id), false) AS unchanged${
+        withHistory
+          ? `,\n    (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = $1) AS history`
+          : ""
+      }
+  FROM locked`;
+}
+
+const LOCKED_READ_SQL = lockedReadSql(true);
+const LOCKED_CHAT_READ_SQL = lockedReadSql(false);
+
 export async function fencedRead(store: ChatStore, fence: Fence, withHistory = true): Promise<ChatSnapshot> {
+  const { rows } = await store.pool.query<RawRow & { unchanged: boolean; history?: RawRow[] }>(
+    withHistory ? LOCKED_READ_SQL : LOCKED_CHAT_READ_SQL,
+    [fence.chatId],
+  );
+  const [raw] = rows;
+  if (raw === undefined) throw new ChatNotFoundError(fence.chatId);
+  if (raw.unchanged !== true) return fencedReadInTransaction(store, fence, withHistory);
+  const chat = chatFromRaw(raw);
+  checkFence(chat, fence);
+  return { chat, history: (raw.history ?? []).map(messageFromRaw) };
+}
+
+/** The read when a commit on the chat ended the statement's wait for the lock: history after the lock. */
+function fencedReadInTransaction(store: ChatStore, fence: Fence, withHistory: boolean): Promise<ChatSnapshot> {
   return store.transaction(async (t) => {
     const [raw] = await t.query(`SELECT * FROM chats WHERE id = $1 FOR SHARE`, [fence.chatId]);
     if (raw === undefined) throw new ChatNotFoundError(fence.chatId);

@@ -6,6 +6,7 @@
  */
 import { AttributionOwnerNotFoundError, AttributionOwnerSuspendedError } from "../accounts/synthetic-key";
 import type { ModelConfigRow } from "../model-configs/configs";
+import type { ResolvedModelConfig } from "../model-configs/resolve";
 import { NoDefaultModelConfigError } from "../model-configs/errors";
 import type { ChatRow } from "../db/schema/chats";
 import type { HistoryRow } from "../llm/active-history";
@@ -38,10 +39,16 @@ export interface PreparedGeneration {
  * Throws NoDefaultModelConfigError (no usable model), AttributionOwnerSuspendedError or
  * AttributionOwnerNotFoundError (the owner may not generate); the caller turns those into FinishError.
  */
-export async function prepareGeneration(ctx: TaskContext, chat: ChatRow, history: readonly HistoryRow[]): Promise<PreparedGeneration> {
+export async function prepareGeneration(
+  ctx: TaskContext,
+  chat: ChatRow,
+  history: readonly HistoryRow[],
+  /** The chat's model as the step already resolved it from this same read (the compaction gate). */
+  chatModel?: ResolvedModelConfig,
+): Promise<PreparedGeneration> {
   // Independent reads: side by side, so preparation costs one round trip where it can.
   const [resolved, attribution, tools] = await Promise.all([
-    modelForTurn(ctx.db, chat),
+    chatModel ?? modelForTurn(ctx.db, chat),
     attributionFor(ctx, chat),
     ctx.toolsFor(chat, toolStepOf(history)),
   ]);

@@ -76,10 +76,42 @@ export interface LandOptions {
   now?: Date;
 }
 
+/**
+ * A read that must run under the row lock and may veto the commit, folded into the commit write's
+ * RETURNING: `columns` gets a function that binds a value and returns its parameter number, and `check` sees
+ * the returned row before COMMIT (throwing rolls the transaction back). The columns read the
+ * commit write's snapshot, taken after every lock the transaction holds; they cannot see that
+ * statement's own writes.
+ */
+export interface CommitCheck {
+  columns(bind: (value: unknown) => number): string;
+  check(raw: RawRow): void;
+}
+
 /** Prefetch the active history tail with the queue count (one statement instead of two). */
 export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
 
-const LOCK_AND_BUMP_SQL = `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1 RETURNING *`;
+/**
+ * The lock-and-bump with the queue count (and the tail) in its RETURNING: one round trip instead
+ * of two, valid only when nothing was committed on the chat between the statement's snapshot and
+ * the row lock. Its subqueries read that snapshot, taken before any wait for the lock, while the
+ * row comes back as locked; every write to a chat's queue or history bumps the row under its lock
+ * first (ChatTx is the only writer), so the row as the snapshot saw it being one bump behind the
+ * locked one means the counts are current. Otherwise `unchanged` is false and they are read again.
+ */
+function lockBumpAndReadSql(withTail: boolean): string {
+  return `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1
+  RETURNING *,
+    coalesce((SELECT s.snapshot_version = chats.snapshot_version - 1 AND s.history_version = chats.history_version
+        AND s.queue_version = chats.queue_version
+      FROM chats s WHERE s.id = chats.id), false) AS unchanged,
+    (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length${
+      withTail ? `,\n    (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail` : ""
+    }`;
+}
+
+const LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false);
+const LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true);
 
 const QUEUE_LENGTH_SQL = `SELECT count(*)::int AS queue_length FROM chat_queued_messages WHERE chat_id = $1`;
 
@@ -97,6 +129,9 @@ export class ChatTx implements HistoryTx {
   #incrementAttempt = false;
   #retryState: { value: RetryState | null } | undefined;
   #grantHistoryEpoch = false;
+  /** Acquire's heartbeat row, for this runner: upserted by the next write of the row. */
+  #heartbeatRunnerId: string | undefined;
+  #commitChecks: CommitCheck[] = [];
   #expected: ExecutionState | undefined;
   #applied: AppliedTransition[] = [];
   #inserted: ChatMessageRow[] = [];
@@ -112,15 +147,25 @@ export class ChatTx implements HistoryTx {
 
   /**
    * Locks the chat row and advances snapshot_version in one statement (an UPDATE takes the row
-   * lock; the bump precedes every other write), then counts the queue in a second statement: a
-   * fresh snapshot, so it sees every queue change committed before the lock was granted.
+   * lock; the bump precedes every other write), counting the queue (and reading the tail) in the
+   * same statement when no other transaction committed on the chat while it waited for the lock
+   * (lockBumpAndReadSql); otherwise in a second statement, a fresh snapshot that sees every queue
+   * change committed before the lock was granted. A prefetch that depends on the row reads the tail
+   * in the first statement either way: a small read where a round trip is the cost.
    * Throws ChatNotFoundError when the row does not exist.
    */
   static async lock(t: StoreTransaction, chatId: string, options: ChatTxOptions, prefetchTail: TailPrefetch = false): Promise<ChatTx> {
-    const [raw] = await t.query(LOCK_AND_BUMP_SQL, [chatId]);
+    const [raw] = await t.query<RawRow & { unchanged: boolean; queue_length: number; tail?: RawRow[] }>(
+      prefetchTail === false ? LOCK_BUMP_AND_COUNT_SQL : LOCK_BUMP_COUNT_AND_TAIL_SQL,
+      [chatId],
+    );
     if (raw === undefined) throw new ChatNotFoundError(chatId);
     const chat = chatFromRaw(raw);
     const wantTail = typeof prefetchTail === "function" ? prefetchTail(chat) : prefetchTail;
+    if (raw.unchanged === true) {
+      const tail = raw.tail === undefined ? undefined : raw.tail.map(messageFromRaw);
+      return new ChatTx(t, chat, raw.queue_length, tail, options);
+    }
     if (!wantTail) {
       const [row] = await t.query<{ queue_length: number }>(QUEUE_LENGTH_SQL, [chatId]);
       return new ChatTx(t, chat, row?.queue_length ?? 0, undefined, options);
@@ -272,6 +317,21 @@ export class ChatTx implements HistoryTx {
     if (this.#incrementAttempt || this.#retryState !== undefined || this.#grantHistoryEpoch) await this.flush();
   }
 
+  /**
+   * Acquire's initial heartbeat for (chat, runnerId), written by the commit write (or the next
+   * flush) in the same statement, which then counts it as the fresh lease it is.
+   */
+  stageHeartbeat(runnerId: string): void {
+    this.#assertOpen();
+    this.#heartbeatRunnerId = runnerId;
+  }
+
+  /** Runs `check` in the commit write's statement (CommitCheck). */
+  checkAtCommit(check: CommitCheck): void {
+    this.#assertOpen();
+    this.#commitChecks.push(check);
+  }
+
   // ---- history and queue bookkeeping ---------------------------------------------------------
 
   /** Active history from the last active assistant message onwards (empty when there is none). */
@@ -379,15 +439,24 @@ export class ChatTx implements HistoryTx {
       sets.push(`retry_state = $${values.length}::jsonb`);
     }
     let sql = `UPDATE chats SET ${sets.join(", ")} WHERE id = $1 RETURNING *`;
+    const heartbeat = this.#heartbeatRunnerId;
+    if (heartbeat !== undefined) {
+      values.push(heartbeat);
+      sql = `WITH ${STAGED_HEARTBEAT} AS (${HEARTBEAT_UPSERT_SQL(values.length)} RETURNING runner_id) ${sql}`;
+    }
     if (returning) {
       values.push(this.#options.staleThresholdMs);
-      sql += `, ${committedExtrasSql(values.length)}`;
+      sql += `, ${committedExtrasSql(values.length, heartbeat !== undefined)}`;
+      const bind = (value: unknown) => values.push(value);
+      for (const check of this.#commitChecks) sql += `, ${check.columns(bind)}`;
     }
     const [raw] = await this.#t.query(sql, values);
     if (raw === undefined) throw new StoreInvariantError(`locked chat ${this.chatId} vanished`);
+    if (returning) for (const check of this.#commitChecks) check.check(raw);
     this.#incrementAttempt = false;
     this.#retryState = undefined;
     this.#grantHistoryEpoch = false;
+    this.#heartbeatRunnerId = undefined;
     if (!returning) {
       this.#chat = chatFromRaw(raw);
       return committedFromRaw({ ...raw, queue_length: this.#queueLength, lease_fresh: false });
@@ -407,18 +476,29 @@ export class ChatTx implements HistoryTx {
   }
 }
 
+/** The CTE of a write that upserts Acquire's heartbeat (stageHeartbeat). */
+const STAGED_HEARTBEAT = "staged_heartbeat";
+
+/** Acquire's heartbeat upsert for ($1 chat id, `$runnerParam`), stamped with the statement's time. */
+const HEARTBEAT_UPSERT_SQL = (runnerParam: number) =>
+  `INSERT INTO chat_heartbeats (chat_id, runner_id, heartbeat_at) VALUES ($1, $${runnerParam}, statement_timestamp())
+     ON CONFLICT (chat_id, runner_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`;
+
 /**
  * Extra RETURNING columns of a commit write: the queue length, and whether the owner's lease is
  * fresh ("either worker_id or runner_id is NULL, or there is no fresh heartbeat row for the
- * current (chat_id, runner_id)" is the negation). `$staleParam` holds the threshold in ms.
+ * current (chat_id, runner_id)" is the negation). `$staleParam` holds the threshold in ms. With
+ * `stagedHeartbeat` the statement upserts a heartbeat in its STAGED_HEARTBEAT CTE, which its own
+ * subqueries cannot see in the table: the CTE's row counts as the fresh one.
  */
-export function committedExtrasSql(staleParam: number): string {
+export function committedExtrasSql(staleParam: number, stagedHeartbeat = false): string {
+  const staged = stagedHeartbeat ? `EXISTS (SELECT 1 FROM ${STAGED_HEARTBEAT} sh WHERE sh.runner_id = chats.runner_id) OR ` : "";
   return `(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id) AS queue_length,
-    (chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND EXISTS (
+    (chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND (${staged}EXISTS (
       SELECT 1 FROM chat_heartbeats h
       WHERE h.chat_id = chats.id AND h.runner_id = chats.runner_id
         AND h.heartbeat_at > statement_timestamp() - $${staleParam}::int * interval '1 millisecond'
-    )) AS lease_fresh`;
+    ))) AS lease_fresh`;
 }
 
 export function committedFromRaw(raw: RawRow): CommittedChat {

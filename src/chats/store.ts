@@ -18,7 +18,7 @@
  * - `updateUnless`: a step before the row lock that may answer without taking it (the worker's
  *   acquisition with admission, src/chat-worker/leases/admission.ts).
  * `transaction` is a bare transaction on the same pool for reads and writes that are no
- * transition (the runner's fenced reads, purge).
+ * transition (a fenced read that waited for a commit, purge).
  *
  * The chat commands' reads and metadata writes outside any transition (no lock, no snapshot bump)
  * are store methods too, over the named functions of queries.ts, title.ts and files.ts, so a

@@ -55,7 +55,7 @@ function kinds(outcomes: AcquireOutcome[]): string[] {
 }
 
 describe("acquireChat on a runnable chat", () => {
-  it("acquires an unowned chat in 6 statements: owner set, fresh heartbeat, one snapshot bump, chat:update without an ownership hint", async () => {
+  it("acquires an unowned chat in 3 statements: owner set, fresh heartbeat, one snapshot bump, chat:update without an ownership hint", async () => {
     const chat = await makeChat(env, "R0");
     const before = await chatRow(env, chat.chatId);
     const hintsBefore = env.notifier.hintsFor(chat.chatId).length;
@@ -79,7 +79,7 @@ describe("acquireChat on a runnable chat", () => {
     });
     expect(env.notifier.hintsFor(chat.chatId)).toHaveLength(hintsBefore);
     expect(runs).toHaveLength(1);
-    expect(runs[0]).toMatchObject({ committed: true, statements: 6 });
+    expect(runs[0]).toMatchObject({ committed: true, statements: 3 });
   });
 
   it.each(["R0", "R1", "I0", "I1", "A0", "A1"] as const)(
@@ -94,7 +94,7 @@ describe("acquireChat on a runnable chat", () => {
     },
   );
 
-  it("acquires in 5 statements when the pool is unlimited and the chat had no owner, without taking the admission lock", async () => {
+  it("acquires in 3 statements when the pool is unlimited and the chat had no owner, without taking the admission lock", async () => {
     const chat = await makeChat(env, "R0");
     const held = await holdAdmissionLocks(env.pool, ["root", "subagent"]);
     try {
@@ -103,7 +103,7 @@ describe("acquireChat on a runnable chat", () => {
       const outcome = await acquireChat(store, chat.chatId, options(UNLIMITED, { lockTimeoutMs: 200 }));
       expect(outcome.kind).toBe("acquired");
       expect(Date.now() - started).toBeLessThan(2_000);
-      expect(runs[0]).toMatchObject({ committed: true, statements: 5 });
+      expect(runs[0]).toMatchObject({ committed: true, statements: 3 });
     } finally {
       await held.release();
     }
@@ -246,7 +246,7 @@ describe("acquireChat admission", () => {
     const refused = chats[refusedIndex]!.chatId;
     expect(await observable(refused)).toEqual(before.get(refused));
     const refusedRun = runs.find((r) => !r.committed);
-    expect(refusedRun?.statements).toBe(4);
+    expect(refusedRun?.statements).toBe(3);
 
     // One slot is released: the refused chat is admitted.
     const released = chats.find((_, i) => i !== refusedIndex)!.chatId;

@@ -7,12 +7,15 @@
  */
 import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
+import { wireTraceFromEnv } from "../../lib/pg-wire-trace";
 
 export interface ModelCall {
   /** performance.now() stamps. */
   arrivedAt: number;
   firstByteAt: number | undefined;
   lastByteAt: number | undefined;
+  /** The database proxy's round trips (since its last reset) when the request arrived, with `dbRoundTrips` given. */
+  dbRoundTrips: number | undefined;
 }
 
 export interface ModelTap {
@@ -25,12 +28,23 @@ export interface ModelTap {
 
 const MAX_CALLS = 10_000;
 
-export async function startModelTap(targetUrl: string): Promise<ModelTap> {
+export interface ModelTapOptions {
+  /** Read when a request arrives: the database proxy's round-trip counter (bench:turn resets it at the POST). */
+  dbRoundTrips?: () => number;
+}
+
+export async function startModelTap(targetUrl: string, opts: ModelTapOptions = {}): Promise<ModelTap> {
   const target = new URL(targetUrl);
   const calls: ModelCall[] = [];
   const server: Server = createServer((req, res) => {
-    const call: ModelCall = { arrivedAt: performance.now(), firstByteAt: undefined, lastByteAt: undefined };
+    const call: ModelCall = {
+      arrivedAt: performance.now(),
+      firstByteAt: undefined,
+      lastByteAt: undefined,
+      dbRoundTrips: opts.dbRoundTrips?.(),
+    };
     if (calls.length < MAX_CALLS) calls.push(call);
+    wireTraceFromEnv()?.mark(`model request ${req.method} ${req.url}`);
     const upstream = httpRequest(
       { host: target.hostname, port: target.port, method: req.method, path: req.url, headers: { ...req.headers, host: target.host } },
       (up) => {

@@ -78,6 +78,7 @@ export function computeFigures(reps: RepRecord[]): Figures {
     },
     roundTrips: {
       "POST /messages → response": col((r) => r.service.dbRoundTripsToAck),
+      "traced: POST → model request": col((r) => r.service.dbRoundTripsToModel),
       "POST → status waiting (the whole turn)": col((r) => r.service.dbRoundTripsToWaiting),
       "connections opened, POST → waiting": col((r) => r.service.dbConnections),
     },

@@ -36,6 +36,8 @@ export interface ServiceTurnTiming {
   partProblems: string[];
   /** Database round trips the proxy counted from the POST to its response, and to the turn's end. */
   dbRoundTripsToAck: number | undefined;
+  /** With --trace-model: round trips from the POST to the first model request's arrival at the tap. */
+  dbRoundTripsToModel: number | undefined;
   dbRoundTripsToWaiting: number | undefined;
   /** Database connections opened in the same window. */
   dbConnections: number | undefined;
@@ -115,6 +117,7 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
       partText: socket ? textFrames.map((f) => f.text ?? "").join("") : undefined,
       partProblems,
       dbRoundTripsToAck: atAck?.roundTrips,
+      dbRoundTripsToModel: call?.dbRoundTrips,
       dbRoundTripsToWaiting: atWaiting?.roundTrips,
       dbConnections: atWaiting?.connections,
     };

@@ -14,28 +14,30 @@
  *     that go stale. The pool is needed before the row lock so locks are always taken pool
  *     first, then row (a row lock held while queueing for the pool lock would block the chat's
  *     own transitions, interrupts included, for up to the lock timeout).
- *  2-3. the store's row lock: lock the row and bump snapshot_version, count the queue.
- *  4. recheck under both locks (one statement, skipped when the chat has no owner and its pool
- *     no limit): the lease of the current runner ("A takeover of a chat whose lease expired
- *     rechecks the lease under the lock, because a heartbeat renewal may have extended it
- *     since") and the pool's slots in use: chats of the pool owned with a fresh heartbeat,
- *     whatever their execution state, this chat excluded. It runs after the row lock is granted,
- *     so its snapshot sees every commit up to then (a lease check inside the locking statement
- *     would read the heartbeat table as of before the lock wait).
- *  5-6. Acquire (the existing transition: ownership plus the heartbeat upsert) and the commit
- *     write, which publish chat:update after COMMIT like every transition.
+ *  2. the store's row lock: lock the row, bump snapshot_version and count the queue (a second
+ *     statement counts it again when a commit on the chat landed while the lock was awaited).
+ *  3. Acquire (the existing transition: ownership plus the heartbeat upsert) and the commit
+ *     write, one statement, which publishes chat:update after COMMIT like every transition.
+ *  4. recheck under both locks, in the commit write's RETURNING (ChatTx.checkAtCommit; skipped
+ *     when the chat has no owner and its pool no limit): the lease of the previous runner ("A
+ *     takeover of a chat whose lease expired rechecks the lease under the lock, because a
+ *     heartbeat renewal may have extended it since") and the pool's slots in use: chats of the
+ *     pool owned with a fresh heartbeat, whatever their execution state, this chat excluded. That
+ *     statement starts after the row lock is granted, so its snapshot sees every commit up to then
+ *     (a lease check inside the locking statement would read the heartbeat table as of before the
+ *     lock wait); a refusal there throws before COMMIT, rolling the write back.
  * Runnability is rechecked on the locked row in memory (no statement).
  *
  * Every outcome other than "acquired" after step 2 throws to roll back, so a refused or
  * unneeded acquisition leaves no snapshot bump, no write and no notification.
  *
- * Statements (BEGIN/COMMIT excluded): acquired 6 (5 when the pool is unlimited and the chat had
- * no owner); refused for capacity 4, then ROLLBACK; answered by the probe (not runnable, fresh
- * lease, not found) 1; refused for lock_timeout: the statement whose lock wait timed out; found
- * not runnable or freshly owned under the row lock 3 or 4, then ROLLBACK.
+ * Statements (BEGIN/COMMIT excluded), one more after a row lock wait that a commit ended: acquired
+ * 3; refused for capacity or found freshly owned under the row lock 3, then ROLLBACK; answered by
+ * the probe (not runnable, fresh lease, not found) 1; refused for lock_timeout: the statement whose
+ * lock wait timed out; found not runnable under the row lock 2, then ROLLBACK.
  */
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
-import type { ChatTx } from "../../chats/chat-tx";
+import type { ChatTx, CommitCheck } from "../../chats/chat-tx";
 import type { ChatRow } from "../../db/schema/chats";
 import type { Answered, ChatStore } from "../../chats/store";
 import type { StoreTransaction } from "../../db/transaction";
@@ -110,14 +112,32 @@ type ProbeRow = {
   admit: boolean;
 };
 
-/** $1 chat id, $2 stale threshold ms. Run under the row lock (and the pool lock when limited). */
-function recheckSql(countSlots: boolean): string {
-  const slots = countSlots
-    ? `(SELECT count(*)::int FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
-        WHERE h.heartbeat_at > ${freshSinceSql(2)} AND c.worker_id IS NOT NULL AND c.id <> target.id
-          AND (c.parent_chat_id IS NULL) = (target.parent_chat_id IS NULL))`
-    : "NULL::int";
-  return `SELECT ${leaseFreshSql("target", 2)} AS lease_fresh, ${slots} AS in_use FROM chats target WHERE target.id = $1`;
+/**
+ * Step 3, in the commit write's RETURNING (`chats` is the row as written): the previous runner's
+ * lease and the pool's slots in use by other chats. Throws Settled to roll back.
+ */
+function recheckAtCommit(previousRunnerId: string | null, limit: number, staleThresholdMs: number): CommitCheck {
+  return {
+    columns: (bind) => {
+      const threshold = bind(staleThresholdMs);
+      const lease =
+        previousRunnerId === null
+          ? "false"
+          : `EXISTS (SELECT 1 FROM chat_heartbeats lease WHERE lease.chat_id = chats.id AND lease.runner_id = $${bind(previousRunnerId)}
+              AND lease.heartbeat_at > ${freshSinceSql(threshold)})`;
+      const slots =
+        limit > 0
+          ? `(SELECT count(*)::int FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
+              WHERE h.heartbeat_at > ${freshSinceSql(threshold)} AND c.worker_id IS NOT NULL AND c.id <> chats.id
+                AND (c.parent_chat_id IS NULL) = (chats.parent_chat_id IS NULL))`
+          : "NULL::int";
+      return `${lease} AS previous_lease_fresh, ${slots} AS pool_in_use`;
+    },
+    check: (raw) => {
+      if (raw.previous_lease_fresh === true) throw new Settled({ kind: "not_needed", reason: "owned" });
+      if (limit > 0 && Number(raw.pool_in_use ?? 0) >= limit) throw new Settled({ kind: "refused", reason: "capacity" });
+    },
+  };
 }
 
 /** Acquires `chatId` for (workerId, runnerId) if it is runnable, has no fresh lease, and its pool has a free slot. */
@@ -148,7 +168,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
       chatId,
       probe,
       async (tx) => {
-        const owned = await admit(tx, limit, staleThresholdMs);
+        const owned = admit(tx, limit, staleThresholdMs);
         await acquire(tx, { workerId, runnerId });
         return owned;
       },
@@ -165,14 +185,13 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   }
 }
 
-/** Step 4 and the runnability recheck, on the locked row; throws Settled to roll back. Returns whether the chat had an owner. */
-async function admit(tx: ChatTx, limit: number, staleThresholdMs: number): Promise<boolean> {
+/**
+ * The runnability recheck, on the locked row (throws Settled to roll back), and step 3 staged for
+ * the commit write. Returns whether the chat had an owner.
+ */
+function admit(tx: ChatTx, limit: number, staleThresholdMs: number): boolean {
   if (!isRunnable(tx.state())) throw new Settled({ kind: "not_needed", reason: "not_runnable" });
   const owned = ownershipOf(tx.chat) === "O";
-  if (owned || limit > 0) {
-    const [row] = await tx.query<{ lease_fresh: boolean; in_use: number | null }>(recheckSql(limit > 0), [tx.chatId, staleThresholdMs]);
-    if (row?.lease_fresh) throw new Settled({ kind: "not_needed", reason: "owned" });
-    if (limit > 0 && (row?.in_use ?? 0) >= limit) throw new Settled({ kind: "refused", reason: "capacity" });
-  }
+  if (owned || limit > 0) tx.checkAtCommit(recheckAtCommit(owned ? tx.chat.runnerId : null, limit, staleThresholdMs));
   return owned;
 }

@@ -55,25 +55,29 @@ async function chatModelOrFinish(ctx: TaskContext, chat: ChatRow): Promise<Resol
 }
 
 /**
- * Run before a model call. True when it handled the step (compacted, or ended the turn with the
- * "still over limit" error); false: call the model.
+ * What the gate before a model call did: handled the step (compacted, or ended the turn with the
+ * "still over limit" error), or left it to the model call, with the chat model when it resolved
+ * one (the call's preparation then need not read it again).
  */
-export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapshot): Promise<boolean> {
+export type GateOutcome = { readonly handled: true } | { readonly handled: false; readonly chatModel?: ResolvedModelConfig };
+
+/** Run before a model call: the automatic compaction gate. */
+export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapshot): Promise<GateOutcome> {
   // No step since the newest boundary reported a prompt size: nothing can fire, skip the reads.
-  if (latestPromptTokens(snapshot.history) === null) return false;
+  if (latestPromptTokens(snapshot.history) === null) return { handled: false };
   let chatModel: ResolvedModelConfig;
   try {
     chatModel = await modelForTurn(ctx.db, snapshot.chat);
   } catch (err) {
     // The model call reports a missing model itself.
-    if (err instanceof NoDefaultModelConfigError) return false;
+    if (err instanceof NoDefaultModelConfigError) return { handled: false };
     throw err;
   }
   const setup = await compactionSetup(ctx.db, snapshot.chat, chatModel);
   const gate = automaticCompactionGate(snapshot.history, setup.triggers);
   switch (gate.kind) {
     case "none":
-      return false;
+      return { handled: false, chatModel };
     case "still_over_limit": {
       const summarizer = setup.override ?? setup.chatModel;
       logger.warn("compaction_still_over_limit", {
@@ -92,11 +96,11 @@ export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapsho
         detail: `${gate.trigger.kind} trigger at ${gate.trigger.tokenPoint} tokens; prompt ${gate.promptTokens} tokens`,
       };
       await failTurn(ctx, { error: gate.message, detail });
-      return true;
+      return { handled: true };
     }
     case "compact":
       await compact(ctx, snapshot, setup, "automatic");
-      return true;
+      return { handled: true };
   }
 }
 

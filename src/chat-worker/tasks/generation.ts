@@ -21,11 +21,12 @@ import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { messageUsage, runModelStep } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../part-buffer/part-buffer";
-import { fencedRead, fencedUpdate } from "../fenced-db";
+import { type ChatSnapshot, fencedRead, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
 import type { TaskContext } from "../task-context";
 import { compactBeforeModelCall, compactOnRequest } from "./compaction";
+import type { ResolvedModelConfig } from "../../model-configs/resolve";
 import { toolStepOf } from "../../tools/chat-tools";
 import { logger } from "../../log/log";
 import type { Stage } from "../../observability/stage-tracer";
@@ -90,22 +91,30 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
     case "compact":
       await compactOnRequest(ctx, { chat, history });
       return;
-    case "call_model":
+    case "call_model": {
       // The automatic compaction gate may compact (or end the turn) instead of calling the model.
-      if (await compactBeforeModelCall(ctx, { chat, history })) return;
-      await callModel(ctx);
+      const gate = await compactBeforeModelCall(ctx, { chat, history });
+      if (gate.handled) return;
+      await callModel(ctx, { chat, history }, gate.chatModel);
       return;
+    }
   }
 }
 
-async function callModel(ctx: TaskContext): Promise<void> {
-  for (;;) {
-    const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+/**
+ * `read` is the step's own fenced read, nothing having been written since, and `chatModel` the
+ * model the compaction gate resolved from it: the first attempt uses both (RecordGenerationAttempt
+ * rechecks the fence under the lock anyway); a retry reads and resolves again.
+ */
+async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: ResolvedModelConfig | undefined): Promise<void> {
+  for (let first = true; ; first = false) {
+    const { chat, history } = first ? read : await fencedRead(ctx.store, ctx.fence);
+    const resolved = first ? chatModel : undefined;
     let prepared: PreparedGeneration;
     const prepare = ctx.trace.stage("prepare");
     try {
       prepared = await ctx.trace.within(prepare, async () => {
-        const p = await prepareGeneration(ctx, chat, history);
+        const p = await prepareGeneration(ctx, chat, history, resolved);
         prepare.setModel(p.model);
         return p;
       });
