@@ -224,9 +224,9 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
       const chatId = request.headers.get(CHAT_ID_HEADER);
       if (!chatId || request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
         return new Response("expected a WebSocket upgrade", { status: 426 });
-      const refused = await authorizeSocket(this.#wiring, chatId, request.headers.get(CREDENTIALS_HEADER) ?? undefined);
-      if (refused instanceof Response) return refused;
-      return this.#upgrade(request, chatId, refused.userId);
+      const caller = await authorizeSocket(this.#wiring, chatId, request.headers.get(CREDENTIALS_HEADER) ?? undefined);
+      if (caller instanceof Response) return caller;
+      return this.#upgrade(request, chatId, caller.userId);
     });
   }
 
