@@ -46,12 +46,18 @@ export async function prepareGeneration(
   /** The chat's model as the step already resolved it from this same read (the compaction gate). */
   chatModel?: ResolvedModelConfig,
 ): Promise<PreparedGeneration> {
-  // Independent reads: side by side, so preparation costs one round trip where it can.
-  const [resolved, attribution, tools] = await Promise.all([
-    chatModel ?? modelForTurn(ctx.db, chat),
-    attributionFor(ctx, chat),
-    ctx.toolsFor(chat, toolStepOf(history)),
-  ]);
+  // The tools start at once (an MCP server's connect is not the database's). The model config and
+  // the attribution check go side by side only when two connections are warm: otherwise the second
+  // read would open a connection (a chat's first turn, or one after the pool's idle timeout), which
+  // costs more round trips than running them one after the other.
+  const pendingTools = ctx.toolsFor(chat, toolStepOf(history));
+  pendingTools.catch(() => {});
+  const chatModelNow = async () => chatModel ?? modelForTurn(ctx.db, chat);
+  const [resolved, attribution] =
+    ctx.store.pool.idleCount >= 2
+      ? await Promise.all([chatModelNow(), attributionFor(ctx, chat)])
+      : [await chatModelNow(), await attributionFor(ctx, chat)];
+  const tools = await pendingTools;
   const traced = stageModel(resolved, transportFor(resolved.provider, resolved.config) ?? resolved.provider.type, chat.lastReasoningEffort);
   const model = attributedModel(resolved, attribution, { fetch: providerAttempts(ctx.trace, traced, ctx.fetch) });
   if (tools.mcpConnect) {
