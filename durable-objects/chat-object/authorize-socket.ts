@@ -5,7 +5,7 @@
  */
 import type { Caller } from "../../src/accounts/authentication";
 import { errorValue } from "../../src/chat-commands/error-value";
-import { ChatNotFoundError } from "../../src/chatstate/index";
+import { ownedBy } from "../../src/chat-commands/context";
 import { apiErrorOf, DATABASE_UNAVAILABLE, errorBody, RETRY_AFTER_SECONDS } from "../../src/http/errors";
 import { errorText, logger } from "../../src/log/log";
 import type { ObjectWiring } from "./object-wiring";
@@ -13,8 +13,7 @@ import type { ObjectWiring } from "./object-wiring";
 export async function authorizeSocket(wiring: ObjectWiring, chatId: string, token: string | undefined): Promise<Caller | Response> {
   try {
     const caller = await wiring.keys().callerFor(token);
-    const chat = await wiring.context().store.identity(chatId);
-    if (!chat || chat.ownerId !== caller.userId) throw new ChatNotFoundError(chatId);
+    ownedBy(await wiring.context().store.identity(chatId), { chatId, callerId: caller.userId });
     return caller;
   } catch (err) {
     const answer = apiErrorOf(errorValue(err));

@@ -35,6 +35,12 @@ export function assertOwner(chat: Pick<ChatRow, "id" | "ownerId">, callerId: str
   if (chat.ownerId !== callerId) throw new ChatNotFoundError(chat.id);
 }
 
+/** `chat` (a row or its identity, as read), if it exists and is the caller's; ChatNotFoundError alike otherwise. */
+export function ownedBy<T extends Pick<ChatRow, "ownerId">>(chat: T | undefined, cmd: ChatCommand): T {
+  if (!chat || chat.ownerId !== cmd.callerId) throw new ChatNotFoundError(cmd.chatId);
+  return chat;
+}
+
 /** What every chat command names: the chat, and the user on whose behalf it runs. */
 export interface ChatCommand {
   chatId: string;

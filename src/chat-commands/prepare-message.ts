@@ -4,9 +4,8 @@
  * which never change, so reading them outside the transition is safe; a text-only message with no
  * explicit model reads nothing.
  */
-import type { ChatIdentity } from "../chats/queries";
 import { type ChatInputPart, type ResolvedContent, resolveContent } from "./content";
-import { assertOwner, type CommandContext } from "./context";
+import { type CommandContext, ownedBy } from "./context";
 import { checkModelChoice } from "./check-model-choice";
 
 export async function prepareMessage(
@@ -17,9 +16,7 @@ export async function prepareMessage(
 ): Promise<ResolvedContent> {
   const hasFiles = content.some((p) => p.type === "file");
   if (modelConfigId === undefined && !hasFiles) return resolveContent(ctx, content, { ownerId: chat.callerId, organizationId: "" });
-  const identity = await ctx.store.identity(chat.chatId);
-  assertOwner({ id: chat.chatId, ownerId: identity?.ownerId ?? "" }, chat.callerId);
-  const organizationId = (identity as ChatIdentity).organizationId;
+  const { organizationId } = ownedBy(await ctx.store.identity(chat.chatId), chat);
   await checkModelChoice(ctx, organizationId, modelConfigId);
   return resolveContent(ctx, content, { ownerId: chat.callerId, organizationId });
 }

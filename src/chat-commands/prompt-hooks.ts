@@ -8,7 +8,6 @@
  * go into history right after the prompt, in the same transaction.
  */
 import type { NewMessage } from "../chats/history";
-import type { ChatIdentity } from "../chats/queries";
 import type { ChatMessagePart } from "../db/schema/chats";
 import { textOf } from "../hooks/chat";
 import { hookContextRows } from "../chats/hook-context-rows";
@@ -16,7 +15,7 @@ import { DISABLED_HOOKS } from "../hooks/dispatcher";
 import { HookDeniedError } from "../hooks/errors";
 import { hex } from "../hooks/event-id";
 import { type HookChat, isDenied } from "../hooks/events";
-import { assertOwner, type CommandContext } from "./context";
+import { type CommandContext, ownedBy } from "./context";
 
 export interface PromptSubmission {
   chat: HookChat;
@@ -81,9 +80,7 @@ export async function submissionChat(
   callerId: string,
 ): Promise<{ chat: HookChat; snapshotVersion: number } | null> {
   if (!(ctx.hooks ?? DISABLED_HOOKS).enabled) return null;
-  const identity = await ctx.store.identity(chatId);
-  assertOwner({ id: chatId, ownerId: identity?.ownerId ?? "" }, callerId);
-  const found = identity as ChatIdentity;
+  const found = ownedBy(await ctx.store.identity(chatId), { chatId, callerId });
   return {
     chat: { id: chatId, organization_id: found.organizationId, owner_id: found.ownerId, parent_chat_id: found.parentChatId },
     snapshotVersion: found.snapshotVersion,

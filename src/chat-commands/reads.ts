@@ -2,7 +2,6 @@
  * GET /chats/{chat} and GET /chats/{chat}/messages, served by the chat's object on its warm pool
  * (docs/hot-path.md): the Worker opens no connection of its own for a chat's reads.
  */
-import { ChatNotFoundError } from "../chatstate/index";
 import { getChat, listMessages, listQueue } from "../chats/queries";
 import { inTransaction } from "../db/transaction";
 import {
@@ -13,13 +12,10 @@ import {
   messageToWire,
   queuedToWire,
 } from "../wire/chat-wire";
-import { assertOwner, type ChatCommand, type CommandContext } from "./context";
+import { type ChatCommand, type CommandContext, ownedBy } from "./context";
 
 export async function readChatCommand(ctx: CommandContext, cmd: ChatCommand): Promise<ChatWire> {
-  const chat = await ctx.store.chat(cmd.chatId);
-  if (!chat) throw new ChatNotFoundError(cmd.chatId);
-  assertOwner(chat, cmd.callerId);
-  return chatToWire(chat);
+  return chatToWire(ownedBy(await ctx.store.chat(cmd.chatId), cmd));
 }
 
 export interface MessagesWire {
@@ -30,9 +26,7 @@ export interface MessagesWire {
 export async function readMessagesCommand(ctx: CommandContext, cmd: ChatCommand): Promise<MessagesWire> {
   // One snapshot for the owner check, the history and the queue, so they agree with each other.
   const [messages, queue] = await inTransaction(ctx.store.pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
-    const chat = await getChat(client, cmd.chatId);
-    if (!chat) throw new ChatNotFoundError(cmd.chatId);
-    assertOwner(chat, cmd.callerId);
+    ownedBy(await getChat(client, cmd.chatId), cmd);
     return [await listMessages(client, cmd.chatId), await listQueue(client, cmd.chatId)] as const;
   });
   return { messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire) };

@@ -3,9 +3,8 @@
  * tracer keeps them (src/observability/object-tracing.ts), so the command reads them through its
  * context rather than from Postgres; the chat row only answers whether the caller may see them.
  */
-import { ChatNotFoundError } from "../chatstate/index";
 import type { TurnSummary } from "../observability/turn-tracker";
-import { assertOwner, type CommandContext } from "./context";
+import { type CommandContext, ownedBy } from "./context";
 import type { ChatCommand } from "./context";
 
 export interface TurnsCommand extends ChatCommand {
@@ -13,8 +12,6 @@ export interface TurnsCommand extends ChatCommand {
 }
 
 export async function turnsCommand(ctx: CommandContext, cmd: TurnsCommand): Promise<TurnSummary[]> {
-  const chat = await ctx.store.chat(cmd.chatId);
-  if (!chat) throw new ChatNotFoundError(cmd.chatId);
-  assertOwner(chat, cmd.callerId);
+  ownedBy(await ctx.store.chat(cmd.chatId), cmd);
   return ctx.latestTurns(cmd.limit);
 }

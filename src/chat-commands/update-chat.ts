@@ -6,7 +6,7 @@
  */
 import { type ChatWire, chatToWire } from "../wire/chat-wire";
 import { ChatNotFoundError } from "../chatstate/index";
-import { assertOwner, type CommandContext } from "./context";
+import { type CommandContext, ownedBy } from "./context";
 import { checkChatMcpServers } from "../mcp/servers";
 import { stopForArchive } from "./stop-for-archive";
 
@@ -29,9 +29,7 @@ export interface UpdateChatResult {
 }
 
 export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatCommand): Promise<UpdateChatResult> {
-  const existing = await ctx.store.chat(cmd.chatId);
-  if (!existing) throw new ChatNotFoundError(cmd.chatId);
-  assertOwner(existing, cmd.callerId);
+  const existing = ownedBy(await ctx.store.chat(cmd.chatId), cmd);
 
   // Checked before any write: a refused server list leaves the chat untouched.
   const mcpServerIds =
