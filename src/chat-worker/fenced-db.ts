@@ -3,7 +3,7 @@
  * fence: reads holding the row FOR SHARE (one statement), writes inside ChatStore.update.
  * A fence mismatch throws FenceError and, for writes, rolls the transition back.
  */
-import type { ChatTx } from "../chats/chat-tx";
+import { type ChatTx, unchangedSinceSnapshotSql } from "../chats/chat-tx";
 import { listMessages } from "../chats/queries";
 import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
@@ -27,13 +27,11 @@ export interface ChatSnapshot {
 function lockedReadSql(withHistory: boolean): string {
   return `WITH locked AS (SELECT * FROM chats WHERE id = $1 FOR SHARE)
   SELECT locked.*,
-    coalesce((SELECT s.snapshot_version = locked.snapshot_version AND s.history_version = locked.history_version
-        AND s.queue_version = locked.queue_version
-      FROM chats s WHERE s.id = locked.id), false) AS unchanged${
-        withHistory
-          ? `,\n    (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = $1) AS history`
-          : ""
-      }
+    ${unchangedSinceSnapshotSql("locked", 0)} AS unchanged${
+      withHistory
+        ? `,\n    (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = $1) AS history`
+        : ""
+    }
   FROM locked`;
 }
 

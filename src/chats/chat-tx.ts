@@ -88,6 +88,19 @@ export interface CommitCheck {
   check(raw: RawRow): void;
 }
 
+/**
+ * Whether the chat row `alias`, as a locking statement returns it, is the row that statement's
+ * snapshot saw (`ownBumps`: the snapshot_version bumps the statement itself made): then nothing
+ * was committed on the chat while it waited for the lock, and its subqueries, which read the
+ * snapshot, read what the lock holds. Every write to a chat's history or queue bumps the row under
+ * its lock first (ChatTx), so equal versions mean equal history and queue.
+ */
+export function unchangedSinceSnapshotSql(alias: string, ownBumps: 0 | 1): string {
+  return `coalesce((SELECT s.snapshot_version = ${alias}.snapshot_version${ownBumps === 1 ? " - 1" : ""}
+        AND s.history_version = ${alias}.history_version AND s.queue_version = ${alias}.queue_version
+      FROM chats s WHERE s.id = ${alias}.id), false)`;
+}
+
 /** Prefetch the active history tail with the queue count (one statement instead of two). */
 export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
 
@@ -102,9 +115,7 @@ export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
 function lockBumpAndReadSql(withTail: boolean): string {
   return `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1
   RETURNING *,
-    coalesce((SELECT s.snapshot_version = chats.snapshot_version - 1 AND s.history_version = chats.history_version
-        AND s.queue_version = chats.queue_version
-      FROM chats s WHERE s.id = chats.id), false) AS unchanged,
+    ${unchangedSinceSnapshotSql("chats", 1)} AS unchanged,
     (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length${
       withTail ? `,\n    (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail` : ""
     }`;
