@@ -117,7 +117,7 @@ export class ObjectWiring {
     if (!this.#keys) {
       const { env, waitUntil } = this.platform;
       this.#keys = new VerifiedKeys({
-        db: createDb(this.pool()),
+        db: this.context().db,
         ttlMs: configFromEnv(env).CHAT_AUTH_CACHE_MS,
         now: () => new Date(),
         background: (work) => waitUntil(work.catch((err: unknown) => logger.warn("api_key_touch_failed", { error: errorText(err) }))),

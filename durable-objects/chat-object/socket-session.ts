@@ -1,8 +1,9 @@
 /**
  * The log line of one WebSocket session (`ws_session`): which chat, whose, which request opened
  * it, how long it lasted and how it closed. The Worker names the request in a header when it
- * forwards the upgrade, the object learns the caller from the token; a stream socket keeps them in its attachment, so a session that
- * outlives a hibernation is still logged once, when it ends.
+ * forwards the upgrade, and the object learns the caller from the token; a stream socket keeps
+ * them in its attachment, so a session that outlives a hibernation is still logged once, when it
+ * ends.
  */
 import { logger } from "../../src/log/log";
 
