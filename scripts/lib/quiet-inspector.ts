@@ -1,0 +1,74 @@
+/**
+ * Takes the DevTools seat of a `wrangler dev` (the CLI) and turns the runtime's Network domain off.
+ *
+ * The CLI always runs an inspector proxy (a worker in the dev proxy's workerd) that enables the
+ * Network domain on the worker and keeps every inspector event in memory until a DevTools client
+ * attaches. With the Network domain on, every chunk of every subrequest body is an event: the
+ * model's SSE streams, the Neon driver's WebSocket frames. With no client, none is ever let go.
+ * Measured in R6's Postgres restart (50 chats streaming): the dev proxy's workerd grew from 60 MB
+ * to 1.1 GB within 30 s and forwarded requests 10 to 25 s late, while the worker itself answered
+ * within 3 s. With the Network domain off, it stayed under 100 MB and the round passed.
+ * Production has neither the dev proxy nor the inspector.
+ *
+ * This client sends `Network.disable` (and `Debugger.disable`, which the proxy sends `Debugger.enable`
+ * for whenever a client is attached and the runtime reconnects), sends both again whenever the
+ * runtime starts a new execution context (a reload), and drops every message it receives.
+ * `CHATD_DEVTOOLS=1` leaves the seat free for Chrome DevTools or an IDE (the proxy takes one client).
+ */
+import { WebSocket } from "ws";
+import { log } from "./log";
+
+const ATTACH_TIMEOUT_MS = 10_000;
+
+export interface QuietInspector {
+  close(): void;
+}
+
+export async function quietInspector(inspectorPort: number): Promise<QuietInspector | undefined> {
+  if (process.env.CHATD_DEVTOOLS === "1") return undefined;
+  try {
+    return await attach(inspectorPort);
+  } catch (err) {
+    // The dev server works without it, only heavier; never fail a start for it.
+    log("warn", "inspector_quiet_failed", { inspector_port: inspectorPort, error: err instanceof Error ? err.message : String(err) });
+    return undefined;
+  }
+}
+
+async function attach(inspectorPort: number): Promise<QuietInspector> {
+  const targets = (await (
+    await fetch(`http://127.0.0.1:${inspectorPort}/json`, { signal: AbortSignal.timeout(ATTACH_TIMEOUT_MS) })
+  ).json()) as {
+    webSocketDebuggerUrl?: string;
+  }[];
+  const url = targets[0]?.webSocketDebuggerUrl;
+  if (!url) throw new Error("the inspector lists no target");
+  // No User-Agent and no Origin: the proxy admits such a client as it does an IDE's.
+  const ws = new WebSocket(url, { maxPayload: 256 * 1024 * 1024 });
+  let nextId = 1_000_000_000;
+  const quiet = () => {
+    for (const method of ["Network.disable", "Debugger.disable"]) ws.send(JSON.stringify({ id: nextId++, method }));
+  };
+  ws.on("message", (data) => {
+    // Dropped, but a new execution context means the proxy enabled the Network domain again.
+    if (data.toString().includes('"Runtime.executionContextCreated"')) quiet();
+  });
+  ws.on("error", () => {});
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error("the inspector did not accept a client")), ATTACH_TIMEOUT_MS);
+    ws.once("open", () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    ws.once("error", (err) => {
+      clearTimeout(timer);
+      reject(err);
+    });
+    ws.once("close", (code, reason) => {
+      clearTimeout(timer);
+      reject(new Error(`the inspector closed the client (${code} ${reason.toString()})`));
+    });
+  });
+  quiet();
+  return { close: () => ws.terminate() };
+}
