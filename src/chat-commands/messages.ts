@@ -93,7 +93,7 @@ function isUntitled(chat: Pick<ChatRow, "title" | "titleSource">): boolean {
 async function titleFirstMessage(tx: ChatTx, parts: readonly ChatMessagePart[]): Promise<boolean> {
   const title = fallbackTitle(parts);
   if (title === DEFAULT_CHAT_TITLE) return false;
-  return (await writeTitle(tx.transaction.client, tx.chatId, title, "fallback")).applied;
+  return (await writeTitle(await tx.transaction.connection(), tx.chatId, title, "fallback")).applied;
 }
 
 export interface EditMessageCommand {

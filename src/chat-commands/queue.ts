@@ -34,7 +34,7 @@ export async function promoteQueuedCommand(ctx: CommandContext, cmd: QueueComman
       assertOwner(tx.chat, cmd.callerId);
       const promoted = await promoteQueuedMessage(tx, { queuedMessageId: cmd.queuedMessageId });
       // The queue as this transaction leaves it, read under the same lock.
-      return { promoted, queue: await listQueue(tx.transaction.client, cmd.chatId) };
+      return { promoted, queue: await listQueue(await tx.transaction.connection(), cmd.chatId) };
     },
     { prefetchTail: promoteQueuedMessage.prefetchTail() },
   );

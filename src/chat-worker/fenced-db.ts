@@ -58,7 +58,9 @@ function fencedReadInTransaction(store: ChatStore, fence: Fence, withHistory: bo
     if (raw === undefined) throw new ChatNotFoundError(fence.chatId);
     const chat = chatFromRaw(raw);
     checkFence(chat, fence);
-    const history = withHistory ? await listMessages(t.client, fence.chatId, { includeDeleted: true, includeModelOnly: true }) : [];
+    const history = withHistory
+      ? await listMessages(await t.connection(), fence.chatId, { includeDeleted: true, includeModelOnly: true })
+      : [];
     return { chat, history };
   });
 }

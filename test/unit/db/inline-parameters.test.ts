@@ -1,0 +1,54 @@
+import { describe, expect, it } from "vitest";
+import { inlineParameters } from "../../../src/db/inline-parameters";
+
+const ID = "3f2b8c1e-9d4a-4b7e-8a61-0c5d2e7f9b13";
+
+describe("inlineParameters", () => {
+  it("writes ids, words, safe integers, booleans, null and arrays of words as untyped literals", () => {
+    expect(
+      inlineParameters("UPDATE chats SET v = v -$2 WHERE id = $1 AND a = $3 AND b IS $4 AND s = ANY($5::text[]) AND t = $6", [
+        ID,
+        -1,
+        true,
+        null,
+        ["running", "pending"],
+        "5000ms",
+      ]),
+    ).toBe(
+      `UPDATE chats SET v = v -'-1' WHERE id = '${ID}' AND a = 'true' AND b IS NULL AND s = ANY('{running,pending}'::text[]) AND t = '5000ms'`,
+    );
+    expect(inlineParameters("SELECT $1::text[]", [[]])).toBe("SELECT '{}'::text[]");
+  });
+
+  it("reads multi-digit parameter numbers whole", () => {
+    const values = Array.from({ length: 11 }, (_, i) => i + 1);
+    expect(inlineParameters("SELECT $1, $10, $11", values)).toBe("SELECT '1', '10', '11'");
+  });
+
+  it("leaves $n inside a quoted string alone", () => {
+    expect(inlineParameters("SELECT '$1 and ''$2''', $1", [7])).toBe("SELECT '$1 and ''$2''', '7'");
+  });
+
+  it.each([
+    ["text with a quote", ["it's"]],
+    ["text with a space", ["a b"]],
+    ["an empty string", [""]],
+    ["an array with a comma or brace inside an element", [["a,b"]]],
+    ["an array holding the word null", [["x", "NULL"]]],
+    ["an array of numbers", [[1, 2]]],
+    ["a string that only looks like an id", [`${ID}'; DROP TABLE chats; --`]],
+    ["a date", [new Date(0)]],
+    ["an unsafe integer", [2 ** 53]],
+    ["a fraction", [1.5]],
+    ["an object", [{ a: 1 }]],
+  ])("refuses %s", (_kind, values) => {
+    expect(inlineParameters("SELECT $1", values)).toBeUndefined();
+  });
+
+  it("refuses a parameter it was not given, dollar quoting, quoted identifiers and an open quote", () => {
+    expect(inlineParameters("SELECT $2", [1])).toBeUndefined();
+    expect(inlineParameters("SELECT $$ $1 $$", [1])).toBeUndefined();
+    expect(inlineParameters('SELECT "x" FROM t WHERE id = $1', [ID])).toBeUndefined();
+    expect(inlineParameters("SELECT 'open $1", [1])).toBeUndefined();
+  });
+});
