@@ -129,6 +129,7 @@ export class ChatWorker {
       runnerId,
       limits: { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
       staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+      withHistory: true,
     });
     if (outcome.kind !== "acquired") {
       logger.debug("chat_not_acquired", { chat_id: this.chatId, kind: outcome.kind, reason: outcome.reason });
@@ -136,7 +137,11 @@ export class ChatWorker {
     }
     this.#isRoot = outcome.chat.parentChatId === null;
     const runner = new ChatRunner(this.chatId, this.workerId, runnerId, this.deps, (r) => void this.#cleanup(r), this.hooks.keepAlive);
-    runner.acquired({ chatKind: this.#isRoot ? "root" : "subagent", takenOver: outcome.takenOver });
+    runner.acquired({
+      chatKind: this.#isRoot ? "root" : "subagent",
+      takenOver: outcome.takenOver,
+      read: outcome.history && { chat: outcome.chat, history: outcome.history },
+    });
     this.#runner = runner;
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: outcome.takenOver });
     this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);

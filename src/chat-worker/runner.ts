@@ -6,6 +6,7 @@
 import { errorText, logger } from "../log/log";
 import type { RunnerEvent } from "./event";
 import type { Fence } from "./fence";
+import type { ChatSnapshot } from "./fenced-db";
 import { runTask, type TaskExit } from "./run-task";
 import type { RunnerDeps, TaskContext } from "./task-context";
 import { abandonTask } from "./tasks/abandon";
@@ -45,6 +46,8 @@ export class ChatRunner {
   /** The in-memory lock per intended (history_version, status): two tasks for the same work never overlap. */
   #locks = new Map<string, Promise<unknown>>();
   #stopped = false;
+  /** The acquisition's read, until the first task takes it (or another event makes it stale). */
+  #acquiredRead: ChatSnapshot | undefined;
   readonly #tracer: StageTracer;
   /** This runner's turns (spec "Turn span lifecycle"). */
   readonly #turns: TurnTracker;
@@ -65,9 +68,13 @@ export class ChatRunner {
     this.#turns = new TurnTracker(chatId, this.#tracer, deps.turnEmitted);
   }
 
-  /** What acquisition learned: the chat's kind and whether a stale owner's chat was taken over. */
-  acquired(info: { chatKind: ChatKind; takenOver: boolean }): void {
+  /**
+   * What acquisition learned: the chat's kind, whether a stale owner's chat was taken over, and
+   * (when it read them) the chat and history under the row lock, which the first task starts from.
+   */
+  acquired(info: { chatKind: ChatKind; takenOver: boolean; read?: ChatSnapshot | undefined }): void {
     this.#turns.acquired(info);
+    this.#acquiredRead = info.read;
   }
 
   get activeTask(): TaskKind | null {
@@ -127,7 +134,15 @@ export class ChatRunner {
     const previous = this.#locks.get(lockKey) ?? Promise.resolve();
     const task: RunningTask = { id: this.#nextId++, kind, controller, finished: false, done: Promise.resolve("done") };
     const trace = new TaskTrace(this.#tracer, this.#turns, task.id, controller.signal);
-    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace };
+    // Only the event that is the acquired row itself may start from the acquisition's read.
+    let read = this.#acquiredRead?.chat.snapshotVersion === e.snapshotVersion ? this.#acquiredRead : undefined;
+    this.#acquiredRead = undefined;
+    const acquiredRead = () => {
+      const taken = read;
+      read = undefined;
+      return taken;
+    };
+    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, acquiredRead };
     task.done = previous
       .catch(() => {})
       .then(() => runTask(kind, controller.signal, () => this.tasks[kind](ctx), this.deps.sleep))

@@ -12,6 +12,7 @@ import type { ChatTools, ToolChat, ToolStep } from "../tools/chat-tools";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
+import type { ChatSnapshot } from "./fenced-db";
 import type { FileReader } from "./prompt-files";
 import type { StageTracer } from "../observability/stage-tracer";
 import type { TurnSummary } from "../observability/turn-tracker";
@@ -48,4 +49,9 @@ export interface TaskContext extends RunnerDeps {
   signal: AbortSignal;
   /** The task's turn and stages. */
   trace: TaskTrace;
+  /**
+   * The chat and history the acquisition read under the row lock, for a new runner's first task:
+   * answered once (a retry reads again), and only when the task's fence is that row's.
+   */
+  acquiredRead?: () => ChatSnapshot | undefined;
 }

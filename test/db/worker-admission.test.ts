@@ -8,7 +8,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ExecutionState } from "../../src/chatstate/index";
 import { ChatStore, type TransactionObserver } from "../../src/chats/index";
 import { acquireChat, type AcquireChatOptions, type AcquireOutcome, type PoolLimits } from "../../src/chat-worker/leases/index";
-import { chatRow, makeChat, snapshotRows } from "./fixtures";
+import { chatRow, history, makeChat, snapshotRows } from "./fixtures";
 import {
   backdateHeartbeat,
   heartbeatsOf,
@@ -80,6 +80,21 @@ describe("acquireChat on a runnable chat", () => {
     expect(env.notifier.hintsFor(chat.chatId)).toHaveLength(hintsBefore);
     expect(runs).toHaveLength(1);
     expect(runs[0]).toMatchObject({ committed: true, statements: 3 });
+  });
+
+  it("with withHistory, returns the history as the commit write read it, in the same 3 statements", async () => {
+    const chat = await makeChat(env, "R1");
+    const { store, runs } = observedStore();
+    const outcome = await acquireChat(store, chat.chatId, options({ root: 1000, subagent: 1000 }, { withHistory: true }));
+    if (outcome.kind !== "acquired") throw new Error(`not acquired: ${outcome.kind}`);
+    const rows = await history(env, chat.chatId);
+    expect(rows.length).toBeGreaterThan(1);
+    expect(outcome.history).toEqual(rows);
+    expect(runs[0]).toMatchObject({ committed: true, statements: 3 });
+    // Without it, no history comes back.
+    const other = await makeChat(env, "R0");
+    const plain = await acquireChat(env.store, other.chatId, options({ root: 1000, subagent: 1000 }));
+    expect(plain.kind === "acquired" && plain.history).toBe(undefined);
   });
 
   it.each(["R0", "R1", "I0", "I1", "A0", "A1"] as const)(

@@ -38,7 +38,8 @@
  */
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
 import type { ChatTx, CommitCheck } from "../../chats/chat-tx";
-import type { ChatRow } from "../../db/schema/chats";
+import { messageFromRaw, type RawRow } from "../../db/rows";
+import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { Answered, ChatStore } from "../../chats/store";
 import type { StoreTransaction } from "../../db/transaction";
 import { acquire } from "../../chats/transitions/ownership";
@@ -62,6 +63,8 @@ export type AcquireOutcome =
       readonly chat: ChatRow;
       /** The chat had an owner whose lease had expired. */
       readonly takenOver: boolean;
+      /** The history as the commit write saw it, under the row lock (`withHistory`). */
+      readonly history?: ChatMessageRow[];
     }
   /** Nothing was written: the chat stays unowned (or stale-owned) and is retried later. */
   | { readonly kind: "refused"; readonly reason: "capacity" | "lock_timeout" }
@@ -78,6 +81,11 @@ export interface AcquireChatOptions {
   readonly staleThresholdMs: number;
   /** The longest wait for any lock in the transaction when the pool has a limit (spec: 5 s). */
   readonly lockTimeoutMs?: number;
+  /**
+   * Also return the chat's history, read by the commit write under the row lock: the new runner's
+   * first task starts from it instead of a read of its own (one round trip fewer before the model).
+   */
+  readonly withHistory?: boolean;
 }
 
 /** Carries a non-acquired outcome out of the transaction callback, rolling it back. */
@@ -111,6 +119,18 @@ type ProbeRow = {
   lease_fresh: boolean;
   admit: boolean;
 };
+
+/**
+ * The history in the commit write's RETURNING. That statement starts after the row lock was
+ * granted, and every history write takes that lock first, so it reads the history of the row it
+ * writes. Checks nothing.
+ */
+function historyAtCommit(found: (rows: ChatMessageRow[]) => void): CommitCheck {
+  return {
+    columns: () => `(SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = chats.id) AS history`,
+    check: (raw) => found(((raw.history ?? []) as RawRow[]).map(messageFromRaw)),
+  };
+}
 
 /**
  * Step 3, in the commit write's RETURNING (`chats` is the row as written): the previous runner's
@@ -148,6 +168,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   assertThreshold(staleThresholdMs);
   // The chat's pool limit, as the probe found it.
   let limit = 0;
+  let history: ChatMessageRow[] | undefined;
   const probe = async (t: StoreTransaction): Promise<Answered<AcquireOutcome> | undefined> => {
     const [row] = await t.query<ProbeRow>(PROBE_SQL, [
       chatId,
@@ -170,12 +191,13 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
       async (tx) => {
         const owned = admit(tx, limit, staleThresholdMs);
         await acquire(tx, { workerId, runnerId });
+        if (options.withHistory) tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
         return owned;
       },
       { staleThresholdMs },
     );
     if ("answer" in result) return result.answer;
-    return { kind: "acquired", chat: result.chat, takenOver: result.value };
+    return { kind: "acquired", chat: result.chat, takenOver: result.value, ...(history ? { history } : {}) };
   } catch (err) {
     if (err instanceof Settled) return err.outcome;
     // The row vanished between the probe and the lock.

@@ -21,6 +21,7 @@ import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { messageUsage, runModelStep } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../part-buffer/part-buffer";
+import { checkFence } from "../fence";
 import { type ChatSnapshot, fencedRead, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
@@ -58,7 +59,7 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
 }
 
 async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
-  const { chat, history } = await fencedRead(ctx.store, ctx.fence);
+  const { chat, history } = firstRead(ctx) ?? (await fencedRead(ctx.store, ctx.fence));
   ctx.trace.ensure(turnTrigger(chat, history));
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
   generationStep.set({ generation_action: next.kind });
@@ -99,6 +100,13 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
       return;
     }
   }
+}
+
+/** The acquisition's read, when this is a new runner's first step on the acquired row. */
+function firstRead(ctx: TaskContext): ChatSnapshot | undefined {
+  const read = ctx.acquiredRead?.();
+  if (read) checkFence(read.chat, ctx.fence);
+  return read;
 }
 
 /**

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import type { ChatStatus } from "../../../src/chatstate/states";
 import type { RunnerEvent } from "../../../src/chat-worker/event";
 import { ChatRunner, type TaskBodies, type TaskKind } from "../../../src/chat-worker/runner";
+import type { ChatSnapshot } from "../../../src/chat-worker/fenced-db";
 import type { RunnerDeps, TaskContext } from "../../../src/chat-worker/task-context";
 
 const WORKER = "worker-1";
@@ -189,5 +190,33 @@ describe("ChatRunner.process", () => {
     expect(kept).toHaveLength(2);
     for (const s of started) s.finish();
     await Promise.all(kept);
+  });
+
+  it("hands the acquisition's read to the first task on the acquired row, once; a later event's task gets none", async () => {
+    const { started, tasks } = scriptedTasks({ endOnAbort: true });
+    const { runner } = runnerWith(tasks);
+    const acquiredRow = event(5, 3, "running");
+    const read = { chat: acquiredRow, history: [] } as unknown as ChatSnapshot;
+    runner.acquired({ chatKind: "root", takenOver: false, read });
+    runner.process(acquiredRow);
+    await flush();
+    const first = started[0]!.ctx;
+    expect(first.acquiredRead?.()).toBe(read);
+    // A retry of the same task reads for itself.
+    expect(first.acquiredRead?.()).toBeUndefined();
+
+    runner.process(event(6, 4, "running"));
+    await flush();
+    expect(started).toHaveLength(2);
+    expect(started[1]!.ctx.acquiredRead?.()).toBeUndefined();
+  });
+
+  it("gives the acquisition's read to no task when the first event is not the acquired row", async () => {
+    const { started, tasks } = scriptedTasks();
+    const { runner } = runnerWith(tasks);
+    runner.acquired({ chatKind: "root", takenOver: false, read: { chat: event(5, 3, "running"), history: [] } as unknown as ChatSnapshot });
+    runner.process(event(7, 4, "running"));
+    await flush();
+    expect(started[0]!.ctx.acquiredRead?.()).toBeUndefined();
   });
 });
