@@ -4,7 +4,7 @@
  */
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
 import type { ChatTx } from "../chats/chat-tx";
-import { DEFAULT_CHAT_TITLE, fallbackTitle, writeTitle } from "../chats/title";
+import { DEFAULT_CHAT_TITLE, fallbackTitle } from "../chats/title";
 import { insertHistory } from "../chats/history";
 import { editMessage } from "../chats/transitions/edit-message";
 import { sendMessage } from "../chats/transitions/send-message";
@@ -61,7 +61,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       const untitled = isUntitled(tx.chat);
       const sent = await sendMessage(tx, input);
       await linkContentFiles(ctx, tx, content);
-      const titled = untitled && (await titleFirstMessage(tx, prompt.parts));
+      const titled = untitled && titleFirstMessage(tx, prompt.parts);
       return { ...sent, titled };
     },
     { prefetchTail: sendMessage.prefetchTail(input) },
@@ -86,14 +86,16 @@ function isUntitled(chat: Pick<ChatRow, "title" | "titleSource">): boolean {
 }
 
 /**
- * The fallback title, written in the send's own transaction on the row it holds locked: one
- * statement on the connection the send already has, where a write after the commit would wait
- * for a connection the turn's acquisition has just taken. Whether the title applied.
+ * The fallback title, staged for the send's own commit write on the row it holds locked: no
+ * statement of its own, where a write after the commit would wait for a connection the turn's
+ * acquisition has just taken. On an untitled chat ("New Chat", source fallback) a fallback title
+ * always outranks what is there. Whether a title was staged.
  */
-async function titleFirstMessage(tx: ChatTx, parts: readonly ChatMessagePart[]): Promise<boolean> {
+function titleFirstMessage(tx: ChatTx, parts: readonly ChatMessagePart[]): boolean {
   const title = fallbackTitle(parts);
   if (title === DEFAULT_CHAT_TITLE) return false;
-  return (await writeTitle(await tx.transaction.connection(), tx.chatId, title, "fallback")).applied;
+  tx.stageTitle(title, "fallback");
+  return true;
 }
 
 export interface EditMessageCommand {

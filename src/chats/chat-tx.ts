@@ -31,6 +31,7 @@ import {
   type ExecutionTransitionName,
   type OwnershipState,
   type OwnershipTransitionName,
+  type TitleSource,
   type TransitionName,
   type VariantOf,
 } from "../chatstate/index";
@@ -142,6 +143,7 @@ export class ChatTx implements HistoryTx {
   #grantHistoryEpoch = false;
   /** Acquire's heartbeat row, for this runner: upserted by the next write of the row. */
   #heartbeatRunnerId: string | undefined;
+  #title: { title: string; source: TitleSource } | undefined;
   #commitChecks: CommitCheck[] = [];
   #expected: ExecutionState | undefined;
   #applied: AppliedTransition[] = [];
@@ -337,6 +339,16 @@ export class ChatTx implements HistoryTx {
     this.#heartbeatRunnerId = runnerId;
   }
 
+  /**
+   * A title for the chat row's next write (the commit write, or the next flush), in the same
+   * statement. Unconditional: the caller has decided, on the locked row, that it applies (the
+   * title sources' ranking is src/chats/title.ts's, for writes outside a transition).
+   */
+  stageTitle(title: string, source: TitleSource): void {
+    this.#assertOpen();
+    this.#title = { title, source };
+  }
+
   /** Runs `check` in the commit write's statement (CommitCheck). */
   checkAtCommit(check: CommitCheck): void {
     this.#assertOpen();
@@ -441,6 +453,10 @@ export class ChatTx implements HistoryTx {
       "last_error_detail = $11::jsonb",
       "updated_at = now()",
     ];
+    if (this.#title !== undefined) {
+      values.push(this.#title.title, this.#title.source);
+      sets.push(`title = $${values.length - 1}`, `title_source = $${values.length}`, "title_updated_at = now()");
+    }
     if (this.#incrementAttempt) sets.push("generation_attempt = generation_attempt + 1");
     if (this.#grantHistoryEpoch) sets.push("history_version = snapshot_version", "generation_attempt = 0");
     // UpdateChatExecutionState "clears retry_state whenever it writes a status other than running".
@@ -468,6 +484,7 @@ export class ChatTx implements HistoryTx {
     this.#retryState = undefined;
     this.#grantHistoryEpoch = false;
     this.#heartbeatRunnerId = undefined;
+    this.#title = undefined;
     if (!returning) {
       this.#chat = chatFromRaw(raw);
       return committedFromRaw({ ...raw, queue_length: this.#queueLength, lease_fresh: false });

@@ -48,6 +48,27 @@ describe("statements under the row lock", () => {
     );
   });
 
+  it("SendMessage with a staged title: the commit write carries it, no statement more", async () => {
+    const idle = await makeChat(env, "W", { owned: true });
+    const input = { content: text("plan a trip"), busyBehavior: "queue" as const };
+    const committed = await env.store.update(
+      idle.chatId,
+      async (tx) => {
+        const sent = await sendMessage(tx, input);
+        tx.stageTitle("plan a trip", "fallback");
+        return sent;
+      },
+      { prefetchTail: sendMessage.prefetchTail(input) },
+    );
+    // As many as without the title ("SendMessage W->R0" above).
+    record("SendMessage W->R0 with a title", committed, 3);
+    expect([committed.chat.title, committed.chat.titleSource]).toEqual(["plan a trip", "fallback"]);
+    const { rows } = await env.pool.query("SELECT title, title_source, title_updated_at IS NOT NULL AS stamped FROM chats WHERE id = $1", [
+      idle.chatId,
+    ]);
+    expect(rows[0]).toEqual({ title: "plan a trip", title_source: "fallback", stamped: true });
+  });
+
   it("CommitStep: 4", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
     record(
