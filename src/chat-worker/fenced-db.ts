@@ -17,6 +17,16 @@ export interface ChatSnapshot {
   history: ChatMessageRow[];
 }
 
+/** A chat's every history row as one JSON array, in order; `chatId` is the SQL naming the chat's id. */
+export function historyJsonSql(chatId: string): string {
+  return `(SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = ${chatId})`;
+}
+
+/** The rows of historyJsonSql's array. */
+export function historyFromJson(history: unknown): ChatMessageRow[] {
+  return ((history ?? []) as RawRow[]).map(messageFromRaw);
+}
+
 /**
  * The fenced read in one statement: the row FOR SHARE, and its history as one JSON array. The
  * history subquery reads the statement's snapshot, taken before any wait for the row lock, while
@@ -27,11 +37,7 @@ export interface ChatSnapshot {
 function lockedReadSql(withHistory: boolean): string {
   return `WITH locked AS (SELECT * FROM chats WHERE id = $1 FOR SHARE)
   SELECT locked.*,
-    ${unchangedSinceSnapshotSql("locked", 0)} AS unchanged${
-      withHistory
-        ? `,\n    (SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = $1) AS history`
-        : ""
-    }
+    ${unchangedSinceSnapshotSql("locked", 0)} AS unchanged${withHistory ? `,\n    ${historyJsonSql("$1")} AS history` : ""}
   FROM locked`;
 }
 
@@ -48,7 +54,7 @@ export async function fencedRead(store: ChatStore, fence: Fence, withHistory = t
   if (raw.unchanged !== true) return fencedReadInTransaction(store, fence, withHistory);
   const chat = chatFromRaw(raw);
   checkFence(chat, fence);
-  return { chat, history: (raw.history ?? []).map(messageFromRaw) };
+  return { chat, history: historyFromJson(raw.history) };
 }
 
 /** The read when a commit on the chat ended the statement's wait for the lock: history after the lock. */

@@ -38,11 +38,11 @@
  */
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
 import type { ChatTx, CommitCheck } from "../../chats/chat-tx";
-import { messageFromRaw, type RawRow } from "../../db/rows";
 import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { Answered, ChatStore } from "../../chats/store";
 import type { StoreTransaction } from "../../db/transaction";
 import { acquire } from "../../chats/transitions/ownership";
+import { historyFromJson, historyJsonSql } from "../fenced-db";
 import { freshSinceSql, leaseFreshSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
 import {
   ADMISSION_LOCK_KEYS,
@@ -127,8 +127,8 @@ type ProbeRow = {
  */
 function historyAtCommit(found: (rows: ChatMessageRow[]) => void): CommitCheck {
   return {
-    columns: () => `(SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = chats.id) AS history`,
-    check: (raw) => found(((raw.history ?? []) as RawRow[]).map(messageFromRaw)),
+    columns: () => `${historyJsonSql("chats.id")} AS history`,
+    check: (raw) => found(historyFromJson(raw.history)),
   };
 }
 
