@@ -14,14 +14,21 @@
  * for whenever a client is attached and the runtime reconnects), sends both again whenever the
  * runtime starts a new execution context (a reload), and drops every message it receives.
  * `CHATD_DEVTOOLS=1` leaves the seat free for Chrome DevTools or an IDE (the proxy takes one client).
+ *
+ * Since it holds the seat, it is also where a CPU profile of the worker is taken:
+ * `CHATD_CPU_PROFILE=FILE` samples the runtime from start to stop and writes a `.cpuprofile`
+ * (Chrome DevTools' Performance panel, or speedscope, opens it).
  */
+import { writeFileSync } from "node:fs";
 import { WebSocket } from "ws";
 import { log } from "./log";
 
 const ATTACH_TIMEOUT_MS = 10_000;
+const PROFILE_SAMPLING_US = 200;
 
 export interface QuietInspector {
-  close(): void;
+  /** Writes the CPU profile first if one was asked for. */
+  close(): Promise<void>;
 }
 
 export async function quietInspector(inspectorPort: number): Promise<QuietInspector | undefined> {
@@ -46,12 +53,22 @@ async function attach(inspectorPort: number): Promise<QuietInspector> {
   // No User-Agent and no Origin: the proxy admits such a client as it does an IDE's.
   const ws = new WebSocket(url, { maxPayload: 256 * 1024 * 1024 });
   let nextId = 1_000_000_000;
-  const quiet = () => {
-    for (const method of ["Network.disable", "Debugger.disable"]) ws.send(JSON.stringify({ id: nextId++, method }));
+  const send = (method: string, params?: object) => {
+    const id = nextId++;
+    ws.send(JSON.stringify({ id, method, params }));
+    return id;
   };
+  const quiet = () => {
+    for (const method of ["Network.disable", "Debugger.disable"]) send(method);
+  };
+  const replies = new Map<number, (result: unknown) => void>();
   ws.on("message", (data) => {
+    const text = data.toString();
     // Dropped, but a new execution context means the proxy enabled the Network domain again.
-    if (data.toString().includes('"Runtime.executionContextCreated"')) quiet();
+    if (text.includes('"Runtime.executionContextCreated"')) quiet();
+    if (replies.size === 0 || !text.startsWith('{"id":')) return;
+    const message = JSON.parse(text) as { id: number; result?: unknown };
+    replies.get(message.id)?.(message.result);
   });
   ws.on("error", () => {});
   await new Promise<void>((resolve, reject) => {
@@ -70,5 +87,29 @@ async function attach(inspectorPort: number): Promise<QuietInspector> {
     });
   });
   quiet();
-  return { close: () => ws.terminate() };
+  const profileFile = process.env.CHATD_CPU_PROFILE;
+  if (!profileFile) {
+    return {
+      close: async () => {
+        ws.terminate();
+      },
+    };
+  }
+  send("Profiler.enable");
+  send("Profiler.setSamplingInterval", { interval: PROFILE_SAMPLING_US });
+  send("Profiler.start");
+  log("info", "cpu_profile_started", { file: profileFile });
+  return {
+    close: async () => {
+      const id = send("Profiler.stop");
+      const result = await new Promise<unknown>((resolve) => {
+        replies.set(id, resolve);
+        setTimeout(() => resolve(undefined), ATTACH_TIMEOUT_MS);
+      });
+      const profile = (result as { profile?: unknown } | undefined)?.profile;
+      if (profile) writeFileSync(profileFile, JSON.stringify(profile));
+      log(profile ? "info" : "warn", "cpu_profile_written", { file: profileFile, ok: Boolean(profile) });
+      ws.terminate();
+    },
+  };
 }

@@ -58,7 +58,7 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
   let inspector: Awaited<ReturnType<typeof quietInspector>>;
   const stop = async () => {
     const running = !wrangler.hasExited();
-    inspector?.close();
+    await inspector?.close();
     await wrangler.stop();
     if (running) log("info", "wrangler_dev_stopped", { port });
   };
