@@ -1,14 +1,18 @@
 /**
  * A parameterized statement rewritten with its parameters as literals, so that it can share one
- * simple-protocol query (and one round trip) with the BEGIN before it (transaction.ts).
+ * simple-protocol query (and one round trip) with the BEGIN before it or the COMMIT after it
+ * (transaction.ts).
  *
- * Only values whose literal needs no escaping are written in: null, a boolean, a safe integer, a
- * word of letters, digits and `_ . : -` (ids, UUIDs, statuses, "5000ms"), and an array of such
- * words. They become untyped quoted literals ('5', 'true', '{a,b}'), which Postgres types from
- * their context as it types an untyped parameter. Anything else (free text, dates, JSON) answers
- * `undefined` and the statement keeps its parameters. `$n` is replaced outside quoted strings
- * only; a statement with dollar quoting or quoted identifiers is left alone, as is one naming a
- * parameter it was not given.
+ * Every literal is an untyped quoted string ('5', 'true', '{a,b}', E'it''s'), which Postgres types
+ * from its context exactly as it types an untyped parameter (the driver sends every parameter
+ * untyped, as text). Free text is written as an escape string constant with every backslash and
+ * quote doubled: it reads the same whatever `standard_conforming_strings` says, and nothing in it
+ * can end the literal. What the driver would send other than as plain text answers `undefined`
+ * and the statement keeps its parameters: objects (JSON goes through pgJson as text), buffers, a
+ * string holding NUL (the protocol ends a query at NUL), a non-finite number, an invalid date, an
+ * array holding anything but words. Dates are written as ISO 8601 in UTC (every timestamp column
+ * is timestamptz). `$n` is replaced outside quoted strings only; a statement with dollar quoting
+ * or quoted identifiers is left alone, as is one naming a parameter it was not given.
  */
 
 const WORD = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -41,8 +45,10 @@ export function inlineParameters(text: string, values: readonly unknown[]): stri
 
 function literalOf(value: unknown): string | undefined {
   if (value === null) return "NULL";
-  if (typeof value === "boolean" || (typeof value === "number" && Number.isSafeInteger(value))) return `'${value}'`;
+  if (typeof value === "boolean" || (typeof value === "number" && Number.isFinite(value))) return `'${value}'`;
   if (isWord(value)) return `'${value}'`;
+  if (typeof value === "string") return value.includes("\u0000") ? undefined : `E'${value.replaceAll("\\", "\\\\").replaceAll("'", "''")}'`;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? undefined : `'${value.toISOString()}'`;
   // An array literal's bare NULL element is a null, not the word.
   if (Array.isArray(value) && value.every((v) => isWord(v) && v.toLowerCase() !== "null")) return `'{${value.join(",")}}'`;
   return undefined;

@@ -33,6 +33,13 @@ export function isForeignKeyViolation(err: unknown): boolean {
   return fields(err).code === "23503";
 }
 
+/** The check `chatd_check` raised (SQLSTATE CD001, migration 0011) for, by name; otherwise undefined. */
+export function failedCommitCheck(err: unknown): string | undefined {
+  if (fields(err).code !== "CD001") return undefined;
+  const message = (err as { message?: unknown }).message;
+  return typeof message === "string" ? message : undefined;
+}
+
 /** The violated constraint's name, when the driver reports one. */
 export function constraintOf(err: unknown): string | undefined {
   const c = fields(err).constraint;

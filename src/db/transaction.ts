@@ -4,11 +4,14 @@
  * statements). It counts the statements it runs so tests can bound what happens under a row lock,
  * and buffers the effects that may only run after COMMIT.
  *
- * BEGIN costs no round trip of its own when it can be avoided: it goes out with the transaction's
- * first statement, as one simple-protocol query, when that statement's parameters can be written
- * as literals that need no quoting (inline-parameters.ts); the driver sends one query at a time,
- * so this is the only way to put both in one round trip. A transaction that runs no statement sends
- * neither BEGIN nor COMMIT.
+ * Neither BEGIN nor COMMIT costs a round trip of its own when it can be avoided: BEGIN goes out
+ * with the transaction's first statement, and COMMIT with its last (`queryThenCommit`), as one
+ * simple-protocol query, when that statement's parameters can be written as literals
+ * (inline-parameters.ts); the driver sends one query at a time, so this is the only way to put
+ * them in one round trip. A statement that COMMIT follows must veto the transaction, if it may,
+ * from inside SQL (raising an error); Postgres skips the rest of a query string after an error,
+ * and the transaction is then rolled back as any other. A transaction that runs no statement
+ * sends neither BEGIN nor COMMIT.
  */
 import type { Pool, PoolClient, QueryResult } from "@neondatabase/serverless";
 import { errorText, logger } from "../log/log";
@@ -21,15 +24,22 @@ export class StoreTransaction {
   readonly #client: PoolClient;
   /** BEGIN, until it has gone out. */
   #pendingBegin: string | undefined;
+  /** COMMIT went out with the last statement. */
+  #committedInline = false;
 
   constructor(client: PoolClient, begin = "BEGIN") {
     this.#client = client;
     this.#pendingBegin = begin;
   }
 
-  /** Whether BEGIN has gone out (and COMMIT or ROLLBACK must follow). */
+  /** Whether BEGIN has gone out (and COMMIT or ROLLBACK must follow, unless it did already). */
   get began(): boolean {
     return this.#pendingBegin === undefined;
+  }
+
+  /** Whether COMMIT is still to be sent: BEGIN went out, and COMMIT did not ride with a statement. */
+  get open(): boolean {
+    return this.began && !this.#committedInline;
   }
 
   /** The connection, inside the transaction, for code that queries it directly. */
@@ -49,18 +59,45 @@ export class StoreTransaction {
   }
 
   async query<R extends RawRow = RawRow>(text: string, values: readonly unknown[] = []): Promise<R[]> {
-    this.#statements.push(text.replace(/\s+/g, " ").trim().slice(0, 80));
+    this.#record(text);
     const begin = this.#pendingBegin;
     const inlined = begin === undefined ? undefined : inlineParameters(text, values);
     if (begin !== undefined && inlined !== undefined) {
       this.#pendingBegin = undefined;
-      // A multi-statement query answers with one result per statement.
-      const results = (await this.#client.query(`${begin};\n${inlined}`)) as unknown as QueryResult<R>[];
-      return (results[1] as QueryResult<R>).rows;
+      return this.#multi<R>([begin, inlined], 1);
     }
     await this.#sendBegin();
     const result = await this.#client.query(text, values as unknown[]);
     return result.rows as R[];
+  }
+
+  /**
+   * The transaction's last statement, with COMMIT in its round trip when its parameters can be
+   * inlined (and BEGIN too, when it is also the first). Otherwise it runs as `query` does and
+   * COMMIT follows on its own. Whatever may veto the transaction must raise inside `text`: once
+   * this returns, the transaction may have committed. No statement may follow.
+   */
+  async queryThenCommit<R extends RawRow = RawRow>(text: string, values: readonly unknown[] = []): Promise<R[]> {
+    const inlined = inlineParameters(text, values);
+    if (inlined === undefined) return this.query<R>(text, values);
+    this.#record(text);
+    const begin = this.#pendingBegin;
+    this.#pendingBegin = undefined;
+    const rows = await this.#multi<R>(begin === undefined ? [inlined, "COMMIT"] : [begin, inlined, "COMMIT"], begin === undefined ? 0 : 1);
+    this.#committedInline = true;
+    return rows;
+  }
+
+  /** One simple-protocol query of several statements; the rows of the one at `index`. */
+  async #multi<R extends RawRow>(statements: string[], index: number): Promise<R[]> {
+    // A multi-statement query answers with one result per statement.
+    const results = (await this.#client.query(statements.join(";\n"))) as unknown as QueryResult<R>[];
+    return (results[index] as QueryResult<R>).rows;
+  }
+
+  #record(text: string): void {
+    if (this.#committedInline) throw new Error("a statement after the transaction's COMMIT went out");
+    this.#statements.push(text.replace(/\s+/g, " ").trim().slice(0, 80));
   }
 
   async #sendBegin(): Promise<void> {
@@ -100,7 +137,7 @@ export async function runTransaction<T>(pool: Pool, fn: (t: StoreTransaction) =>
     value = await committed(
       client,
       () => fn(t),
-      () => t.began,
+      () => t.open,
     );
   } catch (err) {
     observe?.({ statements: t.statements, statementLog: t.statementLog, committed: false });
@@ -130,15 +167,18 @@ export async function inTransaction<T>(pool: Pool, begin: string, fn: (client: P
   );
 }
 
-/** Runs `fn` on `client`, then COMMIT if a transaction began; ROLLBACK on any error; releases it. */
-async function committed<T>(client: PoolClient, fn: () => Promise<T>, began: () => boolean): Promise<T> {
+/**
+ * Runs `fn` on `client`, then COMMIT if a transaction is open; ROLLBACK on any error (harmless
+ * when the error was COMMIT's own: the transaction is over then); releases it.
+ */
+async function committed<T>(client: PoolClient, fn: () => Promise<T>, open: () => boolean): Promise<T> {
   let value: T;
   try {
     value = await fn();
-    if (began()) await client.query("COMMIT");
+    if (open()) await client.query("COMMIT");
   } catch (err) {
     let broken: Error | undefined;
-    if (began()) {
+    if (open()) {
       try {
         await client.query("ROLLBACK");
       } catch (rollbackErr) {

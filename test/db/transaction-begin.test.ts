@@ -1,9 +1,11 @@
 /**
- * BEGIN goes out with a transaction's first statement when that statement's parameters can be
- * written as literals (src/db/transaction.ts): one round trip fewer, and still one transaction.
+ * BEGIN goes out with a transaction's first statement, and COMMIT with its last, when that
+ * statement's parameters can be written as literals (src/db/transaction.ts): a round trip fewer
+ * each, and still one transaction.
  */
 import type { Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { failedCommitCheck } from "../../src/db/pg-errors";
 import { runTransaction } from "../../src/db/transaction";
 import { type Env, makeChat, makeEnv } from "./fixtures";
 
@@ -69,12 +71,13 @@ describe("a transaction's BEGIN", () => {
     }
   });
 
-  it("goes out alone before a first statement with a text parameter, and not at all when no statement runs", async () => {
+  it("goes out alone before a first statement with an object parameter, and not at all when no statement runs", async () => {
     const { chatId } = await makeChat(env, "W");
     const rec = recordQueries(env.pool);
+    const sql = "UPDATE chats SET title = $2::jsonb->>'t' WHERE id = $1";
     try {
-      await runTransaction(env.pool, (t) => t.query("UPDATE chats SET title = $2 WHERE id = $1", [chatId, "it's mine"]));
-      expect(rec.sent).toEqual(["BEGIN", "UPDATE chats SET title = $2 WHERE id = $1", "COMMIT"]);
+      await runTransaction(env.pool, (t) => t.query(sql, [chatId, { t: "it's mine" }]));
+      expect(rec.sent).toEqual(["BEGIN", sql, "COMMIT"]);
       expect((await env.pool.query("SELECT title FROM chats WHERE id = $1", [chatId])).rows[0]!.title).toBe("it's mine");
 
       rec.sent.length = 0;
@@ -82,6 +85,104 @@ describe("a transaction's BEGIN", () => {
       expect(rec.sent).toEqual([]);
     } finally {
       rec.stop();
+    }
+  });
+});
+
+describe("a transaction's COMMIT", () => {
+  const TITLE = "UPDATE chats SET title = $2 WHERE id = $1 RETURNING title";
+  const title = async (id: string) => (await env.pool.query("SELECT title FROM chats WHERE id = $1", [id])).rows[0]!.title;
+
+  it("shares one query with the last statement, and with BEGIN too when it is also the first", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await version(chatId);
+    const rec = recordQueries(env.pool);
+    try {
+      const rows = await runTransaction(env.pool, (t) => t.queryThenCommit<{ title: string }>(TITLE, [chatId, "alone"]));
+      expect(rows).toEqual([{ title: "alone" }]);
+      expect(rec.sent.map((q) => q.split("\n"))).toEqual([
+        ["BEGIN;", `UPDATE chats SET title = 'alone' WHERE id = '${chatId}' RETURNING title;`, "COMMIT"],
+      ]);
+
+      rec.sent.length = 0;
+      await runTransaction(env.pool, async (t) => {
+        await t.query(BUMP, [chatId]);
+        await t.queryThenCommit(TITLE, [chatId, "second"]);
+      });
+      expect(rec.sent.map((q) => q.split("\n").at(-1))).toEqual([BUMP.replace("$1", `'${chatId}'`), "COMMIT"]);
+      expect(await title(chatId)).toBe("second");
+      expect(await version(chatId)).toBe(before + 1);
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("rolls back the whole transaction when the last statement raises (chatd_check), and the connection is reused", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await version(chatId);
+    const rec = recordQueries(env.pool);
+    try {
+      const failed = runTransaction(env.pool, async (t) => {
+        await t.query(BUMP, [chatId]);
+        await t.queryThenCommit("UPDATE chats SET title = $2 WHERE id = $1 RETURNING chatd_check(false, $3)", [
+          chatId,
+          "vetoed",
+          "a_check",
+        ]);
+      });
+      const err = await failed.catch((e: unknown) => e);
+      expect(failedCommitCheck(err)).toBe("a_check");
+      expect(rec.sent.at(-1)).toBe("ROLLBACK");
+      expect(await version(chatId)).toBe(before);
+      expect(await title(chatId)).not.toBe("vetoed");
+      // The same pool's connections still work.
+      await runTransaction(env.pool, (t) => t.queryThenCommit(TITLE, [chatId, "after"]));
+      expect(await title(chatId)).toBe("after");
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("goes out on its own after a last statement whose parameters cannot be inlined, and refuses a statement after it", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const rec = recordQueries(env.pool);
+    const sql = "UPDATE chats SET title = $2::jsonb->>'t' WHERE id = $1";
+    try {
+      await runTransaction(env.pool, (t) => t.queryThenCommit(sql, [chatId, { t: "from json" }]));
+      expect(rec.sent).toEqual(["BEGIN", sql, "COMMIT"]);
+      expect(await title(chatId)).toBe("from json");
+
+      await expect(
+        runTransaction(env.pool, async (t) => {
+          await t.queryThenCommit(TITLE, [chatId, "committed"]);
+          await t.query(BUMP, [chatId]);
+        }),
+      ).rejects.toThrow("after the transaction's COMMIT");
+      // COMMIT had gone out: the first statement stays.
+      expect(await title(chatId)).toBe("committed");
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("writes any text as a literal that reads back exactly, whatever standard_conforming_strings says", async () => {
+    const hostile = [
+      "it's",
+      "back\\slash\\",
+      "\\'; DROP TABLE chats; --",
+      "E'x'",
+      "$1 $$ $tag$",
+      "line\nbreak\ttab",
+      "ünïcödé 😀",
+      "''",
+      "\\",
+    ];
+    for (const conforming of ["on", "off"]) {
+      const rows = await runTransaction(env.pool, async (t) => {
+        await t.query(`SELECT set_config('standard_conforming_strings', $1, true)`, [conforming]);
+        return t.queryThenCommit<{ v: string[] }>("SELECT ARRAY[$1::text, $2, $3, $4, $5, $6, $7, $8, $9] AS v", hostile);
+      });
+      expect(rows[0]!.v).toEqual(hostile);
     }
   });
 });

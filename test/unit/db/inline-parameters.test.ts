@@ -4,7 +4,7 @@ import { inlineParameters } from "../../../src/db/inline-parameters";
 const ID = "3f2b8c1e-9d4a-4b7e-8a61-0c5d2e7f9b13";
 
 describe("inlineParameters", () => {
-  it("writes ids, words, safe integers, booleans, null and arrays of words as untyped literals", () => {
+  it("writes ids, words, integers, booleans, null and arrays of words as untyped literals", () => {
     expect(
       inlineParameters("UPDATE chats SET v = v -$2 WHERE id = $1 AND a = $3 AND b IS $4 AND s = ANY($5::text[]) AND t = $6", [
         ID,
@@ -29,18 +29,23 @@ describe("inlineParameters", () => {
     expect(inlineParameters("SELECT '$1 and ''$2''', $1", [7])).toBe("SELECT '$1 and ''$2''', '7'");
   });
 
+  it("writes free text as an escape string with quotes and backslashes doubled, dates in UTC and fractions as they print", () => {
+    expect(inlineParameters("SELECT $1, $2, $3, $4", ["it's", "a\\b", "", "$1 'x'"])).toBe("SELECT E'it''s', E'a\\\\b', E'', E'$1 ''x'''");
+    expect(inlineParameters("SELECT $1", [`${ID}'; DROP TABLE chats; --`])).toBe(`SELECT E'${ID}''; DROP TABLE chats; --'`);
+    expect(inlineParameters("SELECT $1::timestamptz, $2", [new Date(Date.UTC(2026, 11, 1, 17, 0, 0, 5)), 1.5])).toBe(
+      "SELECT '2026-12-01T17:00:00.005Z'::timestamptz, '1.5'",
+    );
+  });
+
   it.each([
-    ["text with a quote", ["it's"]],
-    ["text with a space", ["a b"]],
-    ["an empty string", [""]],
+    ["text holding NUL", ["a\u0000b"]],
     ["an array with a comma or brace inside an element", [["a,b"]]],
     ["an array holding the word null", [["x", "NULL"]]],
     ["an array of numbers", [[1, 2]]],
-    ["a string that only looks like an id", [`${ID}'; DROP TABLE chats; --`]],
-    ["a date", [new Date(0)]],
-    ["an unsafe integer", [2 ** 53]],
-    ["a fraction", [1.5]],
+    ["an invalid date", [new Date(Number.NaN)]],
+    ["an infinite number", [Number.POSITIVE_INFINITY]],
     ["an object", [{ a: 1 }]],
+    ["a buffer", [new Uint8Array([1])]],
   ])("refuses %s", (_kind, values) => {
     expect(inlineParameters("SELECT $1", values)).toBeUndefined();
   });
