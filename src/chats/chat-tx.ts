@@ -35,6 +35,7 @@ import {
   type TransitionName,
   type VariantOf,
 } from "../chatstate/index";
+import { failedCommitCheck } from "../db/pg-errors";
 import { StoreInvariantError } from "./errors";
 import { answerPendingToolCalls, ACTIVE_TAIL_SQL, type HistoryTx } from "./history";
 import { chatUpdatePayload, type Notifier } from "./notifier";
@@ -79,14 +80,24 @@ export interface LandOptions {
 
 /**
  * A read that must run under the row lock and may veto the commit, folded into the commit write's
- * RETURNING: `columns` gets a function that binds a value and returns its parameter number, and `check` sees
- * the returned row before COMMIT (throwing rolls the transaction back). The columns read the
- * commit write's snapshot, taken after every lock the transaction holds; they cannot see that
- * statement's own writes.
+ * RETURNING. `columns` gets a function that binds a value and returns its parameter number, and
+ * gives extra RETURNING columns for `read`; `conditions` are boolean expressions the statement
+ * checks itself (`chatd_check`): one that does not hold raises, and the transaction rolls back
+ * with that condition's error. Nothing may veto after the statement: COMMIT may go out with it
+ * (StoreTransaction.queryThenCommit). The expressions read the commit write's snapshot, taken
+ * after every lock the transaction holds; they cannot see that statement's own writes.
  */
 export interface CommitCheck {
-  columns(bind: (value: unknown) => number): string;
-  check(raw: RawRow): void;
+  columns?(bind: (value: unknown) => number): string;
+  conditions?(bind: (value: unknown) => number): readonly CommitCondition[];
+  read?(raw: RawRow): void;
+}
+
+export interface CommitCondition {
+  /** A boolean SQL expression over `chats` (the row as written) that must be true. */
+  holds: string;
+  /** The error the transaction fails with when it is not. */
+  failure: () => Error;
 }
 
 /**
@@ -410,21 +421,24 @@ export class ChatTx implements HistoryTx {
   }
 
   /**
-   * The commit write. Checks that the committed row classifies as the last landing (a bug
-   * otherwise: the transaction rolls back), and buffers the notifications for after COMMIT.
+   * The commit write, the last statement of the transaction (COMMIT goes out with it when it can).
+   * The row must classify as the last landing, the queue must hold the messages the transitions
+   * counted, and every CommitCheck must pass; a failure is a rollback, checked before the write or
+   * inside it. Buffers the notifications for after COMMIT.
    */
   async commit(notifier: Notifier): Promise<CommittedChat> {
+    const expected = this.#expected;
+    const landed = classify(this.#chat, this.#queueLength);
+    if (expected !== undefined && landed !== expected) {
+      throw new StoreInvariantError(`chat ${this.chatId} would land in ${landed}, the table says ${expected}`);
+    }
     const committed = await this.#write(true);
     this.#committed = true;
-    const expected = this.#expected;
-    if (expected !== undefined && committed.state !== expected) {
-      throw new StoreInvariantError(`chat ${this.chatId} landed in ${committed.state}, the table says ${expected}`);
-    }
     publishAfterCommit(this.#t, notifier, committed);
     return committed;
   }
 
-  async #write(returning: boolean): Promise<CommittedChat> {
+  async #write(last: boolean): Promise<CommittedChat> {
     this.#assertOpen();
     const c = this.#chat;
     const values: unknown[] = [
@@ -471,32 +485,59 @@ export class ChatTx implements HistoryTx {
       values.push(heartbeat);
       sql = `WITH ${STAGED_HEARTBEAT} AS (${HEARTBEAT_UPSERT_SQL(values.length)} RETURNING runner_id) ${sql}`;
     }
-    if (returning) {
-      values.push(this.#options.staleThresholdMs);
-      sql += `, ${committedExtrasSql(values.length, heartbeat !== undefined)}`;
+    const failures = new Map<string, () => Error>();
+    if (last) {
       const bind = (value: unknown) => values.push(value);
-      for (const check of this.#commitChecks) sql += `, ${check.columns(bind)}`;
+      sql += `, ${committedExtrasSql(bind(this.#options.staleThresholdMs), heartbeat !== undefined)}`;
+      const conditions = [...this.#ownConditions(bind), ...this.#commitChecks.flatMap((check) => check.conditions?.(bind) ?? [])];
+      for (const [i, condition] of conditions.entries()) {
+        const name = `commit_check_${i}`;
+        failures.set(name, condition.failure);
+        sql += `, chatd_check(${condition.holds}, $${bind(name)}) AS ${name}`;
+      }
+      for (const check of this.#commitChecks) if (check.columns) sql += `, ${check.columns(bind)}`;
     }
-    const [raw] = await this.#t.query(sql, values);
+    let raw: RawRow | undefined;
+    try {
+      [raw] = await (last ? this.#t.queryThenCommit(sql, values) : this.#t.query(sql, values));
+    } catch (err) {
+      const failure = failures.get(failedCommitCheck(err) ?? "");
+      throw failure ? failure() : err;
+    }
+    // Under the row lock the row cannot vanish; were it to, the statement wrote nothing.
     if (raw === undefined) throw new StoreInvariantError(`locked chat ${this.chatId} vanished`);
-    if (returning) for (const check of this.#commitChecks) check.check(raw);
+    if (last) for (const check of this.#commitChecks) check.read?.(raw);
     this.#incrementAttempt = false;
     this.#retryState = undefined;
     this.#grantHistoryEpoch = false;
     this.#heartbeatRunnerId = undefined;
     this.#title = undefined;
-    if (!returning) {
+    if (!last) {
       this.#chat = chatFromRaw(raw);
       return committedFromRaw({ ...raw, queue_length: this.#queueLength, lease_fresh: false });
     }
     const committed = committedFromRaw(raw);
     this.#chat = committed.chat;
-    if (committed.queueLength !== this.#queueLength) {
-      throw new StoreInvariantError(
-        `chat ${this.chatId} has ${committed.queueLength} queued messages, the transitions counted ${this.#queueLength}`,
-      );
-    }
     return committed;
+  }
+
+  /**
+   * What every commit write checks in SQL: the row keeps the status and archived flag it wrote
+   * (no trigger rewrites them), and the queue holds the messages the transitions counted. With
+   * commit()'s check of the in-memory row, the committed row classifies as the last landing.
+   */
+  #ownConditions(bind: (value: unknown) => number): CommitCondition[] {
+    const counted = this.#queueLength;
+    return [
+      {
+        holds: "chats.status = $2 AND chats.archived = $3",
+        failure: () => new StoreInvariantError(`chat ${this.chatId}'s status or archived flag changed in its own write`),
+      },
+      {
+        holds: `(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id) = $${bind(counted)}`,
+        failure: () => new StoreInvariantError(`chat ${this.chatId} does not have the ${counted} queued messages the transitions counted`),
+      },
+    ];
   }
 
   #assertOpen(): void {

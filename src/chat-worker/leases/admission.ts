@@ -128,34 +128,35 @@ type ProbeRow = {
 function historyAtCommit(found: (rows: ChatMessageRow[]) => void): CommitCheck {
   return {
     columns: () => `${historyJsonSql("chats.id")} AS history`,
-    check: (raw) => found(historyFromJson(raw.history)),
+    read: (raw) => found(historyFromJson(raw.history)),
   };
 }
 
 /**
- * Step 3, in the commit write's RETURNING (`chats` is the row as written): the previous runner's
- * lease and the pool's slots in use by other chats. Throws Settled to roll back.
+ * Step 3, checked by the commit write itself (`chats` is the row as written): the previous
+ * runner's lease is not fresh, and the pool has a slot free besides this chat. Either failure
+ * rolls the acquisition back with its Settled answer.
  */
 function recheckAtCommit(previousRunnerId: string | null, limit: number, staleThresholdMs: number): CommitCheck {
   return {
-    columns: (bind) => {
-      const threshold = bind(staleThresholdMs);
-      const lease =
-        previousRunnerId === null
-          ? "false"
-          : `EXISTS (SELECT 1 FROM chat_heartbeats lease WHERE lease.chat_id = chats.id AND lease.runner_id = $${bind(previousRunnerId)}
-              AND lease.heartbeat_at > ${freshSinceSql(threshold)})`;
-      const slots =
-        limit > 0
-          ? `(SELECT count(*)::int FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
-              WHERE h.heartbeat_at > ${freshSinceSql(threshold)} AND c.worker_id IS NOT NULL AND c.id <> chats.id
-                AND (c.parent_chat_id IS NULL) = (chats.parent_chat_id IS NULL))`
-          : "NULL::int";
-      return `${lease} AS previous_lease_fresh, ${slots} AS pool_in_use`;
-    },
-    check: (raw) => {
-      if (raw.previous_lease_fresh === true) throw new Settled({ kind: "not_needed", reason: "owned" });
-      if (limit > 0 && Number(raw.pool_in_use ?? 0) >= limit) throw new Settled({ kind: "refused", reason: "capacity" });
+    conditions: (bind) => {
+      const conditions = [];
+      if (previousRunnerId !== null) {
+        conditions.push({
+          holds: `NOT EXISTS (SELECT 1 FROM chat_heartbeats lease WHERE lease.chat_id = chats.id AND lease.runner_id = $${bind(previousRunnerId)}
+              AND lease.heartbeat_at > ${freshSinceSql(bind(staleThresholdMs))})`,
+          failure: () => new Settled({ kind: "not_needed", reason: "owned" }),
+        });
+      }
+      if (limit > 0) {
+        conditions.push({
+          holds: `(SELECT count(*)::int FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
+              WHERE h.heartbeat_at > ${freshSinceSql(bind(staleThresholdMs))} AND c.worker_id IS NOT NULL AND c.id <> chats.id
+                AND (c.parent_chat_id IS NULL) = (chats.parent_chat_id IS NULL)) < $${bind(limit)}`,
+          failure: () => new Settled({ kind: "refused", reason: "capacity" }),
+        });
+      }
+      return conditions;
     },
   };
 }
