@@ -91,7 +91,7 @@ export async function renewHeartbeats(pool: Pool, runners: readonly RunnerRef[],
     pool,
     async (t) => {
       await t.query(LOCK_POOLS_SQL, [timeout, timeout]);
-      return t.query<{ chat_id: string; runner_id: string }>(RENEW_SQL, [
+      return t.queryThenCommit<{ chat_id: string; runner_id: string }>(RENEW_SQL, [
         runners.map((r) => r.chatId),
         runners.map((r) => r.runnerId),
         staleThresholdMs,
