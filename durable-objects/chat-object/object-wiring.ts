@@ -51,14 +51,20 @@ export interface ObjectPlatform {
   slotReleased: ChatWorkerHooks["slotReleased"];
 }
 
+/**
+ * One cache for every chat object in the isolate: an owner's second chat finds the key its first
+ * resolved (the bound on a suspended owner, OWNER_RECHECK_MS, is the same for all of them).
+ */
+const ISOLATE_ATTRIBUTION_KEYS = new AttributionKeyCache();
+
 export class ObjectWiring {
   #pool: Pool | undefined;
   #tracing: ObjectTracing | undefined;
   #context: CommandContext | undefined;
   #worker: ChatWorker | undefined;
   #keys: VerifiedKeys | undefined;
-  /** The chat owner's attribution key id, so a turn does not pay a transaction to resolve it. */
-  readonly #attributionKeys = new AttributionKeyCache();
+  /** The chat owner's attribution key id, so a turn does not pay a read to resolve it. */
+  readonly #attributionKeys = ISOLATE_ATTRIBUTION_KEYS;
   /** The MCP sessions of the turn in progress, reused across its steps, closed when it ends (docs/mcp.md). */
   readonly mcp = new McpTurnConnections((server) => connectMcpServer(server));
 

@@ -15,6 +15,8 @@ import { type Attribution, attributionRequest } from "../llm/attribution";
 
 /** How stale the owner's suspended/deleted status may be on the hot path. */
 export const OWNER_RECHECK_MS = 60_000;
+/** Owners kept at most by default; the oldest entry goes first (an entry is small, an isolate lives long). */
+const MAX_OWNERS = 10_000;
 /** Re-resolve this long before the extension window opens, so a running turn never crosses it. */
 const EXTEND_MARGIN_MS = 60 * 60 * 1000;
 
@@ -26,6 +28,8 @@ interface Cached {
 export class AttributionKeyCache {
   readonly #byOwner = new Map<string, Cached>();
 
+  constructor(private readonly maxOwners = MAX_OWNERS) {}
+
   async keyIdFor(db: Database, ownerId: string, now: Date): Promise<string> {
     const cached = this.#byOwner.get(ownerId);
     if (cached && now.getTime() < cached.reuseUntil) return cached.keyId;
@@ -36,6 +40,7 @@ export class AttributionKeyCache {
       now.getTime() + OWNER_RECHECK_MS,
     );
     this.#byOwner.set(ownerId, { keyId: key.id, reuseUntil });
+    if (this.#byOwner.size > this.maxOwners) this.#byOwner.delete(this.#byOwner.keys().next().value as string);
     return key.id;
   }
 }

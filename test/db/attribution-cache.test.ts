@@ -56,6 +56,21 @@ describe("AttributionKeyCache", () => {
     expect(c.count()).toBe(3);
   });
 
+  it("keeps at most its bound of owners, letting the oldest go first", async () => {
+    const [a, b, c] = [await makeOwner(env.pool), await makeOwner(env.pool), await makeOwner(env.pool)];
+    const cache = new AttributionKeyCache(2);
+    const counted = counting(db);
+    const now = new Date();
+    for (const owner of [a, b, c]) await cache.keyIdFor(counted.db, owner.userId, now);
+    const resolved = counted.count();
+    // b and c are kept; a was let go and is resolved again (one read: its key is live).
+    await cache.keyIdFor(counted.db, c.userId, now);
+    await cache.keyIdFor(counted.db, b.userId, now);
+    expect(counted.count()).toBe(resolved);
+    await cache.keyIdFor(counted.db, a.userId, now);
+    expect(counted.count()).toBe(resolved + 1);
+  });
+
   it("re-resolves near the extension window, and the key is extended in place", async () => {
     const owner = await makeOwner(env.pool);
     const cache = new AttributionKeyCache();
