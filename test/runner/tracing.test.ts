@@ -122,6 +122,9 @@ describe("turn spans", () => {
     const seen = names(spans);
     for (const stage of ["acquisition", "generation_step", "prepare", "provider_attempt", "stream", "time_to_first_token", "commit"])
       expect(seen.has(stage), `${stage} in ${[...seen]}`).toBe(true);
+    // The reply's commit ends the turn (FinishTurn in the same transaction): no second step reads it back.
+    expect(spans.filter((s) => s.name === "generation_step").map((s) => s.attributes.generation_action)).toEqual(["call_model"]);
+    expect(spans.filter((s) => s.name === "commit")).toHaveLength(1);
     const acquisition = spans.find((s) => s.name === "acquisition")!;
     expect(acquisition.startMs).toBe(root.startMs);
     const stream = spans.find((s) => s.name === "stream")!;

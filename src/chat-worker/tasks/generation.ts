@@ -4,6 +4,10 @@
  * FinishTurn, EnterRequiresAction or FinishError. A committed step moves history_version, which
  * makes the runner spawn the next step's task.
  *
+ * A model step whose commit leaves the turn nothing more to do (no local tool call, no compaction
+ * requested, no stop hook to ask) ends the turn in the same transaction: CommitStep, then the
+ * FinishTurn or EnterRequiresAction the next task would have applied after reading it back.
+ *
  * Model calls: RecordGenerationAttempt before every call, one part-buffer episode per attempt,
  * retryable failures recorded with RecordRetryState then retried after a backoff (1 s doubling to
  * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
@@ -24,10 +28,13 @@ import { episodeKey } from "../../part-buffer/part-buffer";
 import { checkFence } from "../fence";
 import { type ChatSnapshot, fencedRead, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
-import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
+import { hooksOf, runLocalToolsWithHooks, stopHook } from "../hook-calls";
+import type { ChatTx } from "../../chats/chat-tx";
+import type { Promotion } from "../../chats/queue";
 import type { TaskContext } from "../task-context";
 import { compactBeforeModelCall, compactOnRequest } from "./compaction";
 import type { ResolvedModelConfig } from "../../model-configs/resolve";
+import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import { toolStepOf } from "../../tools/chat-tools";
 import { logger } from "../../log/log";
 import type { Stage } from "../../observability/stage-tracer";
@@ -72,14 +79,12 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
         return;
       }
       const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), finishTurn.prefetchTail());
-      ctx.trace.complete();
-      if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
-      ctx.turnFinished(finished.chat, history);
+      turnEnded(ctx, { kind: "finished", promoted: finished.value.promoted }, finished.chat, history);
       return;
     }
     case "enter_requires_action":
       await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), enterRequiresAction.prefetchTail());
-      ctx.trace.complete();
+      turnEnded(ctx, { kind: "requires_action" }, chat, history);
       return;
     case "run_local_tools": {
       // The same turn as the step that made the calls: its MCP connections are reused.
@@ -173,7 +178,12 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
         { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
       ];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
-      await commitInStage(ctx, { messages });
+      let after: ChatMessageRow[] = [];
+      const committed = await commitInStage(ctx, { messages }, (tx, inserted) => {
+        after = [...history, ...inserted];
+        return endTurnInCommit(ctx, tx, after);
+      });
+      if (committed.value) turnEnded(ctx, committed.value, committed.chat, after);
       return;
     } catch (err) {
       if (!isModelCallError(err)) throw err;
@@ -188,6 +198,31 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
       ctx.parts.closeEpisode(key);
     }
   }
+}
+
+type TurnEnd = { kind: "finished"; promoted: Promotion | null } | { kind: "requires_action" };
+
+/**
+ * In the step's commit, on the history as it now is: FinishTurn or EnterRequiresAction when the
+ * next decision would be that, otherwise nothing (the next task decides). A turn that would finish
+ * is left to the next task when hooks are on: the stop hook is a call, not held under the lock.
+ */
+async function endTurnInCommit(ctx: TaskContext, tx: ChatTx, history: readonly ChatMessageRow[]): Promise<TurnEnd | undefined> {
+  const next = decideNextStep({ chat: tx.chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
+  if (next.kind === "finish_turn" && !hooksOf(ctx).enabled) return { kind: "finished", promoted: (await finishTurn(tx)).promoted };
+  if (next.kind === "enter_requires_action") {
+    await enterRequiresAction(tx);
+    return { kind: "requires_action" };
+  }
+  return undefined;
+}
+
+/** The turn's trace and what follows a finished turn (its title), once the ending committed. */
+function turnEnded(ctx: TaskContext, end: TurnEnd, chat: ChatRow, history: readonly ChatMessageRow[]): void {
+  ctx.trace.complete();
+  if (end.kind !== "finished") return;
+  if (end.promoted) ctx.trace.queueWait(end.promoted.queued.createdAt);
+  ctx.turnFinished(chat, history);
 }
 
 async function finishWithModelError(ctx: TaskContext, err: ModelCallError): Promise<void> {
