@@ -2,7 +2,7 @@
  * Attribution for every model call a chat makes (turns here; compaction and titles call
  * attributionFor too): the owner's synthetic key, resolved by resolveAttributionKey (one read for a
  * live key; a mint or an in-place extension under the per-user advisory lock otherwise) and then
- * kept in the object's memory, so a turn does not pay for it.
+ * kept in the isolate's memory (one cache for all its chat objects), so a turn does not pay for it.
  *
  * A cached id is reused until the key nears its extension window (less than 24 h + margin left:
  * then the next call re-resolves, which extends it in place) and at most OWNER_RECHECK_MS after it
@@ -48,7 +48,7 @@ export class AttributionKeyCache {
 export interface AttributionDeps {
   db: Database;
   now(): Date;
-  /** The object's cache; without one every call resolves again. */
+  /** The isolate's cache (shared by its chat objects); without one every call resolves again. */
   attributionKeys?: AttributionKeyCache | undefined;
 }
 
