@@ -6,22 +6,34 @@
  * `then` may apply a transition that follows the step in the same transaction, on the rows the
  * step inserted (generation.ts ends a turn this way): what the next task would have done after
  * reading the chat back, without the read and without a transaction of its own.
+ *
+ * With `read` (the step's own fenced read, nothing written since: the fence is checked under the
+ * lock) the next task starts from the chat as this commit left it instead of reading it back: the
+ * read's history plus every row the transaction inserted. Only for transitions that insert history
+ * and change no existing row (CommitStep, FinishTurn, EnterRequiresAction).
  */
 import type { ChatMessageRow } from "../db/schema/chats";
 import type { ChatTx } from "../chats/chat-tx";
 import type { Committed } from "../chats/store";
 import { type CommitStepInput, commitStep } from "../chats/transitions/commit-step";
-import { fencedUpdate } from "./fenced-db";
+import { type ChatSnapshot, fencedUpdate } from "./fenced-db";
 import type { TaskContext } from "./task-context";
 
 export async function commitInStage<T = undefined>(
   ctx: TaskContext,
   input: CommitStepInput,
   then?: (tx: ChatTx, inserted: readonly ChatMessageRow[]) => Promise<T>,
+  read?: ChatSnapshot,
 ): Promise<Committed<T | undefined>> {
   const stage = ctx.trace.stage("commit");
   return ctx.trace.within(stage, async () => {
     const committed = await fencedUpdate(ctx.store, ctx.fence, async (tx) => {
+      // Registered before the commit's notifications, so it runs first once COMMIT is through;
+      // by then tx.chat is the committed row.
+      const { handOff } = ctx;
+      if (read && handOff) {
+        tx.transaction.afterCommit(() => handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)] }));
+      }
       const { messages } = await commitStep(tx, input);
       return then ? then(tx, messages) : undefined;
     });

@@ -46,8 +46,11 @@ export class ChatRunner {
   /** The in-memory lock per intended (history_version, status): two tasks for the same work never overlap. */
   #locks = new Map<string, Promise<unknown>>();
   #stopped = false;
-  /** The acquisition's read, until the first task takes it (or another event makes it stale). */
-  #acquiredRead: ChatSnapshot | undefined;
+  /**
+   * A read of the chat as a commit left it (the acquisition's, or a task's own commit), until the
+   * task spawned for that row takes it (or an event for another row makes it stale).
+   */
+  #startingRead: ChatSnapshot | undefined;
   readonly #tracer: StageTracer;
   /** This runner's turns (spec "Turn span lifecycle"). */
   readonly #turns: TurnTracker;
@@ -74,7 +77,12 @@ export class ChatRunner {
    */
   acquired(info: { chatKind: ChatKind; takenOver: boolean; read?: ChatSnapshot | undefined }): void {
     this.#turns.acquired(info);
-    this.#acquiredRead = info.read;
+    this.#startingRead = info.read;
+  }
+
+  /** A task's commit left the chat as `read`: the task spawned for that row starts from it. */
+  handOff(read: ChatSnapshot): void {
+    if (!this.#stopped) this.#startingRead = read;
   }
 
   get activeTask(): TaskKind | null {
@@ -134,15 +142,16 @@ export class ChatRunner {
     const previous = this.#locks.get(lockKey) ?? Promise.resolve();
     const task: RunningTask = { id: this.#nextId++, kind, controller, finished: false, done: Promise.resolve("done") };
     const trace = new TaskTrace(this.#tracer, this.#turns, task.id, controller.signal);
-    // Only the event that is the acquired row itself may start from the acquisition's read.
-    let read = this.#acquiredRead?.chat.snapshotVersion === e.snapshotVersion ? this.#acquiredRead : undefined;
-    this.#acquiredRead = undefined;
-    const acquiredRead = () => {
+    // Only the event that is the read's row itself may start from it.
+    let read = this.#startingRead?.chat.snapshotVersion === e.snapshotVersion ? this.#startingRead : undefined;
+    this.#startingRead = undefined;
+    const startingRead = () => {
       const taken = read;
       read = undefined;
       return taken;
     };
-    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, acquiredRead };
+    const handOff = (next: ChatSnapshot) => this.handOff(next);
+    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, startingRead, handOff };
     task.done = previous
       .catch(() => {})
       .then(() => runTask(kind, controller.signal, () => this.tasks[kind](ctx), this.deps.sleep))

@@ -50,8 +50,14 @@ export interface TaskContext extends RunnerDeps {
   /** The task's turn and stages. */
   trace: TaskTrace;
   /**
-   * The chat and history the acquisition read under the row lock, for a new runner's first task:
-   * answered once (a retry reads again), and only when the task's fence is that row's.
+   * The chat and history as a commit left them (the acquisition's read under the row lock, or the
+   * previous task's own commit), for the task spawned for that very row: answered once (a retry
+   * reads again), and only when the task's fence is that row's.
    */
-  acquiredRead?: () => ChatSnapshot | undefined;
+  startingRead?: () => ChatSnapshot | undefined;
+  /**
+   * Gives the runner the chat and history this task's commit left, for the task it spawns on that
+   * commit's notification (startingRead). Call it after COMMIT, before the notification is handled.
+   */
+  handOff?: (read: ChatSnapshot) => void;
 }

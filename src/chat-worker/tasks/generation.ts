@@ -91,7 +91,7 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
       const { registry } = await ctx.toolsFor(chat, toolStepOf(history));
       const { results, context } = await runLocalToolsWithHooks(ctx, chat, next.calls, registry);
       // Parallel results (and the hooks' context) in one CommitStep: history_version moves once.
-      await commitInStage(ctx, { messages: [{ role: "tool", content: results }, ...context] });
+      await commitInStage(ctx, { messages: [{ role: "tool", content: results }, ...context] }, undefined, { chat, history });
       return;
     }
     case "compact":
@@ -107,9 +107,9 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
   }
 }
 
-/** The acquisition's read, when this is a new runner's first step on the acquired row. */
+/** The chat as the commit that spawned this task left it, when the runner has it (the acquisition's, or the previous step's). */
 function firstRead(ctx: TaskContext): ChatSnapshot | undefined {
-  const read = ctx.acquiredRead?.();
+  const read = ctx.startingRead?.();
   if (read) checkFence(read.chat, ctx.fence);
   return read;
 }
@@ -179,10 +179,15 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
       ];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
       let after: ChatMessageRow[] = [];
-      const committed = await commitInStage(ctx, { messages }, (tx, inserted) => {
-        after = [...history, ...inserted];
-        return endTurnInCommit(ctx, tx, after);
-      });
+      const committed = await commitInStage(
+        ctx,
+        { messages },
+        (tx, inserted) => {
+          after = [...history, ...inserted];
+          return endTurnInCommit(ctx, tx, after);
+        },
+        { chat, history },
+      );
       if (committed.value) turnEnded(ctx, committed.value, committed.chat, after);
       return;
     } catch (err) {

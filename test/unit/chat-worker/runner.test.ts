@@ -201,14 +201,36 @@ describe("ChatRunner.process", () => {
     runner.process(acquiredRow);
     await flush();
     const first = started[0]!.ctx;
-    expect(first.acquiredRead?.()).toBe(read);
+    expect(first.startingRead?.()).toBe(read);
     // A retry of the same task reads for itself.
-    expect(first.acquiredRead?.()).toBeUndefined();
+    expect(first.startingRead?.()).toBeUndefined();
 
     runner.process(event(6, 4, "running"));
     await flush();
     expect(started).toHaveLength(2);
-    expect(started[1]!.ctx.acquiredRead?.()).toBeUndefined();
+    expect(started[1]!.ctx.startingRead?.()).toBeUndefined();
+  });
+
+  it("hands a task's commit read to the task spawned for that commit's row, and to none other", async () => {
+    const { started, tasks } = scriptedTasks({ endOnAbort: true });
+    const { runner } = runnerWith(tasks);
+    runner.process(event(5, 3, "running"));
+    await flush();
+    const committedRow = event(6, 4, "running");
+    const read = { chat: committedRow, history: [] } as unknown as ChatSnapshot;
+    started[0]!.ctx.handOff?.(read);
+    runner.process(committedRow);
+    await flush();
+    expect(started[1]!.ctx.startingRead?.()).toBe(read);
+    expect(started[1]!.ctx.startingRead?.()).toBeUndefined();
+
+    // Handed off, but another row's event came first: it is stale and dropped.
+    started[1]!.ctx.handOff?.({ chat: event(8, 6, "running"), history: [] } as unknown as ChatSnapshot);
+    runner.process(event(7, 5, "running"));
+    await flush();
+    runner.process(event(8, 6, "running"));
+    await flush();
+    expect(started.slice(2).map((s) => s.ctx.startingRead?.())).toEqual([undefined, undefined]);
   });
 
   it("gives the acquisition's read to no task when the first event is not the acquired row", async () => {
@@ -217,6 +239,6 @@ describe("ChatRunner.process", () => {
     runner.acquired({ chatKind: "root", takenOver: false, read: { chat: event(5, 3, "running"), history: [] } as unknown as ChatSnapshot });
     runner.process(event(7, 4, "running"));
     await flush();
-    expect(started[0]!.ctx.acquiredRead?.()).toBeUndefined();
+    expect(started[0]!.ctx.startingRead?.()).toBeUndefined();
   });
 });
