@@ -124,13 +124,31 @@ export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
  * first (ChatTx is the only writer), so the row as the snapshot saw it being one bump behind the
  * locked one means the counts are current. Otherwise `unchanged` is false and they are read again.
  */
-function lockBumpAndReadSql(withTail: boolean): string {
-  return `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1
+function lockBumpAndReadSql(withTail: boolean, guarded = false): string {
+  return `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1${guarded ? ` AND ${LOCK_ROW_GUARD_SQL}` : ""}
   RETURNING *,
     ${unchangedSinceSnapshotSql("chats", 1)} AS unchanged,
     (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length${
       withTail ? `,\n    (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail` : ""
     }`;
+}
+
+/** The transaction-local setting a guard statement leaves for ChatTx.lockIf's row lock. */
+const LOCK_ROW_SETTING = "chatd.lock_row";
+const LOCK_ROW_GUARD_SQL = `current_setting('${LOCK_ROW_SETTING}', true) = 'true'`;
+
+/**
+ * A select-list expression for ChatTx.lockIf's guard statement: the row lock that follows in the
+ * same round trip locks the row only when `condition` (a boolean) was true.
+ */
+export function lockRowIfSql(condition: string): string {
+  return `set_config('${LOCK_ROW_SETTING}', (${condition})::text, true)`;
+}
+
+/** A statement sent ahead of ChatTx.lockIf's row lock; it decides with lockRowIfSql. */
+export interface LockGuard {
+  text: string;
+  values: readonly unknown[];
 }
 
 const LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false);
@@ -179,16 +197,42 @@ export class ChatTx implements HistoryTx {
    * Throws ChatNotFoundError when the row does not exist.
    */
   static async lock(t: StoreTransaction, chatId: string, options: ChatTxOptions, prefetchTail: TailPrefetch = false): Promise<ChatTx> {
-    const [raw] = await t.query<RawRow & { unchanged: boolean; queue_length: number; tail?: RawRow[] }>(
-      prefetchTail === false ? LOCK_BUMP_AND_COUNT_SQL : LOCK_BUMP_COUNT_AND_TAIL_SQL,
-      [chatId],
-    );
+    const [raw] = await t.query(prefetchTail === false ? LOCK_BUMP_AND_COUNT_SQL : LOCK_BUMP_COUNT_AND_TAIL_SQL, [chatId]);
     if (raw === undefined) throw new ChatNotFoundError(chatId);
-    const chat = chatFromRaw(raw);
+    return ChatTx.#locked(t, chatId, raw, options, prefetchTail);
+  }
+
+  /**
+   * `lock` after `guard`, in one round trip: the row is locked (and bumped) only when the guard's
+   * lockRowIfSql condition was true, so a guard that decides against it leaves the row untouched.
+   * The guard runs first, so any lock it takes comes before the row lock. Answers the guard's row
+   * and the handle, or no handle when the guard decided against the lock or the row is gone.
+   */
+  static async lockIf(
+    t: StoreTransaction,
+    chatId: string,
+    options: ChatTxOptions,
+    prefetchTail: TailPrefetch,
+    guard: LockGuard,
+  ): Promise<{ guardRow: RawRow | undefined; tx: ChatTx | undefined }> {
+    const [guardRows, lockRows] = await t.queryEach([guard, { text: lockBumpAndReadSql(prefetchTail !== false, true), values: [chatId] }]);
+    const raw = lockRows?.[0];
+    return { guardRow: guardRows?.[0], tx: raw === undefined ? undefined : await ChatTx.#locked(t, chatId, raw, options, prefetchTail) };
+  }
+
+  static async #locked(
+    t: StoreTransaction,
+    chatId: string,
+    raw: RawRow,
+    options: ChatTxOptions,
+    prefetchTail: TailPrefetch,
+  ): Promise<ChatTx> {
+    const locked = raw as RawRow & { unchanged: boolean; queue_length: number; tail?: RawRow[] };
+    const chat = chatFromRaw(locked);
     const wantTail = typeof prefetchTail === "function" ? prefetchTail(chat) : prefetchTail;
-    if (raw.unchanged === true) {
-      const tail = raw.tail === undefined ? undefined : raw.tail.map(messageFromRaw);
-      return new ChatTx(t, chat, raw.queue_length, tail, options);
+    if (locked.unchanged === true) {
+      const tail = locked.tail === undefined ? undefined : locked.tail.map(messageFromRaw);
+      return new ChatTx(t, chat, locked.queue_length, tail, options);
     }
     if (!wantTail) {
       const [row] = await t.query<{ queue_length: number }>(QUEUE_LENGTH_SQL, [chatId]);

@@ -25,8 +25,9 @@
  * command never reaches the pool.
  */
 import type { Pool } from "@neondatabase/serverless";
-import { REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
-import { ChatTx, publishAfterCommit, type AppliedTransition, type ChatTxOptions, type TailPrefetch } from "./chat-tx";
+import { ChatNotFoundError, REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
+import { ChatTx, publishAfterCommit, type AppliedTransition, type ChatTxOptions, type LockGuard, type TailPrefetch } from "./chat-tx";
+import type { RawRow } from "../db/rows";
 import { StoreInvariantError } from "./errors";
 import { filesForAttachment } from "../files/files";
 import { NOOP_NOTIFIER, type Notifier } from "./notifier";
@@ -76,7 +77,7 @@ export interface UpdateOptions {
   staleThresholdMs?: number;
 }
 
-/** What the step before the lock of `updateUnless` returns to end the transaction without locking. */
+/** What the guard of `updateGuarded` answers to end the transaction without locking. */
 export interface Answered<A> {
   readonly answer: A;
 }
@@ -114,17 +115,29 @@ export class ChatStore {
   }
 
   /**
-   * `update` with a first step in the same transaction, before the row lock: `before` may take
-   * locks that must come first (admission's pool lock: pool first, then row) and may answer
-   * without locking the chat, which ends the transaction with nothing written.
+   * `update` with a guard statement first, sent with the row lock in one round trip
+   * (ChatTx.lockIf): the guard may take locks that must come first (admission's pool lock: pool
+   * first, then row) and decides in SQL whether the row is locked at all (lockRowIfSql). `answer`
+   * reads the guard's row and answers when the guard decided against the lock, which ends the
+   * transaction with nothing written; it must decide as the SQL did.
    */
-  updateUnless<A, T>(
+  updateGuarded<A, T>(
     chatId: string,
-    before: (t: StoreTransaction) => Promise<Answered<A> | undefined>,
+    guard: LockGuard & { answer(row: RawRow | undefined): Answered<A> | undefined },
     fn: (tx: ChatTx) => Promise<T>,
     options: UpdateOptions = {},
   ): Promise<Answered<A> | Committed<T>> {
-    return this.transaction(async (t) => (await before(t)) ?? this.#lockApplyCommit(t, chatId, fn, options));
+    return this.transaction(async (t) => {
+      const { guardRow, tx } = await ChatTx.lockIf(t, chatId, this.#txOptions(options), options.prefetchTail ?? false, guard);
+      const answered = guard.answer(guardRow);
+      if (answered) {
+        if (tx) throw new StoreInvariantError(`chat ${chatId} was locked by a guard that answered without it`);
+        return answered;
+      }
+      // The guard let the lock through, and the row was gone by then.
+      if (!tx) throw new ChatNotFoundError(chatId);
+      return this.#commit(t, tx, await fn(tx));
+    });
   }
 
   /** Create: inserts the chat and applies the transition on it, in one transaction (transitions/create.ts). */
@@ -200,10 +213,12 @@ export class ChatStore {
     fn: (tx: ChatTx) => Promise<T>,
     options: UpdateOptions,
   ): Promise<Committed<T>> {
-    const txOptions =
-      options.staleThresholdMs === undefined ? this.options : { ...this.options, staleThresholdMs: options.staleThresholdMs };
-    const tx = await ChatTx.lock(t, chatId, txOptions, options.prefetchTail ?? false);
+    const tx = await ChatTx.lock(t, chatId, this.#txOptions(options), options.prefetchTail ?? false);
     return this.#commit(t, tx, await fn(tx));
+  }
+
+  #txOptions(options: UpdateOptions): ChatTxOptions {
+    return options.staleThresholdMs === undefined ? this.options : { ...this.options, staleThresholdMs: options.staleThresholdMs };
   }
 
   /** The commit write, the notifications buffered for after COMMIT, and what `update` returns. */

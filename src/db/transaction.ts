@@ -64,11 +64,31 @@ export class StoreTransaction {
     const inlined = begin === undefined ? undefined : inlineParameters(text, values);
     if (begin !== undefined && inlined !== undefined) {
       this.#pendingBegin = undefined;
-      return this.#multi<R>([begin, inlined], 1);
+      return (await this.#multi<R>([begin, inlined]))[1] as R[];
     }
     await this.#sendBegin();
     const result = await this.#client.query(text, values as unknown[]);
     return result.rows as R[];
+  }
+
+  /**
+   * Several statements in one round trip when all their parameters can be inlined (with BEGIN
+   * too, when they are the first), one after the other otherwise; the rows of each, in order.
+   * Postgres runs them in order and stops at the first error, which rejects the whole call.
+   */
+  async queryEach(statements: readonly { text: string; values?: readonly unknown[] }[]): Promise<RawRow[][]> {
+    const inlined = statements.map((s) => inlineParameters(s.text, s.values ?? []));
+    if (statements.length < 2 || inlined.some((text) => text === undefined)) {
+      const rows: RawRow[][] = [];
+      for (const s of statements) rows.push(await this.query(s.text, s.values));
+      return rows;
+    }
+    for (const s of statements) this.#record(s.text);
+    const begin = this.#pendingBegin;
+    this.#pendingBegin = undefined;
+    const texts = inlined as string[];
+    const rows = await this.#multi(begin === undefined ? texts : [begin, ...texts]);
+    return begin === undefined ? rows : rows.slice(1);
   }
 
   /**
@@ -83,16 +103,16 @@ export class StoreTransaction {
     this.#record(text);
     const begin = this.#pendingBegin;
     this.#pendingBegin = undefined;
-    const rows = await this.#multi<R>(begin === undefined ? [inlined, "COMMIT"] : [begin, inlined, "COMMIT"], begin === undefined ? 0 : 1);
+    const rows = await this.#multi<R>(begin === undefined ? [inlined, "COMMIT"] : [begin, inlined, "COMMIT"]);
     this.#committedInline = true;
-    return rows;
+    return rows[begin === undefined ? 0 : 1] as R[];
   }
 
-  /** One simple-protocol query of several statements; the rows of the one at `index`. */
-  async #multi<R extends RawRow>(statements: string[], index: number): Promise<R[]> {
+  /** One simple-protocol query of two or more statements; the rows of each. */
+  async #multi<R extends RawRow>(statements: string[]): Promise<R[][]> {
     // A multi-statement query answers with one result per statement.
     const results = (await this.#client.query(statements.join(";\n"))) as unknown as QueryResult<R>[];
-    return (results[index] as QueryResult<R>).rows;
+    return results.map((result) => result.rows);
   }
 
   #record(text: string): void {

@@ -7,6 +7,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatTx } from "../../src/chats/index";
+import { lockRowIfSql } from "../../src/chats/chat-tx";
 import { chatRow, makeChat, makeEnv, queueOf, text, type Env } from "./fixtures";
 import { commitStep, sendMessage } from "../../src/chats/transitions/index";
 import { fencedRead } from "../../src/chat-worker/fenced-db";
@@ -108,5 +109,35 @@ describe("the lock's counts after a wait for the row", () => {
     const { rows } = await env.pool.query(`SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY seq`, [chat.chatId]);
     expect(read.history).toEqual(rows.map(messageFromRaw));
     expect(read.chat).toEqual(chatFromRaw(row));
+  });
+});
+
+describe("a guarded row lock (ChatStore.updateGuarded)", () => {
+  const versionOf = async (id: string) =>
+    (await env.pool.query<{ v: number }>("SELECT snapshot_version::int AS v FROM chats WHERE id = $1", [id])).rows[0]!.v;
+  const guard = (lock: boolean) => ({
+    text: `SELECT $1::int AS n, ${lockRowIfSql("$2::boolean")} AS lock_row`,
+    values: [7, lock],
+    answer: (row: { n?: number } | undefined) => (lock ? undefined : { answer: row?.n }),
+  });
+
+  it("locks and bumps the row when the guard says so, and leaves it untouched when it does not", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await versionOf(chatId);
+    const answered = await env.store.updateGuarded(chatId, guard(false), async () => "never");
+    expect(answered).toEqual({ answer: 7 });
+    expect(await versionOf(chatId)).toBe(before);
+
+    const committed = await env.store.updateGuarded(chatId, guard(true), async (tx) => tx.chat.snapshotVersion);
+    expect("value" in committed && committed.value).toBe(before + 1);
+    expect(await versionOf(chatId)).toBe(before + 1);
+  });
+
+  it("refuses a guard that answers after the SQL let the lock through, writing nothing", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await versionOf(chatId);
+    const lying = { ...guard(true), answer: () => ({ answer: "no" }) };
+    await expect(env.store.updateGuarded(chatId, lying, async () => "never")).rejects.toThrow("answered without it");
+    expect(await versionOf(chatId)).toBe(before);
   });
 });

@@ -89,6 +89,43 @@ describe("a transaction's BEGIN", () => {
   });
 });
 
+describe("statements sent together (queryEach)", () => {
+  it("go out as one query, with BEGIN when they are the first, and each answers its rows", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await version(chatId);
+    const rec = recordQueries(env.pool);
+    try {
+      const [first, second] = await runTransaction(env.pool, (t) =>
+        t.queryEach([
+          { text: "SELECT $1::int AS n", values: [1] },
+          { text: BUMP, values: [chatId] },
+        ]),
+      );
+      expect(first).toEqual([{ n: 1 }]);
+      expect(Number(second![0]!.snapshot_version)).toBe(before + 1);
+      expect(rec.sent.map((q) => q.split("\n")[0])).toEqual(["BEGIN;", "COMMIT"]);
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("go out one by one when one cannot be inlined", async () => {
+    const rec = recordQueries(env.pool);
+    try {
+      const rows = await runTransaction(env.pool, (t) =>
+        t.queryEach([
+          { text: "SELECT $1::int AS n", values: [1] },
+          { text: "SELECT ($1::jsonb)->>'a' AS a", values: [{ a: "x" }] },
+        ]),
+      );
+      expect(rows).toEqual([[{ n: 1 }], [{ a: "x" }]]);
+      expect(rec.sent).toEqual(["BEGIN;\nSELECT '1'::int AS n", "SELECT ($1::jsonb)->>'a' AS a", "COMMIT"]);
+    } finally {
+      rec.stop();
+    }
+  });
+});
+
 describe("a transaction's COMMIT", () => {
   const TITLE = "UPDATE chats SET title = $2 WHERE id = $1 RETURNING title";
   const title = async (id: string) => (await env.pool.query("SELECT title FROM chats WHERE id = $1", [id])).rows[0]!.title;

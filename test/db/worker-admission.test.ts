@@ -127,7 +127,7 @@ describe("acquireChat on a runnable chat", () => {
 
 describe("acquireChat when no acquisition is due", () => {
   it.each(["W", "E0", "E1", "XW", "XE0", "XE1", "Invalid"] as const)(
-    "answers not_needed/not_runnable for a %s chat in one statement, writing and publishing nothing",
+    "answers not_needed/not_runnable for a %s chat from the probe, writing and publishing nothing",
     async (state: ExecutionState | "Invalid") => {
       const chat = await makeChat(env, state);
       const before = await observable(chat.chatId);
@@ -135,7 +135,8 @@ describe("acquireChat when no acquisition is due", () => {
       const outcome = await acquireChat(store, chat.chatId, options({ root: 1, subagent: 1 }));
       expect(outcome).toEqual({ kind: "not_needed", reason: "not_runnable" });
       expect(await observable(chat.chatId)).toEqual(before);
-      expect(runs[0]?.statements).toBe(1);
+      // The probe, and the row lock sent with it, which the probe's answer made match nothing.
+      expect(runs[0]?.statements).toBe(2);
     },
   );
 

@@ -4,18 +4,21 @@
  * same transaction ("admission runs inside the acquisition transaction, before Acquire, under a
  * Postgres advisory lock held until the transaction commits").
  *
- * One transaction, ChatStore.updateUnless's, in this order:
+ * One transaction, ChatStore.updateGuarded's, in this order (steps 1 and 2 go out together, in
+ * one round trip):
  *  1. probe (one statement): read the chat's pool, whether it is runnable and whether its lease is
  *     fresh, without locks; and only when it looks acquirable and its pool has a limit, set
  *     `lock_timeout` and take the pool's advisory lock, in the same statement (the select list is
- *     evaluated left to right, so the timeout is in force when the lock wait starts). A chat that
+ *     evaluated left to right, so the timeout is in force when the lock wait starts). It also
+ *     leaves, for step 2, whether the row is to be locked at all (lockRowIfSql). A chat that
  *     is not runnable, or freshly owned, is answered without waiting for the lock: a transition
  *     that later makes it acquirable publishes the ownership hint, and the sweep catches leases
  *     that go stale. The pool is needed before the row lock so locks are always taken pool
  *     first, then row (a row lock held while queueing for the pool lock would block the chat's
  *     own transitions, interrupts included, for up to the lock timeout).
  *  2. the store's row lock: lock the row, bump snapshot_version and count the queue (a second
- *     statement counts it again when a commit on the chat landed while the lock was awaited).
+ *     statement counts it again when a commit on the chat landed while the lock was awaited);
+ *     when the probe answered, it matches no row and locks nothing.
  *  3. Acquire (the existing transition: ownership plus the heartbeat upsert) and the commit
  *     write, one statement, which publishes chat:update after COMMIT like every transition.
  *  4. recheck under both locks, in the commit write's RETURNING (ChatTx.checkAtCommit; skipped
@@ -33,14 +36,15 @@
  *
  * Statements (BEGIN/COMMIT excluded), one more after a row lock wait that a commit ended: acquired
  * 3; refused for capacity or found freshly owned under the row lock 3, then ROLLBACK; answered by
- * the probe (not runnable, fresh lease, not found) 1; refused for lock_timeout: the statement whose
- * lock wait timed out; found not runnable under the row lock 2, then ROLLBACK.
+ * the probe (not runnable, fresh lease, not found) 2, the row lock having matched nothing; refused
+ * for lock_timeout: the statement whose lock wait timed out; found not runnable under the row lock
+ * 2, then ROLLBACK.
  */
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
-import type { ChatTx, CommitCheck } from "../../chats/chat-tx";
+import { type ChatTx, type CommitCheck, lockRowIfSql } from "../../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { Answered, ChatStore } from "../../chats/store";
-import type { StoreTransaction } from "../../db/transaction";
+import type { RawRow } from "../../db/rows";
 import { acquire } from "../../chats/transitions/ownership";
 import { historyFromJson, historyJsonSql } from "../fenced-db";
 import { freshSinceSql, leaseFreshSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
@@ -109,6 +113,7 @@ const PROBE_SQL = `
     SELECT probe.*, (runnable AND NOT lease_fresh AND CASE WHEN is_root THEN $4::int ELSE $5::int END > 0) AS admit FROM probe
   )
   SELECT is_root, runnable, lease_fresh, admit,
+    ${lockRowIfSql("runnable AND NOT lease_fresh")} AS lock_row,
     CASE WHEN admit THEN set_config('lock_timeout', $6, true) END AS lock_timeout,
     CASE WHEN admit THEN pg_advisory_xact_lock(${ADMISSION_LOCK_NAMESPACE}::int4, ${LOCK_KEY_SQL}::int4)::text END AS locked
   FROM gate`;
@@ -170,23 +175,21 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   // The chat's pool limit, as the probe found it.
   let limit = 0;
   let history: ChatMessageRow[] | undefined;
-  const probe = async (t: StoreTransaction): Promise<Answered<AcquireOutcome> | undefined> => {
-    const [row] = await t.query<ProbeRow>(PROBE_SQL, [
-      chatId,
-      RUNNABLE_STATUSES,
-      staleThresholdMs,
-      limits.root,
-      limits.subagent,
-      timeoutSetting(lockTimeoutMs),
-    ]);
-    if (row === undefined) return { answer: { kind: "not_needed", reason: "not_found" } };
-    if (!row.runnable) return { answer: { kind: "not_needed", reason: "not_runnable" } };
-    if (row.lease_fresh) return { answer: { kind: "not_needed", reason: "owned" } };
-    limit = row.is_root ? limits.root : limits.subagent;
-    return undefined;
+  const probe = {
+    text: PROBE_SQL,
+    values: [chatId, RUNNABLE_STATUSES, staleThresholdMs, limits.root, limits.subagent, timeoutSetting(lockTimeoutMs)],
+    // As the probe's lock_row decided: the row is locked only when it is runnable with no fresh lease.
+    answer: (raw: RawRow | undefined): Answered<AcquireOutcome> | undefined => {
+      const row = raw as ProbeRow | undefined;
+      if (row === undefined) return { answer: { kind: "not_needed", reason: "not_found" } };
+      if (!row.runnable) return { answer: { kind: "not_needed", reason: "not_runnable" } };
+      if (row.lease_fresh) return { answer: { kind: "not_needed", reason: "owned" } };
+      limit = row.is_root ? limits.root : limits.subagent;
+      return undefined;
+    },
   };
   try {
-    const result = await store.updateUnless(
+    const result = await store.updateGuarded(
       chatId,
       probe,
       async (tx) => {
