@@ -28,7 +28,8 @@
  *     pool owned with a fresh heartbeat, whatever their execution state, this chat excluded. That
  *     statement starts after the row lock is granted, so its snapshot sees every commit up to then
  *     (a lease check inside the locking statement would read the heartbeat table as of before the
- *     lock wait); a refusal there throws before COMMIT, rolling the write back.
+ *     lock wait); a refusal raises inside that statement (chatd_check), so the COMMIT that goes out
+ *     with it never runs and the write is rolled back.
  * Runnability is rechecked on the locked row in memory (no statement).
  *
  * Every outcome other than "acquired" after step 2 throws to roll back, so a refused or
