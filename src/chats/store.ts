@@ -15,8 +15,8 @@
  * - `create`: Create has no row to lock first (the chat commands' POST /chats);
  * - `setArchived`: the family archive locks a root and its descendants (PATCH archived and the
  *   auto-archive loop);
- * - `updateUnless`: a step before the row lock that may answer without taking it (the worker's
- *   acquisition with admission, src/chat-worker/leases/admission.ts).
+ * - `updateGuarded`: a guard statement sent with the row lock, which may answer without taking
+ *   it (the worker's acquisition with admission, src/chat-worker/leases/admission.ts).
  * `transaction` is a bare transaction on the same pool for reads and writes that are no
  * transition (a fenced read that waited for a commit, purge).
  *
