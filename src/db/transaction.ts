@@ -60,12 +60,9 @@ export class StoreTransaction {
 
   async query<R extends RawRow = RawRow>(text: string, values: readonly unknown[] = []): Promise<R[]> {
     this.#record(text);
-    const begin = this.#pendingBegin;
-    const inlined = begin === undefined ? undefined : inlineParameters(text, values);
-    if (begin !== undefined && inlined !== undefined) {
-      this.#pendingBegin = undefined;
-      return (await this.#multi<R>([begin, inlined]))[1] as R[];
-    }
+    // Inlined only to share BEGIN's round trip: alone, it keeps its parameters.
+    const inlined = this.#pendingBegin === undefined ? undefined : inlineParameters(text, values);
+    if (inlined !== undefined) return (await this.#together<R>([inlined]))[0] as R[];
     await this.#sendBegin();
     const result = await this.#client.query(text, values as unknown[]);
     return result.rows as R[];
@@ -84,11 +81,7 @@ export class StoreTransaction {
       return rows;
     }
     for (const s of statements) this.#record(s.text);
-    const begin = this.#pendingBegin;
-    this.#pendingBegin = undefined;
-    const texts = inlined as string[];
-    const rows = await this.#multi(begin === undefined ? texts : [begin, ...texts]);
-    return begin === undefined ? rows : rows.slice(1);
+    return this.#together(inlined as string[]);
   }
 
   /**
@@ -101,18 +94,23 @@ export class StoreTransaction {
     const inlined = inlineParameters(text, values);
     if (inlined === undefined) return this.query<R>(text, values);
     this.#record(text);
-    const begin = this.#pendingBegin;
-    this.#pendingBegin = undefined;
-    const rows = await this.#multi<R>(begin === undefined ? [inlined, "COMMIT"] : [begin, inlined, "COMMIT"]);
+    const [rows] = await this.#together<R>([inlined, "COMMIT"]);
     this.#committedInline = true;
-    return rows[begin === undefined ? 0 : 1] as R[];
+    return rows as R[];
   }
 
-  /** One simple-protocol query of two or more statements; the rows of each. */
-  async #multi<R extends RawRow>(statements: string[]): Promise<R[][]> {
-    // A multi-statement query answers with one result per statement.
-    const results = (await this.#client.query(statements.join(";\n"))) as unknown as QueryResult<R>[];
-    return results.map((result) => result.rows);
+  /**
+   * Inlined statements as one simple-protocol query, BEGIN first when it has not gone out yet;
+   * the rows of each given statement. There must be two statements in all, BEGIN included: the
+   * driver answers a multi-statement query with one result per statement, a single one with one.
+   */
+  async #together<R extends RawRow>(statements: readonly string[]): Promise<R[][]> {
+    const begin = this.#pendingBegin;
+    this.#pendingBegin = undefined;
+    const all = begin === undefined ? statements : [begin, ...statements];
+    const results = (await this.#client.query(all.join(";\n"))) as unknown as QueryResult<R>[];
+    const rows = results.map((result) => result.rows);
+    return begin === undefined ? rows : rows.slice(1);
   }
 
   #record(text: string): void {
