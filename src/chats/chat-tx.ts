@@ -153,6 +153,8 @@ export interface LockGuard {
 
 const LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false);
 const LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true);
+const GUARDED_LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false, true);
+const GUARDED_LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true, true);
 
 const QUEUE_LENGTH_SQL = `SELECT count(*)::int AS queue_length FROM chat_queued_messages WHERE chat_id = $1`;
 
@@ -215,7 +217,8 @@ export class ChatTx implements HistoryTx {
     prefetchTail: TailPrefetch,
     guard: LockGuard,
   ): Promise<{ guardRow: RawRow | undefined; tx: ChatTx | undefined }> {
-    const [guardRows, lockRows] = await t.queryEach([guard, { text: lockBumpAndReadSql(prefetchTail !== false, true), values: [chatId] }]);
+    const lock = prefetchTail === false ? GUARDED_LOCK_BUMP_AND_COUNT_SQL : GUARDED_LOCK_BUMP_COUNT_AND_TAIL_SQL;
+    const [guardRows, lockRows] = await t.queryEach([guard, { text: lock, values: [chatId] }]);
     const raw = lockRows?.[0];
     return { guardRow: guardRows?.[0], tx: raw === undefined ? undefined : await ChatTx.#locked(t, chatId, raw, options, prefetchTail) };
   }
@@ -532,7 +535,7 @@ export class ChatTx implements HistoryTx {
     const failures = new Map<string, () => Error>();
     if (last) {
       const bind = (value: unknown) => values.push(value);
-      sql += `, ${committedExtrasSql(bind(this.#options.staleThresholdMs), heartbeat !== undefined)}`;
+      sql += `, ${leaseFreshOfRowSql(bind(this.#options.staleThresholdMs), heartbeat !== undefined)} AS lease_fresh`;
       const conditions = [...this.#ownConditions(bind), ...this.#commitChecks.flatMap((check) => check.conditions?.(bind) ?? [])];
       for (const [i, condition] of conditions.entries()) {
         const name = `commit_check_${i}`;
@@ -560,7 +563,8 @@ export class ChatTx implements HistoryTx {
       this.#chat = chatFromRaw(raw);
       return committedFromRaw({ ...raw, queue_length: this.#queueLength, lease_fresh: false });
     }
-    const committed = committedFromRaw(raw);
+    // The queue length is the one counted: the commit write checked it (#ownConditions).
+    const committed = committedFromRaw({ ...raw, queue_length: this.#queueLength });
     this.#chat = committed.chat;
     return committed;
   }
@@ -578,7 +582,7 @@ export class ChatTx implements HistoryTx {
         failure: () => new StoreInvariantError(`chat ${this.chatId}'s status or archived flag changed in its own write`),
       },
       {
-        holds: `(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id) = $${bind(counted)}`,
+        holds: `${QUEUE_LENGTH_OF_ROW_SQL} = $${bind(counted)}`,
         failure: () => new StoreInvariantError(`chat ${this.chatId} does not have the ${counted} queued messages the transitions counted`),
       },
     ];
@@ -597,21 +601,28 @@ const HEARTBEAT_UPSERT_SQL = (runnerParam: number) =>
   `INSERT INTO chat_heartbeats (chat_id, runner_id, heartbeat_at) VALUES ($1, $${runnerParam}, statement_timestamp())
      ON CONFLICT (chat_id, runner_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`;
 
+/** The queue length of the chat row `chats` as a statement's snapshot sees it. */
+const QUEUE_LENGTH_OF_ROW_SQL = "(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id)";
+
 /**
- * Extra RETURNING columns of a commit write: the queue length, and whether the owner's lease is
- * fresh ("either worker_id or runner_id is NULL, or there is no fresh heartbeat row for the
- * current (chat_id, runner_id)" is the negation). `$staleParam` holds the threshold in ms. With
- * `stagedHeartbeat` the statement upserts a heartbeat in its STAGED_HEARTBEAT CTE, which its own
- * subqueries cannot see in the table: the CTE's row counts as the fresh one.
+ * Whether the owner's lease of the row `chats` is fresh ("either worker_id or runner_id is NULL,
+ * or there is no fresh heartbeat row for the current (chat_id, runner_id)" is the negation).
+ * `$staleParam` holds the threshold in ms. With `stagedHeartbeat` the statement upserts a
+ * heartbeat in its STAGED_HEARTBEAT CTE, which its own subqueries cannot see in the table: the
+ * CTE's row counts as the fresh one.
  */
-export function committedExtrasSql(staleParam: number, stagedHeartbeat = false): string {
+function leaseFreshOfRowSql(staleParam: number, stagedHeartbeat: boolean): string {
   const staged = stagedHeartbeat ? `EXISTS (SELECT 1 FROM ${STAGED_HEARTBEAT} sh WHERE sh.runner_id = chats.runner_id) OR ` : "";
-  return `(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id) AS queue_length,
-    (chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND (${staged}EXISTS (
+  return `(chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND (${staged}EXISTS (
       SELECT 1 FROM chat_heartbeats h
       WHERE h.chat_id = chats.id AND h.runner_id = chats.runner_id
         AND h.heartbeat_at > statement_timestamp() - $${staleParam}::int * interval '1 millisecond'
-    ))) AS lease_fresh`;
+    )))`;
+}
+
+/** Extra RETURNING columns of a write that reads its rows back for publishing: the queue length and the lease (committedFromRaw). */
+export function committedExtrasSql(staleParam: number): string {
+  return `${QUEUE_LENGTH_OF_ROW_SQL} AS queue_length, ${leaseFreshOfRowSql(staleParam, false)} AS lease_fresh`;
 }
 
 export function committedFromRaw(raw: RawRow): CommittedChat {
