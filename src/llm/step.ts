@@ -16,6 +16,7 @@ import { ModelCallError } from "./model-call-error";
 import type { ModelPrompt } from "./prompt";
 import { type ChatLanguageModel, providerFamily } from "./provider";
 import type { ProviderOptions } from "./provider-options";
+import { type PacingOptions, pacedModel } from "./stream-pacing";
 import { ResponseCollector, type StepToolCall } from "./response-collector";
 import type { StreamPart } from "../wire/stream-part";
 import type { ModelTools } from "./tools";
@@ -67,24 +68,9 @@ export interface RunModelStepInput {
   idleTimeoutMs?: number | undefined;
   /** Called for every streamed part. Best-effort like the part buffer: a throw is ignored. */
   onPart(part: StreamPart): void;
-  /** Parts between two yields to the event loop (default PARTS_PER_YIELD). */
-  partsPerYield?: number | undefined;
-  /** How the step yields (default nextMacrotask); tests count the calls. */
-  yieldToEventLoop?: (() => Promise<void>) | undefined;
+  /** How the model's stream is paced so that parts go out while it streams (stream-pacing.ts). */
+  pacing?: PacingOptions | undefined;
 }
-
-/**
- * A fast stream is read without waiting: when the provider's bytes are already buffered, each
- * read resolves at once and the SDK parses chunk after chunk (~0.3 ms each in workerd) without
- * ever returning to the event loop. Timers never fire meanwhile (the relay waits one before it
- * sends a burst) and socket writes wait, so the first part would reach the clients only once the
- * whole response was parsed. Yielding every this many parts lets them go out as the model streams.
- * Counted in parts, not time: in workerd the clock does not move while JavaScript runs.
- */
-export const PARTS_PER_YIELD = 16;
-
-/** One turn of the event loop: due timers and ready I/O run before the step reads on. */
-export const nextMacrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 /** Resolves to the response or to `aborted`; throws ModelCallError for every failure. */
 export async function runModelStep(input: RunModelStepInput): Promise<StepOutcome> {
@@ -102,12 +88,9 @@ export async function runModelStep(input: RunModelStepInput): Promise<StepOutcom
   // The SDK's own chunk timeout would not cover the first token: its providers read the first
   // chunk before that timer starts.
   const idle = new IdleTimer(input.idleTimeoutMs);
-  const partsPerYield = input.partsPerYield ?? PARTS_PER_YIELD;
-  const yieldToEventLoop = input.yieldToEventLoop ?? nextMacrotask;
-  let sinceYield = 0;
   try {
     const result = streamText({
-      model,
+      model: pacedModel(model, input.pacing),
       ...(prompt.system !== undefined ? { system: prompt.system } : {}),
       messages: prompt.messages,
       ...(input.tools ? { tools: input.tools.set } : {}),
@@ -123,10 +106,6 @@ export async function runModelStep(input: RunModelStepInput): Promise<StepOutcom
       collected.accept(part);
       // Stop at the first failure; leaving the loop cancels the request.
       if (collected.failure) break;
-      if (++sinceYield >= partsPerYield) {
-        sinceYield = 0;
-        await yieldToEventLoop();
-      }
     }
   } catch (error) {
     collected.failure ??= { error };

@@ -5,7 +5,8 @@ import { APICallError, simulateReadableStream } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { isModelCallError, type ModelCallError } from "../../../src/llm/model-call-error";
-import { PARTS_PER_YIELD, runModelStep } from "../../../src/llm/step";
+import { runModelStep } from "../../../src/llm/step";
+import { CHUNKS_PER_YIELD } from "../../../src/llm/stream-pacing";
 import type { BufferedPart } from "../../../src/part-buffer/episode";
 import { episodeKey, PartBuffer } from "../../../src/part-buffer/part-buffer";
 import { EpisodeRelays } from "../../../src/stream/episode-relays";
@@ -160,71 +161,81 @@ describe("runModelStep (scripted model)", () => {
 
   describe("a fast stream (every chunk ready at once, as when the provider's bytes are buffered)", () => {
     const TEXT_PARTS = 200;
-    // simulateReadableStream with null delays hands out its chunks on microtasks only: read straight
-    // through, the whole stream would be parsed in one task of the event loop.
     const chunks: Chunks = [
       { type: "text-start", id: "t" },
       ...Array.from({ length: TEXT_PARTS }, (_, i) => ({ type: "text-delta" as const, id: "t", delta: `${i} ` })),
       { type: "text-end", id: "t" },
       stop,
     ];
-    const fast = () =>
-      new MockLanguageModelV3({
+    /**
+     * A model whose stream hands out a chunk on every pull, at once, and counts the pulls: how far
+     * the SDK has read the provider's stream. Read straight through, the SDK would drain it all on
+     * microtasks, in one task of the event loop.
+     */
+    const fast = () => {
+      let pulled = 0;
+      const model = new MockLanguageModelV3({
         doStream: async () => ({
-          stream: simulateReadableStream({ chunks, initialDelayInMs: null, chunkDelayInMs: null }) as ReadableStream<never>,
+          stream: new ReadableStream({
+            pull(controller) {
+              const chunk = chunks[pulled++];
+              if (chunk === undefined) controller.close();
+              else controller.enqueue(chunk);
+            },
+          }) as ReadableStream<never>,
         }),
       });
+      return { model, pulled: () => pulled };
+    };
 
-    it("yields to the event loop every partsPerYield parts", async () => {
-      let yields = 0;
-      const seenAtYield: number[] = [];
+    it("pauses the model's stream every chunksPerYield chunks", async () => {
+      const { model, pulled } = fast();
+      const pulledAtPause: number[] = [];
       const parts: StreamPart[] = [];
       const outcome = await runModelStep({
-        model: fast(),
+        model,
         prompt,
         abortSignal: new AbortController().signal,
         onPart: (part) => parts.push(part),
-        partsPerYield: 10,
-        yieldToEventLoop: async () => {
-          yields++;
-          seenAtYield.push(parts.length);
+        pacing: {
+          chunksPerYield: 10,
+          yieldToEventLoop: async () => {
+            pulledAtPause.push(pulled());
+          },
         },
       });
       expect(outcome).toMatchObject({ kind: "response", finishReason: "stop" });
       expect(parts.filter((p) => p.type === "text-delta")).toHaveLength(TEXT_PARTS);
-      // The SDK's own parts (start, start-step, finish-step, finish) count too.
-      expect(yields).toBeGreaterThanOrEqual(TEXT_PARTS / 10);
-      expect(seenAtYield[0]).toBeLessThanOrEqual(10);
-      expect(seenAtYield.every((n, i) => i === 0 || n > seenAtYield[i - 1]!)).toBe(true);
+      expect(pulledAtPause).toHaveLength(Math.floor(chunks.length / 10));
+      // The pause comes after the tenth chunk; the pipes in between may hold one or two more.
+      expect(pulledAtPause[0]).toBeGreaterThanOrEqual(10);
+      expect(pulledAtPause[0]).toBeLessThanOrEqual(13);
     });
 
-    it("lets a relay that waits one macrotask send parts while the model is still streaming", async () => {
+    it("lets a relay that waits one macrotask send parts before the SDK has read the whole stream", async () => {
       const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
       const key = episodeKey(CHAT, 1, 1);
       const buffer = new PartBuffer<StreamPart>({ now: () => 0 });
       buffer.createEpisode(key);
       // The object's relay, with its default coalescing: it takes a burst one macrotask after a part arrives.
       const relays = new EpisodeRelays(buffer, () => CHAT);
-      let added = 0;
-      const addedAtBurst: number[] = [];
+      const { model, pulled } = fast();
+      const pulledAtBurst: number[] = [];
       relays.follow(1, 1, (burst: readonly BufferedPart<StreamPart>[]) => {
-        if (burst.length > 0) addedAtBurst.push(added);
+        if (burst.length > 0) pulledAtBurst.push(pulled());
       });
       const outcome = await runModelStep({
-        model: fast(),
+        model,
         prompt,
         abortSignal: new AbortController().signal,
-        onPart: (part) => {
-          buffer.addPart(key, part);
-          added++;
-        },
+        onPart: (part) => buffer.addPart(key, part),
       });
       buffer.closeEpisode(key);
       expect(outcome).toMatchObject({ kind: "response" });
-      // Without the yields the relay's first burst would come after the last part (all of them in one).
-      expect(addedAtBurst.length).toBeGreaterThan(1);
-      expect(addedAtBurst[0]).toBeLessThanOrEqual(PARTS_PER_YIELD);
-      expect(addedAtBurst[0]).toBeLessThan(added);
+      // Unpaced, the SDK drains the provider's stream before any timer runs: the first burst would
+      // come once every chunk had been read and parsed.
+      expect(pulledAtBurst.length).toBeGreaterThan(1);
+      expect(pulledAtBurst[0]).toBeLessThanOrEqual(2 * CHUNKS_PER_YIELD + 3);
     });
   });
 });

@@ -1,0 +1,62 @@
+/**
+ * Backpressure on a fast model's stream, so that its parts reach the sockets while it streams.
+ *
+ * The AI SDK's streamText drains the provider's stream as fast as it arrives: its tool-call stage
+ * pipes the provider's parts into a queue that never pushes back. When a fast model's bytes are
+ * already buffered, every read resolves at once, and the provider's parsing (SSE, JSON, schema
+ * validation: ~0.2 ms a chunk in workerd) runs chunk after chunk on promise continuations. A timer
+ * cannot fire in between. The relay waits one timer turn before it sends a burst, so at 200
+ * sockets and 5,000 chunks the first part went out about a second after the model's first token:
+ * only once the whole response had been parsed. The step's own consumer sat behind that queue too,
+ * so it could not fix this by yielding.
+ *
+ * The model is wrapped so that its stream pauses for one macrotask every CHUNKS_PER_YIELD chunks.
+ * The SDK then reads ahead of the sockets by one batch at most. The count is in chunks, not time:
+ * in workerd the clock does not move while JavaScript runs.
+ */
+import { wrapLanguageModel } from "ai";
+import type { ChatLanguageModel } from "./provider";
+
+/** Chunks between two pauses. 4 was measured worse (more, smaller frames, more CPU); see docs/bench.md. */
+export const CHUNKS_PER_YIELD = 16;
+
+/** One turn of the event loop: due timers and ready I/O run before the stream goes on. */
+export const nextMacrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
+
+export interface PacingOptions {
+  chunksPerYield?: number | undefined;
+  /** How the stream pauses (default nextMacrotask); tests observe the pauses through it. */
+  yieldToEventLoop?: (() => Promise<void>) | undefined;
+}
+
+/**
+ * The same model, its streams paced. Models of the older specification (v2) are returned as they
+ * are: the SDK adapts them itself and the providers built here are all v3.
+ */
+export function pacedModel(model: ChatLanguageModel, options: PacingOptions = {}): ChatLanguageModel {
+  if (model.specificationVersion !== "v3") return model;
+  const every = options.chunksPerYield ?? CHUNKS_PER_YIELD;
+  const pause = options.yieldToEventLoop ?? nextMacrotask;
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v3",
+      wrapStream: async ({ doStream }) => {
+        const result = await doStream();
+        return { ...result, stream: result.stream.pipeThrough(pauseEvery(every, pause)) };
+      },
+    },
+  });
+}
+
+function pauseEvery<T>(every: number, pause: () => Promise<void>): TransformStream<T, T> {
+  let sincePause = 0;
+  return new TransformStream<T, T>({
+    async transform(chunk, controller) {
+      controller.enqueue(chunk);
+      if (++sincePause < every) return;
+      sincePause = 0;
+      await pause();
+    },
+  });
+}
