@@ -23,6 +23,7 @@ import { dirname } from "node:path";
 import { freePort } from "../../lib/free-port";
 import { log } from "../../lib/log";
 import { ROOT_DIR } from "../../lib/paths";
+import { quietInspector } from "../../lib/quiet-inspector";
 import { spawnWrangler, varArgs, wranglerDevArgs } from "../../lib/spawn-wrangler";
 import { cmdline, comm, descendants, listeningPorts } from "./proc";
 
@@ -54,7 +55,10 @@ export interface WorkerProcessOptions {
   logFile: string;
   /** A path that answers 200 once the worker is up (e.g. /health). */
   healthPath: string;
-  /** startWorker only: turn the inspector on (for heap readings; it brings the Network.enable tax back). */
+  /**
+   * The caller reads the heap through the inspector. startWorker: turn the inspector on (it brings
+   * the Network.enable tax back); the CLI: leave its one seat free.
+   */
   inspector?: boolean;
 }
 
@@ -88,7 +92,14 @@ export async function startWorkerCli(opts: WorkerProcessOptions): Promise<Worker
   const inspectorPort = await freePort();
   const args = wranglerDevArgs({ config: opts.config, port, inspectorPort, persistTo: opts.persistTo, vars: opts.vars });
   const worker = await spawnDevServer(opts, port, args, "wrangler dev CLI, inspector on");
-  return { ...worker, inspectorUrl: `ws://127.0.0.1:${inspectorPort}/ws` };
+  // As for `npm run dev`: the seat is held so that the CLI's proxy hoards no event per subrequest
+  // chunk, and CHATD_CPU_PROFILE=FILE profiles the worker (quiet-inspector.ts).
+  const inspector = opts.inspector ? undefined : await quietInspector(inspectorPort);
+  const stop = async () => {
+    await inspector?.close();
+    await worker.stop();
+  };
+  return { ...worker, stop, inspectorUrl: `ws://127.0.0.1:${inspectorPort}/ws` };
 }
 
 async function spawnDevServer(opts: WorkerProcessOptions, port: number, args: string[], mode: string): Promise<WorkerProcess> {

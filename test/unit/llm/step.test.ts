@@ -176,7 +176,7 @@ describe("runModelStep (scripted model)", () => {
       let pulled = 0;
       const model = new MockLanguageModelV3({
         doStream: async () => ({
-          stream: new ReadableStream({
+          stream: new ReadableStream<Chunks[number]>({
             pull(controller) {
               const chunk = chunks[pulled++];
               if (chunk === undefined) controller.close();
