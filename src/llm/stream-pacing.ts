@@ -10,8 +10,8 @@
  * only once the whole response had been parsed. The step's own consumer sat behind that queue too,
  * so it could not fix this by yielding.
  *
- * The model is wrapped so that its stream pauses for one macrotask every CHUNKS_PER_YIELD chunks.
- * The SDK then reads ahead of the sockets by one batch at most. The count is in chunks, not time:
+ * The model is wrapped so that its stream pauses for one macrotask every CHUNKS_PER_YIELD chunks
+ * (sooner at the start). The SDK then reads ahead of the sockets by one batch at most. The count is in chunks, not time:
  * in workerd the clock does not move while JavaScript runs.
  */
 import { wrapLanguageModel } from "ai";
@@ -49,13 +49,19 @@ export function pacedModel(model: ChatLanguageModel, options: PacingOptions = {}
   });
 }
 
+/**
+ * Pauses after 1, 2, 4, ... chunks, then every `every`: the first parts (the first token among
+ * them) go out before a whole batch is parsed, and a long stream pays one pause per batch.
+ */
 function pauseEvery<T>(every: number, pause: () => Promise<void>): TransformStream<T, T> {
+  let batch = 1;
   let sincePause = 0;
   return new TransformStream<T, T>({
     async transform(chunk, controller) {
       controller.enqueue(chunk);
-      if (++sincePause < every) return;
+      if (++sincePause < batch) return;
       sincePause = 0;
+      batch = Math.min(batch * 2, every);
       await pause();
     },
   });
