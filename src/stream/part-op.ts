@@ -15,8 +15,16 @@ export interface RelayedPart {
 export type PartVerdict = "accept" | "reject" | "gap";
 
 export function judgePart(local: Readonly<StreamCursors>, part: RelayedPart): PartVerdict {
-  if (part.historyVersion !== local.historyVersion || part.generationAttempt !== local.generationAttempt) return "reject";
+  return judgePartAt(local, part.historyVersion, part.generationAttempt, part.seq);
+}
+
+/**
+ * `judgePart` on the part's fields: a relay burst is judged by every loop on the episode, and an
+ * object per loop and part would be garbage by the million on a busy chat.
+ */
+export function judgePartAt(local: Readonly<StreamCursors>, historyVersion: number, generationAttempt: number, seq: number): PartVerdict {
+  if (historyVersion !== local.historyVersion || generationAttempt !== local.generationAttempt) return "reject";
   if (local.attemptRetired) return "reject";
-  if (part.seq === local.lastPartSeq + 1) return "accept";
-  return part.seq > local.lastPartSeq + 1 ? "gap" : "reject";
+  if (seq === local.lastPartSeq + 1) return "accept";
+  return seq > local.lastPartSeq + 1 ? "gap" : "reject";
 }

@@ -12,7 +12,7 @@
 import type { StreamPart } from "../wire/stream-part";
 import { errorText, logger } from "../log/log";
 import type { BufferedPart } from "../part-buffer/episode";
-import { judgePart } from "./part-op";
+import { judgePartAt } from "./part-op";
 import { type EncodedEvent, encodePartEvent, encodeSyncEvent, framesOf, partBurstFrames, sharedSyncFrames } from "./stream-frames";
 import { applySnapshot, hintsCallForFetch } from "./sync";
 import type { SyncReader } from "./sync-snapshot";
@@ -107,11 +107,6 @@ export class StreamLoop {
 
   #enqueue(op: Op): void {
     if (this.#ended) return;
-    if (op.kind === "parts" && !this.#busy && this.#ops.length === 0) {
-      // Nothing ahead of it: the Part operation runs now, inside the relay's delivery.
-      this.#parts(op.target, op.batch);
-      return;
-    }
     const last = this.#ops.at(-1);
     if (op.kind === "sync" && last?.kind === "sync") {
       last.force ||= op.force;
@@ -201,8 +196,7 @@ export class StreamLoop {
     }
     const accepted: EncodedEvent[] = [];
     for (const entry of burst) {
-      const part = { historyVersion: target.historyVersion, generationAttempt: target.generationAttempt, seq: entry.seq };
-      const verdict = judgePart(this.#cursors, part);
+      const verdict = judgePartAt(this.#cursors, target.historyVersion, target.generationAttempt, entry.seq);
       if (verdict === "gap") {
         logger.error("stream_part_gap", { chat_id: this.options.chatId, expected: this.#cursors.lastPartSeq + 1, got: entry.seq });
         this.#send(accepted);
@@ -225,11 +219,7 @@ export class StreamLoop {
     const first = burst[0];
     const last = burst[burst.length - 1];
     if (first === undefined || last === undefined) return false;
-    const next = judgePart(this.#cursors, {
-      historyVersion: target.historyVersion,
-      generationAttempt: target.generationAttempt,
-      seq: first.seq,
-    });
+    const next = judgePartAt(this.#cursors, target.historyVersion, target.generationAttempt, first.seq);
     return next === "accept" && last.seq - first.seq === burst.length - 1;
   }
 
@@ -253,7 +243,11 @@ export class StreamLoop {
     const relay: { target: RelayTarget; unfollow: () => void } = { target, unfollow: () => {} };
     this.#relay = relay;
     relay.unfollow = this.options.parts(target.historyVersion, target.generationAttempt, (burst) => {
-      if (this.#relay === relay) this.#enqueue({ kind: "parts", target, batch: burst });
+      if (this.#relay !== relay) return;
+      // Nothing ahead of it (the usual case): the Part operation runs now, inside the relay's
+      // delivery, and no operation object is made for it.
+      if (!this.#busy && this.#ops.length === 0 && !this.#ended) this.#parts(target, burst);
+      else this.#enqueue({ kind: "parts", target, batch: burst });
     });
   }
 
