@@ -10,21 +10,25 @@
  * only once the whole response had been parsed. The step's own consumer sat behind that queue too,
  * so it could not fix this by yielding.
  *
- * The model is wrapped so that its stream pauses for one macrotask every CHUNKS_PER_YIELD chunks
- * (sooner at the start). The SDK then reads ahead of the sockets by one batch at most. The count is in chunks, not time:
- * in workerd the clock does not move while JavaScript runs.
+ * The model is wrapped so that its stream pauses for one macrotask every DELTAS_PER_PAUSE deltas
+ * (text, reasoning or tool-input; sooner at the start). The SDK then reads ahead of the sockets by
+ * one batch at most. The count is in deltas, not time: in workerd the clock does not move while
+ * JavaScript runs. Other chunks (metadata, block starts and ends, the finish) pass without a pause,
+ * so the first delta goes through in the same task as the bytes that carried it, and reaches the
+ * part buffer even when the connection is reset right after it (the kernel drops what was received
+ * but not yet read).
  */
 import { wrapLanguageModel } from "ai";
 import type { ChatLanguageModel } from "./provider";
 
-/** Chunks between two pauses. 4 was measured worse (more, smaller frames, more CPU); see docs/bench.md. */
-export const CHUNKS_PER_YIELD = 16;
+/** Deltas between two pauses. 4 was measured worse (more, smaller frames, more CPU); see docs/bench.md. */
+export const DELTAS_PER_PAUSE = 16;
 
 /** One turn of the event loop: due timers and ready I/O run before the stream goes on. */
 export const nextMacrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 export interface PacingOptions {
-  chunksPerYield?: number | undefined;
+  deltasPerPause?: number | undefined;
   /** How the stream pauses (default nextMacrotask); tests observe the pauses through it. */
   yieldToEventLoop?: (() => Promise<void>) | undefined;
 }
@@ -35,7 +39,7 @@ export interface PacingOptions {
  */
 export function pacedModel(model: ChatLanguageModel, options: PacingOptions = {}): ChatLanguageModel {
   if (model.specificationVersion !== "v3") return model;
-  const every = options.chunksPerYield ?? CHUNKS_PER_YIELD;
+  const every = options.deltasPerPause ?? DELTAS_PER_PAUSE;
   const pause = options.yieldToEventLoop ?? nextMacrotask;
   return wrapLanguageModel({
     model,
@@ -50,16 +54,16 @@ export function pacedModel(model: ChatLanguageModel, options: PacingOptions = {}
 }
 
 /**
- * Pauses after 1, 2, 4, ... chunks, then every `every`: the first parts (the first token among
+ * Pauses after 1, 2, 4, ... deltas, then every `every`: the first parts (the first token among
  * them) go out before a whole batch is parsed, and a long stream pays one pause per batch.
  */
-function pauseEvery<T>(every: number, pause: () => Promise<void>): TransformStream<T, T> {
+function pauseEvery<T extends { type: string }>(every: number, pause: () => Promise<void>): TransformStream<T, T> {
   let batch = 1;
   let sincePause = 0;
   return new TransformStream<T, T>({
     async transform(chunk, controller) {
       controller.enqueue(chunk);
-      if (++sincePause < batch) return;
+      if (!chunk.type.endsWith("-delta") || ++sincePause < batch) return;
       sincePause = 0;
       batch = Math.min(batch * 2, every);
       await pause();

@@ -6,7 +6,7 @@ import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
 import { isModelCallError, type ModelCallError } from "../../../src/llm/model-call-error";
 import { runModelStep } from "../../../src/llm/step";
-import { CHUNKS_PER_YIELD } from "../../../src/llm/stream-pacing";
+import { DELTAS_PER_PAUSE } from "../../../src/llm/stream-pacing";
 import type { BufferedPart } from "../../../src/part-buffer/episode";
 import { episodeKey, PartBuffer } from "../../../src/part-buffer/part-buffer";
 import { EpisodeRelays } from "../../../src/stream/episode-relays";
@@ -188,7 +188,7 @@ describe("runModelStep (scripted model)", () => {
       return { model, pulled: () => pulled };
     };
 
-    it("pauses the model's stream every chunksPerYield chunks", async () => {
+    it("pauses the model's stream every deltasPerPause deltas", async () => {
       const { model, pulled } = fast();
       const pulledAtPause: number[] = [];
       const parts: StreamPart[] = [];
@@ -198,7 +198,7 @@ describe("runModelStep (scripted model)", () => {
         abortSignal: new AbortController().signal,
         onPart: (part) => parts.push(part),
         pacing: {
-          chunksPerYield: 10,
+          deltasPerPause: 10,
           yieldToEventLoop: async () => {
             pulledAtPause.push(pulled());
           },
@@ -206,14 +206,14 @@ describe("runModelStep (scripted model)", () => {
       });
       expect(outcome).toMatchObject({ kind: "response", finishReason: "stop" });
       expect(parts.filter((p) => p.type === "text-delta")).toHaveLength(TEXT_PARTS);
-      // After 1, 2, 4 and 8 chunks (the first parts go out early), then every 10; the pipes in
-      // between may hold a chunk or two more than were handed on.
-      const after = [1, 3, 7, 15];
-      for (let n = 25; n <= chunks.length; n += 10) after.push(n);
-      expect(pulledAtPause).toHaveLength(after.length);
+      // After 1, 2, 4 and 8 deltas (the first parts go out early), then every 10. The chunks
+      // pulled are the deltas plus text-start; the pipes in between may hold one or two more.
+      const afterDeltas = [1, 3, 7, 15];
+      for (let n = 25; n <= TEXT_PARTS; n += 10) afterDeltas.push(n);
+      expect(pulledAtPause).toHaveLength(afterDeltas.length);
       pulledAtPause.forEach((pulled, i) => {
-        expect(pulled).toBeGreaterThanOrEqual(after[i]!);
-        expect(pulled).toBeLessThanOrEqual(after[i]! + 3);
+        expect(pulled).toBeGreaterThanOrEqual(afterDeltas[i]! + 1);
+        expect(pulled).toBeLessThanOrEqual(afterDeltas[i]! + 4);
       });
     });
 
@@ -241,9 +241,9 @@ describe("runModelStep (scripted model)", () => {
       // come once every chunk had been read and parsed.
       expect(pulledAtBurst.length).toBeGreaterThan(1);
       // The relay sets its timer once the first part has come through the SDK's stages, behind the
-      // timers of the first pauses (after 1, 2 and 4 chunks).
-      expect(pulledAtBurst[0]).toBeLessThanOrEqual(10);
-      expect(pulledAtBurst.every((pulled, i) => i === 0 || pulled - pulledAtBurst[i - 1]! <= 2 * CHUNKS_PER_YIELD + 3)).toBe(true);
+      // timers of the first pauses (after 1, 2 and 4 deltas).
+      expect(pulledAtBurst[0]).toBeLessThanOrEqual(12);
+      expect(pulledAtBurst.every((pulled, i) => i === 0 || pulled - pulledAtBurst[i - 1]! <= 2 * DELTAS_PER_PAUSE + 3)).toBe(true);
     });
   });
 });
