@@ -10,6 +10,7 @@
 import { versionsFromNotification } from "../../src/chatstate/chat-versions";
 import type { ChatUpdatePayload } from "../../src/chats/notifier";
 import { errorText, logger } from "../../src/log/log";
+import { PacedSends } from "./paced-sends";
 import { logSocketSession, type SocketSession } from "./socket-session";
 import type { ChatStreamEvent } from "../../src/wire/stream-events";
 import type { SyncReadCursors, SyncReader, SyncSnapshot } from "../../src/stream/sync-snapshot";
@@ -45,6 +46,7 @@ export class StreamSockets {
   /** Bumped by every hint: a shared read must have started after the latest one. */
   #epoch = 0;
   readonly #reads = new Map<string, Promise<SyncSnapshot | null>>();
+  readonly #sends = new PacedSends<WebSocket>();
 
   constructor(private readonly deps: StreamSocketsDeps) {}
 
@@ -77,7 +79,7 @@ export class StreamSockets {
     const frame = JSON.stringify([event]);
     for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) {
       try {
-        socket.send(frame);
+        this.#sends.send(socket, frame);
       } catch {
         // closing: its close handler stops the loop
       }
@@ -88,6 +90,7 @@ export class StreamSockets {
   closed(socket: WebSocket, code: number | null): void {
     this.#loops.get(socket)?.stop();
     this.#loops.delete(socket);
+    this.#sends.forget(socket);
     const attachment = socket.deserializeAttachment() as StreamAttachment | null;
     if (attachment?.kind === "stream") logSocketSession("stream", attachment.chatId, attachment.session, code);
   }
@@ -112,8 +115,8 @@ export class StreamSockets {
       parts: this.deps.parts,
       sleep: this.deps.sleep,
       socket: {
-        send: (frame) => socket.send(frame),
-        close: (code, reason) => socket.close(code, reason),
+        send: (frame) => this.#sends.send(socket, frame),
+        close: (code, reason) => this.#sends.close(socket, code, reason),
       },
       saved: (saved) => {
         try {
