@@ -85,6 +85,19 @@ function echo(text: string, tokenDelayMs = 0): TextScript {
   return { kind: "text", tokens: tokenize(text.length > 0 ? text : EMPTY_ECHO_TEXT), tokenDelayMs };
 }
 
+/** `/slow`'s arguments (`<ms> <text>`) as a paced echo; undefined when the delay is malformed. */
+function slowEcho(args: string): TextScript | undefined {
+  const { word, rest } = nextWord(args);
+  const delay = parseNonNegativeInt(word);
+  return delay === undefined || delay > MAX_SLOW_DELAY_MS ? undefined : echo(rest, delay);
+}
+
+/** What `/error` answers once its failures are used up: the text echoed, paced when it starts with `/slow <ms>`. */
+function replyAfterErrors(text: string): TextScript {
+  const { word, rest } = nextWord(text.trimStart());
+  return (word === "/slow" ? slowEcho(rest) : undefined) ?? echo(text);
+}
+
 /** Splits off the first whitespace-delimited word; `rest` has its leading whitespace removed. */
 function nextWord(text: string): { word: string; rest: string } {
   const match = /^(\S*)\s*([\s\S]*)$/.exec(text);
@@ -129,12 +142,8 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
 
   const { word: directive, rest: args } = nextWord(trimmed);
   switch (directive) {
-    case "/slow": {
-      const { word, rest } = nextWord(args);
-      const delay = parseNonNegativeInt(word);
-      if (delay === undefined || delay > MAX_SLOW_DELAY_MS) return echo(text);
-      return echo(rest, delay);
-    }
+    case "/slow":
+      return slowEcho(args) ?? echo(text);
     case "/gate": {
       const { word: name, rest: afterName } = nextWord(args);
       const { word: delayWord, rest } = nextWord(afterName);
@@ -160,7 +169,7 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
         status,
         message: `fake-model: scripted error ${status}`,
         failures: times ?? "always",
-        afterwards: echo(times === undefined ? afterStatus : afterTimes),
+        afterwards: replyAfterErrors(times === undefined ? afterStatus : afterTimes),
       };
     }
     case "/nonstream-error": {

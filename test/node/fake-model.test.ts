@@ -229,6 +229,18 @@ describe.each(PROVIDERS)("fake model via AI SDK $name", (provider) => {
     expect(requestsTo() - before).toBe(3);
   });
 
+  it("/error 503 1 /slow paces the reply that follows the failure", async () => {
+    const words = ["recovered", "slowly", provider.name];
+    const started = performance.now();
+    const collected = await collect(model(), { prompt: `/error 503 1 /slow ${SLOW_DELAY_MS} ${words.join(" ")}` }, { maxRetries: 1 });
+    const elapsed = performance.now() - started;
+
+    expect(collected.errors).toEqual([]);
+    expect(collected.text).toBe(words.join(" "));
+    expect(collected.textDeltas).toHaveLength(words.length);
+    expect(elapsed).toBeGreaterThanOrEqual((words.length - 1) * SLOW_DELAY_MS - TIMER_SLACK_MS);
+  });
+
   it("/error 503 surfaces a retryable APICallError", async () => {
     const before = requestsTo();
     const collected = await collect(model(), { prompt: `/error 503 always ${provider.name}` }, { maxRetries: 0 });
