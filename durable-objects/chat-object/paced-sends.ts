@@ -3,10 +3,10 @@
  *
  * A committed reply goes to every open socket as one `message` event. With a thousand sockets and
  * a 1 MB reply, sending them all in one task queued a gigabyte in workerd, since a Worker's
- * WebSocket copies each message and reports nothing of what it still holds (no `bufferedAmount`).
- * Between two turns of the event loop workerd hands what it queued to the kernel, so sending at
- * most WAVE_BYTES of large frames per turn keeps what workerd holds at about that much, as long as
- * the sockets' kernel buffers take it.
+ * WebSocket queues every message it is given and reports nothing of what it still holds (no
+ * `bufferedAmount`). Between two turns of the event loop workerd hands what it queued to the
+ * kernel, so sending at most WAVE_BYTES of large frames per turn keeps what workerd holds at about
+ * that much, as long as the sockets' kernel buffers take it.
  *
  * A socket's frames stay in order: once one of its frames waits, everything after it (small
  * frames and the close included) waits behind it. Small frames to a socket with nothing waiting
