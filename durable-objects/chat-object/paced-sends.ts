@@ -13,7 +13,7 @@
  * go out at once, so parts and status events pay nothing.
  */
 import { errorText, logger } from "../../src/log/log";
-import { nextTask } from "../../src/stream/episode-relays";
+import { nextTask } from "../../src/next-task";
 
 /** Frames at least this long (UTF-16 units, about bytes for JSON) are paced. */
 export const LARGE_FRAME_CHARS = 64 * 1024;

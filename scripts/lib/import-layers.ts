@@ -10,6 +10,7 @@ import { dirname, join, normalize, relative } from "node:path";
 /** The folders, lowest first: each may import only itself and what comes before it. */
 export const LAYERS: readonly string[] = [
   "src/seeded-random.ts",
+  "src/next-task.ts",
   "src/log",
   "src/config",
   "src/placement",

@@ -19,17 +19,15 @@
  * but not yet read).
  */
 import { wrapLanguageModel } from "ai";
+import { nextTask } from "../next-task";
 import type { ChatLanguageModel } from "./provider";
 
 /** Deltas between two pauses. 4 was measured worse (more, smaller frames, more CPU); see docs/bench.md. */
 export const DELTAS_PER_PAUSE = 16;
 
-/** One turn of the event loop: due timers and ready I/O run before the stream goes on. */
-export const nextMacrotask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
-
 export interface PacingOptions {
   deltasPerPause?: number | undefined;
-  /** How the stream pauses (default nextMacrotask); tests observe the pauses through it. */
+  /** How the stream pauses (default nextTask); tests observe the pauses through it. */
   yieldToEventLoop?: (() => Promise<void>) | undefined;
 }
 
@@ -40,7 +38,7 @@ export interface PacingOptions {
 export function pacedModel(model: ChatLanguageModel, options: PacingOptions = {}): ChatLanguageModel {
   if (model.specificationVersion !== "v3") return model;
   const every = options.deltasPerPause ?? DELTAS_PER_PAUSE;
-  const pause = options.yieldToEventLoop ?? nextMacrotask;
+  const pause = options.yieldToEventLoop ?? nextTask;
   return wrapLanguageModel({
     model,
     middleware: {

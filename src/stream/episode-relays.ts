@@ -19,14 +19,12 @@ import { errorText, logger } from "../log/log";
 import type { BufferedPart } from "../part-buffer/episode";
 import { episodeKey, type PartBuffer } from "../part-buffer/part-buffer";
 import type { PartSubscription } from "../part-buffer/part-subscription";
+import { nextTask } from "../next-task";
 
 /** Parts taken from the buffer in one go. */
 const MAX_BURST = 512;
 
 export type PartsListener = (burst: readonly BufferedPart<StreamPart>[]) => void;
-
-/** The next turn of the event loop. */
-export const nextTask = (): Promise<void> => new Promise((resolve) => setTimeout(resolve, 0));
 
 export class EpisodeRelays {
   readonly #relays = new Map<string, Relay>();
