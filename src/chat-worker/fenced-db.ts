@@ -9,6 +9,7 @@ import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore, Committed } from "../chats/store";
 import { ChatNotFoundError } from "../chatstate/errors";
+import { recordGenerationAttempt } from "../chats/transitions/generation-attempts";
 import { checkFence, type Fence } from "./fence";
 
 export interface ChatSnapshot {
@@ -86,4 +87,18 @@ export function fencedUpdate<T>(
     },
     { prefetchTail },
   );
+}
+
+/**
+ * RecordGenerationAttempt under the fence, before every model call: one statement when the row is
+ * the fence's (ChatStore.recordOwnedAttempt), otherwise the usual transaction, which throws what
+ * the row is instead (FenceError, or the state machine's refusal).
+ */
+export async function fencedRecordAttempt(store: ChatStore, fence: Fence): Promise<Committed<void>> {
+  if (fence.status === "running") {
+    const owned = { chatId: fence.chatId, workerId: fence.workerId, runnerId: fence.runnerId, historyVersion: fence.historyVersion };
+    const recorded = await store.recordOwnedAttempt(owned);
+    if (recorded) return recorded;
+  }
+  return fencedUpdate(store, fence, (tx) => recordGenerationAttempt(tx));
 }

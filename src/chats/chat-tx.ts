@@ -156,7 +156,8 @@ const LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true);
 const GUARDED_LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false, true);
 const GUARDED_LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true, true);
 
-const QUEUE_LENGTH_SQL = `SELECT count(*)::int AS queue_length FROM chat_queued_messages WHERE chat_id = $1`;
+/** A chat's queue length ($1 the chat id), as `queue_length`. */
+export const QUEUE_LENGTH_SQL = `SELECT count(*)::int AS queue_length FROM chat_queued_messages WHERE chat_id = $1`;
 
 const QUEUE_LENGTH_AND_TAIL_SQL = `
   SELECT

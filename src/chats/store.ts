@@ -16,7 +16,9 @@
  * - `setArchived`: the family archive locks a root and its descendants (PATCH archived and the
  *   auto-archive loop);
  * - `updateGuarded`: a guard statement sent with the row lock, which may answer without taking
- *   it (the worker's acquisition with admission, src/chat-worker/leases/admission.ts).
+ *   it (the worker's acquisition with admission, src/chat-worker/leases/admission.ts);
+ * - `recordOwnedAttempt`: RecordGenerationAttempt as one statement, for the runner that owns the
+ *   chat (the generation and compaction tasks, through src/chat-worker/fenced-db.ts).
  * `transaction` is a bare transaction on the same pool for reads and writes that are no
  * transition (a fenced read that waited for a commit, purge).
  *
@@ -26,7 +28,16 @@
  */
 import type { Pool } from "@neondatabase/serverless";
 import { ChatNotFoundError, REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
-import { ChatTx, publishAfterCommit, type AppliedTransition, type ChatTxOptions, type LockGuard, type TailPrefetch } from "./chat-tx";
+import {
+  ChatTx,
+  committedFromRaw,
+  publishAfterCommit,
+  QUEUE_LENGTH_SQL,
+  type AppliedTransition,
+  type ChatTxOptions,
+  type LockGuard,
+  type TailPrefetch,
+} from "./chat-tx";
 import type { RawRow } from "../db/rows";
 import { StoreInvariantError } from "./errors";
 import { filesForAttachment } from "../files/files";
@@ -38,6 +49,7 @@ import { writeTitle } from "./title";
 import { isDeadlock } from "../db/pg-errors";
 import { runTransaction, type StoreTransaction, type TransactionObserver } from "../db/transaction";
 import { createChat, insertChat, type CreateChatInput, type CreateChatResult } from "./transitions/create";
+import { ownedAttemptStatement, type OwnedRunningChat } from "./transitions/generation-attempts";
 import {
   isChildChat,
   lockFamily,
@@ -138,6 +150,43 @@ export class ChatStore {
       if (!tx) throw new ChatNotFoundError(chatId);
       return this.#commit(t, tx, await fn(tx));
     });
+  }
+
+  /**
+   * RecordGenerationAttempt on the chat `owned` describes, in one round trip: BEGIN, the one
+   * statement of transitions/generation-attempts.ts, COMMIT. Undefined, with nothing written, when
+   * the row is not that running chat; the caller then applies the transition through `update`,
+   * whose checks say why. When something committed on the chat while the statement waited for the
+   * lock, the queue is counted again after the commit (the landing is R0 or R1 either way).
+   */
+  async recordOwnedAttempt(owned: OwnedRunningChat): Promise<Committed<void> | undefined> {
+    const { text, values } = ownedAttemptStatement(owned, this.options.staleThresholdMs);
+    const found = await this.transaction(async (t) => {
+      const [raw] = await t.queryThenCommit(text, values);
+      if (raw === undefined) return undefined;
+      const committed = committedFromRaw(raw);
+      publishAfterCommit(t, this.notifier, committed);
+      return { raw, statements: t.statements };
+    });
+    if (found === undefined) return undefined;
+    const raw = found.raw.unchanged === true ? found.raw : { ...found.raw, queue_length: await this.#queueLength(owned.chatId) };
+    const committed = committedFromRaw(raw);
+    const landed = committed.state;
+    if (landed !== "R0" && landed !== "R1")
+      throw new StoreInvariantError(`chat ${owned.chatId} recorded an attempt and landed in ${landed}`);
+    return {
+      value: undefined,
+      chat: committed.chat,
+      state: committed.state,
+      queueLength: committed.queueLength,
+      applied: [{ transition: "RecordGenerationAttempt", from: landed, to: landed }],
+      statements: found.statements,
+    };
+  }
+
+  async #queueLength(chatId: string): Promise<number> {
+    const { rows } = await this.pool.query<{ queue_length: number }>(QUEUE_LENGTH_SQL, [chatId]);
+    return rows[0]?.queue_length ?? 0;
   }
 
   /** Create: inserts the chat and applies the transition on it, in one transaction (transitions/create.ts). */

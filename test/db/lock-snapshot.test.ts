@@ -112,6 +112,24 @@ describe("the lock's counts after a wait for the row", () => {
   });
 });
 
+describe("the one-statement attempt after a wait for the row (ChatStore.recordOwnedAttempt)", () => {
+  it("counts the message a send queued while it waited", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    const row = await chatRow(env, chat.chatId);
+    const owned = {
+      chatId: chat.chatId,
+      workerId: String(row.worker_id),
+      runnerId: String(row.runner_id),
+      historyVersion: Number(row.history_version),
+    };
+    const queue = (tx: ChatTx) => sendMessage(tx, { content: text("queued meanwhile"), busyBehavior: "queue" });
+    const recorded = await whileHolding(chat.chatId, queue, 1, () => env.store.recordOwnedAttempt(owned));
+    expect(recorded?.queueLength).toBe(1);
+    expect(recorded?.state).toBe("R1");
+    expect(recorded?.chat.generationAttempt).toBe(1);
+  });
+});
+
 describe("a guarded row lock (ChatStore.updateGuarded)", () => {
   const versionOf = async (id: string) =>
     (await env.pool.query<{ v: number }>("SELECT snapshot_version::int AS v FROM chats WHERE id = $1", [id])).rows[0]!.v;

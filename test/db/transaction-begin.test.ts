@@ -3,11 +3,11 @@
  * statement's parameters can be written as literals (src/db/transaction.ts): a round trip fewer
  * each, and still one transaction.
  */
-import type { Pool } from "@neondatabase/serverless";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failedCommitCheck } from "../../src/db/pg-errors";
 import { runTransaction } from "../../src/db/transaction";
 import { type Env, makeChat, makeEnv } from "./fixtures";
+import { recordQueries } from "./support/record-queries";
 
 let env: Env;
 beforeAll(async () => {
@@ -16,31 +16,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await env.pool.end();
 });
-
-/** The texts of the queries sent on connections taken with `await pool.connect()`, in order. */
-function recordQueries(pool: Pool): { sent: string[]; stop(): void } {
-  const sent: string[] = [];
-  const connect = pool.connect.bind(pool);
-  // pool.query takes its connection through connect's callback form: those are not recorded.
-  const patched = async (callback?: unknown) => {
-    if (typeof callback === "function") return connect(callback as never);
-    const client = await connect();
-    const query = client.query.bind(client);
-    client.query = ((text: string, values?: unknown[]) => {
-      sent.push(text);
-      return query(text, values);
-    }) as typeof client.query;
-    const release = client.release.bind(client);
-    client.release = ((err?: Error | boolean) => {
-      client.query = query as typeof client.query;
-      client.release = release;
-      return release(err);
-    }) as typeof client.release;
-    return client;
-  };
-  (pool as { connect: unknown }).connect = patched;
-  return { sent, stop: () => ((pool as { connect: unknown }).connect = connect) };
-}
 
 const BUMP = "UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1 RETURNING snapshot_version";
 const version = async (id: string) =>

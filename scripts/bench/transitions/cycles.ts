@@ -20,10 +20,10 @@
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
 import { acquireChat } from "../../../src/chat-worker/leases/admission";
-import { fencedUpdate } from "../../../src/chat-worker/fenced-db";
+import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
 import type { Fence } from "../../../src/chat-worker/fence";
 import type { ChatStore } from "../../../src/chats/store";
-import { abandon, commitStep, finishTurn, recordGenerationAttempt, sendMessage } from "../../../src/chats/transitions/index";
+import { abandon, commitStep, finishTurn, sendMessage } from "../../../src/chats/transitions/index";
 import type { ChatMessagePart } from "../../../src/db/schema/chats";
 
 export const TRANSITIONS = ["SendMessage", "Acquire", "RecordGenerationAttempt", "CommitStep", "FinishTurn", "Abandon"] as const;
@@ -53,7 +53,7 @@ export function chatdCycle(store: ChatStore, limits: { root: number; subagent: n
     if (outcome.kind !== "acquired") throw new Error(`chat ${chatId}: not acquired (${outcome.kind}: ${outcome.reason})`);
     mark(1);
     let fence: Fence = { chatId, workerId, runnerId, historyVersion: outcome.chat.historyVersion, status: "running" };
-    await fencedUpdate(store, fence, (tx) => recordGenerationAttempt(tx));
+    await fencedRecordAttempt(store, fence);
     mark(2);
     const step = await fencedUpdate(store, fence, (tx) =>
       commitStep(tx, { messages: [{ role: "assistant", content: assistantParts(n) }] }),

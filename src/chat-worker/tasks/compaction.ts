@@ -15,7 +15,7 @@ import type { ChatMessageRow, ChatRow, LastErrorDetail } from "../../db/schema/c
 import { NoDefaultModelConfigError } from "../../model-configs/errors";
 import type { ResolvedModelConfig } from "../../model-configs/resolve";
 import { commitInStage } from "../commit-in-stage";
-import { recordGenerationAttempt, recordRetryState } from "../../chats/transitions/generation-attempts";
+import { recordRetryState } from "../../chats/transitions/generation-attempts";
 import { CHAT_SUMMARIZED_TOOL, type CompactionSource, compactionMessages, type SummaryRecord } from "../../llm/compaction/boundary";
 import { automaticCompactionGate, latestPromptTokens } from "../../llm/compaction/gate";
 import { summarize, summaryMaxOutputTokens } from "../../llm/compaction/summarize";
@@ -30,7 +30,7 @@ import { logger } from "../../log/log";
 import { attributedModel } from "../attributed-model";
 import { attributionFor } from "../attribution";
 import { type CompactionSetup, compactionSetup } from "../compaction-setup";
-import { fencedUpdate } from "../fenced-db";
+import { fencedRecordAttempt, fencedUpdate } from "../fenced-db";
 import { modelForTurn } from "../model-for-turn";
 import { preparationFailureMessage } from "../prepare-generation";
 import { postCompactHook, preCompactHook } from "../hook-calls";
@@ -130,7 +130,7 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
   const summarizer = setup.override ?? setup.chatModel;
   const toolCallId = `chat_summarized_${crypto.randomUUID()}`;
 
-  const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
+  const attempt = (await fencedRecordAttempt(ctx.store, ctx.fence)).chat.generationAttempt;
   const key = episodeKey(chat.id, chat.historyVersion, attempt);
   ctx.parts.createEpisode(key);
   try {

@@ -16,7 +16,7 @@ import { failTurn } from "../fail-turn";
 import { commitInStage } from "../commit-in-stage";
 import type { NewMessage } from "../../chats/history";
 import { finishTurn } from "../../chats/transitions/finish-turn";
-import { recordGenerationAttempt, recordRetryState } from "../../chats/transitions/generation-attempts";
+import { recordRetryState } from "../../chats/transitions/generation-attempts";
 import { enterRequiresAction } from "../../chats/transitions/requires-action";
 import { decideNextStep } from "../../llm/decide";
 import { HookFailureError } from "../../hooks/errors";
@@ -26,7 +26,7 @@ import { messageUsage, runModelStep } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../part-buffer/part-buffer";
 import { checkFence } from "../fence";
-import { type ChatSnapshot, fencedRead, fencedUpdate } from "../fenced-db";
+import { type ChatSnapshot, fencedRead, fencedRecordAttempt, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import { hooksOf, runLocalToolsWithHooks, stopHook } from "../hook-calls";
 import type { ChatTx } from "../../chats/chat-tx";
@@ -139,7 +139,7 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
       await failTurn(ctx, { error });
       return;
     }
-    const attempt = (await fencedUpdate(ctx.store, ctx.fence, (tx) => recordGenerationAttempt(tx))).chat.generationAttempt;
+    const attempt = (await fencedRecordAttempt(ctx.store, ctx.fence)).chat.generationAttempt;
     const key = episodeKey(chat.id, chat.historyVersion, attempt);
     ctx.parts.createEpisode(key);
     // What the client should know about this step's tools (an MCP server skipped), first in the episode.
