@@ -140,7 +140,7 @@ export class ChatWorker {
     runner.acquired({
       chatKind: this.#isRoot ? "root" : "subagent",
       takenOver: outcome.takenOver,
-      read: outcome.history && { chat: outcome.chat, history: outcome.history },
+      read: outcome.history && { chat: outcome.chat, history: outcome.history, ...(outcome.models ? { models: outcome.models } : {}) },
     });
     this.#runner = runner;
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: outcome.takenOver });

@@ -10,14 +10,17 @@
  * With `read` (the step's own fenced read, nothing written since: the fence is checked under the
  * lock) the next task starts from the chat as this commit left it instead of reading it back: the
  * read's history plus every row the transaction inserted. Only for transitions that insert history
- * and change no existing row (CommitStep, FinishTurn, EnterRequiresAction).
+ * and change no existing row (CommitStep, FinishTurn, EnterRequiresAction). The commit write reads
+ * the turn's model candidates for it too (model-for-turn.ts): the next step revalidates the model
+ * without a read of its own.
  */
 import type { ChatMessageRow } from "../db/schema/chats";
 import type { ChatTx } from "../chats/chat-tx";
 import type { Committed } from "../chats/store";
 import { type CommitStepInput, commitStep } from "../chats/transitions/commit-step";
-import { type ChatSnapshot, fencedUpdate } from "./fenced-db";
+import { type ChatSnapshot, fencedUpdate, turnModelsAtCommit } from "./fenced-db";
 import type { TaskContext } from "./task-context";
+import type { TurnModelRows } from "../model-configs/turn-model-rows";
 
 export async function commitInStage<T = undefined>(
   ctx: TaskContext,
@@ -32,7 +35,11 @@ export async function commitInStage<T = undefined>(
       // by then tx.chat is the committed row.
       const { handOff } = ctx;
       if (read && handOff) {
-        tx.transaction.afterCommit(() => handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)] }));
+        let models: TurnModelRows | undefined;
+        tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows)));
+        tx.transaction.afterCommit(() =>
+          handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)], ...(models ? { models } : {}) }),
+        );
       }
       const { messages } = await commitStep(tx, input);
       return then ? then(tx, messages) : undefined;

@@ -3,12 +3,13 @@
  * fence: reads holding the row FOR SHARE (one statement), writes inside ChatStore.update.
  * A fence mismatch throws FenceError and, for writes, rolls the transition back.
  */
-import { type ChatTx, unchangedSinceSnapshotSql } from "../chats/chat-tx";
+import { type ChatTx, type CommitCheck, unchangedSinceSnapshotSql } from "../chats/chat-tx";
 import { listMessages } from "../chats/queries";
 import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore, Committed } from "../chats/store";
 import { ChatNotFoundError } from "../chatstate/errors";
+import { type TurnModelRows, turnModelRowsFromJson, turnModelRowsSql } from "../model-configs/turn-model-rows";
 import { recordGenerationAttempt } from "../chats/transitions/generation-attempts";
 import { checkFence, type Fence } from "./fence";
 
@@ -16,6 +17,8 @@ export interface ChatSnapshot {
   chat: ChatRow;
   /** Every row in order, deleted and model-only ones included (prompt assembly picks). */
   history: ChatMessageRow[];
+  /** The turn's model candidates, when the statement that read the chat read them too (model-for-turn.ts). */
+  models?: TurnModelRows;
 }
 
 /** A chat's every history row as one JSON array, in order; `chatId` is the SQL naming the chat's id. */
@@ -34,11 +37,13 @@ export function historyFromJson(history: unknown): ChatMessageRow[] {
  * the row comes back as locked; every history write bumps the row under its lock (ChatTx), so when
  * the snapshot saw the locked row's versions the history is the locked row's (`unchanged`).
  * Otherwise the read runs again as a transaction that reads the history after taking the lock.
+ * With the history it reads the turn's model candidates, which no lock orders.
  */
 function lockedReadSql(withHistory: boolean): string {
+  const reads = withHistory ? `,\n    ${historyJsonSql("$1")} AS history,\n    ${turnModelRowsSql("locked")} AS models` : "";
   return `WITH locked AS (SELECT * FROM chats WHERE id = $1 FOR SHARE)
   SELECT locked.*,
-    ${unchangedSinceSnapshotSql("locked", 0)} AS unchanged${withHistory ? `,\n    ${historyJsonSql("$1")} AS history` : ""}
+    ${unchangedSinceSnapshotSql("locked", 0)} AS unchanged${reads}
   FROM locked`;
 }
 
@@ -46,7 +51,7 @@ const LOCKED_READ_SQL = lockedReadSql(true);
 const LOCKED_CHAT_READ_SQL = lockedReadSql(false);
 
 export async function fencedRead(store: ChatStore, fence: Fence, withHistory = true): Promise<ChatSnapshot> {
-  const { rows } = await store.pool.query<RawRow & { unchanged: boolean; history?: RawRow[] }>(
+  const { rows } = await store.pool.query<RawRow & { unchanged: boolean; history?: RawRow[]; models?: unknown }>(
     withHistory ? LOCKED_READ_SQL : LOCKED_CHAT_READ_SQL,
     [fence.chatId],
   );
@@ -55,7 +60,7 @@ export async function fencedRead(store: ChatStore, fence: Fence, withHistory = t
   if (raw.unchanged !== true) return fencedReadInTransaction(store, fence, withHistory);
   const chat = chatFromRaw(raw);
   checkFence(chat, fence);
-  return { chat, history: historyFromJson(raw.history) };
+  return { chat, history: historyFromJson(raw.history), ...(raw.models ? { models: turnModelRowsFromJson(raw.models) } : {}) };
 }
 
 /** The read when a commit on the chat ended the statement's wait for the lock: history after the lock. */
@@ -70,6 +75,14 @@ function fencedReadInTransaction(store: ChatStore, fence: Fence, withHistory: bo
       : [];
     return { chat, history };
   });
+}
+
+/** The turn's model candidates in a commit write's RETURNING, for a read that starts the next step from it. Checks nothing. */
+export function turnModelsAtCommit(found: (models: TurnModelRows) => void): CommitCheck {
+  return {
+    columns: () => `${turnModelRowsSql("chats")} AS models`,
+    read: (raw) => found(turnModelRowsFromJson(raw.models)),
+  };
 }
 
 /** `prefetchTail`: the transition reads the active history tail (saves a statement). */

@@ -6,19 +6,30 @@
  */
 import type { Database } from "../db/database";
 import { ModelConfigUnavailableError } from "../model-configs/errors";
-import { type ResolvedModelConfig, resolveModelConfig } from "../model-configs/resolve";
+import {
+  checkedModelConfig,
+  type Joined,
+  type ModelConfigRequest,
+  type ResolvedModelConfig,
+  resolveModelConfig,
+} from "../model-configs/resolve";
+import type { TurnModelRows } from "../model-configs/turn-model-rows";
 import type { ChatRow } from "../db/schema/chats";
 
+/** `rows`: the candidates as the statement that read `chat` read them; without them, they are read now. */
 export async function modelForTurn(
   db: Database,
   chat: Pick<ChatRow, "organizationId" | "lastModelConfigId">,
+  rows?: TurnModelRows,
 ): Promise<ResolvedModelConfig> {
+  const resolve = async (request: ModelConfigRequest, read: Joined | undefined) =>
+    rows ? checkedModelConfig(request, read) : resolveModelConfig(db, request);
   if (chat.lastModelConfigId) {
     try {
-      return await resolveModelConfig(db, { organizationId: chat.organizationId, modelConfigId: chat.lastModelConfigId });
+      return await resolve({ organizationId: chat.organizationId, modelConfigId: chat.lastModelConfigId }, rows?.chosen);
     } catch (err) {
       if (!(err instanceof ModelConfigUnavailableError)) throw err;
     }
   }
-  return resolveModelConfig(db, { organizationId: chat.organizationId });
+  return resolve({ organizationId: chat.organizationId }, rows?.fallback);
 }

@@ -7,6 +7,7 @@
 import { AttributionOwnerNotFoundError, AttributionOwnerSuspendedError } from "../accounts/synthetic-key";
 import type { ModelConfigRow } from "../model-configs/configs";
 import type { ResolvedModelConfig } from "../model-configs/resolve";
+import type { TurnModelRows } from "../model-configs/turn-model-rows";
 import { NoDefaultModelConfigError } from "../model-configs/errors";
 import type { ChatRow } from "../db/schema/chats";
 import type { HistoryRow } from "../llm/active-history";
@@ -41,18 +42,18 @@ export interface PreparedGeneration {
  */
 export async function prepareGeneration(
   ctx: TaskContext,
-  chat: ChatRow,
-  history: readonly HistoryRow[],
+  read: { chat: ChatRow; history: readonly HistoryRow[]; models?: TurnModelRows },
   /** The chat's model as the step already resolved it from this same read (the compaction gate). */
   chatModel?: ResolvedModelConfig,
 ): Promise<PreparedGeneration> {
+  const { chat, history } = read;
   // The tools start at once (an MCP server's connect is not the database's). The model config and
   // the attribution check go side by side only when two connections are warm: otherwise the second
   // read would open a connection (a chat's first turn, or one after the pool's idle timeout), which
   // costs more round trips than running them one after the other.
   const pendingTools = ctx.toolsFor(chat, toolStepOf(history));
   pendingTools.catch(() => {});
-  const chatModelNow = async () => chatModel ?? modelForTurn(ctx.db, chat);
+  const chatModelNow = async () => chatModel ?? modelForTurn(ctx.db, chat, read.models);
   const [resolved, attribution] =
     ctx.store.pool.idleCount >= 2
       ? await Promise.all([chatModelNow(), attributionFor(ctx, chat)])

@@ -7,6 +7,7 @@
 import { getTableColumns, type Column, type Table } from "drizzle-orm";
 import { toSnakeCase } from "drizzle-orm/casing";
 import { chatMessages, chatQueuedMessages, chats, type ChatMessageRow, type ChatQueuedMessageRow, type ChatRow } from "./schema/chats";
+import { chatModelConfigs, chatProviders } from "./schema/models";
 
 export type RawRow = Record<string, unknown>;
 
@@ -44,3 +45,5 @@ function mapperFor<T>(table: Table): (raw: RawRow) => T {
 export const chatFromRaw = mapperFor<ChatRow>(chats);
 export const messageFromRaw = mapperFor<ChatMessageRow>(chatMessages);
 export const queuedFromRaw = mapperFor<ChatQueuedMessageRow>(chatQueuedMessages);
+export const modelConfigFromRaw = mapperFor<typeof chatModelConfigs.$inferSelect>(chatModelConfigs);
+export const providerFromRaw = mapperFor<typeof chatProviders.$inferSelect>(chatProviders);

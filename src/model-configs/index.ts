@@ -3,3 +3,4 @@ export * from "./errors";
 export * from "./options";
 export * from "./providers";
 export * from "./resolve";
+export * from "./turn-model-rows";

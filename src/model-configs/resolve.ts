@@ -25,7 +25,8 @@ export interface ModelConfigRequest {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-type Joined = { config: typeof chatModelConfigs.$inferSelect; provider: ProviderRow };
+/** A config row with its provider's, as the database holds them. */
+export type Joined = { config: typeof chatModelConfigs.$inferSelect; provider: ProviderRow };
 
 function rejection(found: Joined | undefined, organizationId: string): ModelConfigRejection | null {
   // Another organization's config is reported as missing: its existence is not ours to reveal.
@@ -52,15 +53,24 @@ export async function resolveModelConfig(db: Database, request: ModelConfigReque
   if (modelConfigId) {
     // Not a UUID: it names nothing (and Postgres would reject the comparison).
     const [found] = UUID.test(modelConfigId) ? await base.where(eq(chatModelConfigs.id, modelConfigId)) : [];
-    const reason = rejection(found, organizationId);
-    if (reason || !found) throw new ModelConfigUnavailableError(modelConfigId, reason ?? "not_found");
-    return resolved(found);
+    return checkedModelConfig(request, found);
   }
 
   const [found] = await base.where(
     and(eq(chatModelConfigs.organizationId, organizationId), eq(chatModelConfigs.isDefault, true), isNull(chatModelConfigs.deletedAt)),
   );
-  const reason = rejection(found, organizationId);
-  if (reason || !found) throw new NoDefaultModelConfigError(organizationId, reason ?? "not_found");
+  return checkedModelConfig(request, found);
+}
+
+/**
+ * resolveModelConfig's answer for the row it read: `found` is the config `request` names (or,
+ * naming none, its organization's default) with its provider, undefined when there is none.
+ */
+export function checkedModelConfig(request: ModelConfigRequest, found: Joined | undefined): ResolvedModelConfig {
+  const reason = rejection(found, request.organizationId);
+  if (reason || !found) {
+    if (request.modelConfigId) throw new ModelConfigUnavailableError(request.modelConfigId, reason ?? "not_found");
+    throw new NoDefaultModelConfigError(request.organizationId, reason ?? "not_found");
+  }
   return resolved(found);
 }

@@ -47,7 +47,8 @@ import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { Answered, ChatStore } from "../../chats/store";
 import type { RawRow } from "../../db/rows";
 import { acquire } from "../../chats/transitions/ownership";
-import { historyFromJson, historyJsonSql } from "../fenced-db";
+import { historyFromJson, historyJsonSql, turnModelsAtCommit } from "../fenced-db";
+import type { TurnModelRows } from "../../model-configs/turn-model-rows";
 import { freshSinceSql, leaseFreshSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
 import {
   ADMISSION_LOCK_KEYS,
@@ -70,6 +71,8 @@ export type AcquireOutcome =
       readonly takenOver: boolean;
       /** The history as the commit write saw it, under the row lock (`withHistory`). */
       readonly history?: ChatMessageRow[];
+      /** The turn's model candidates, read by the same statement (`withHistory`). */
+      readonly models?: TurnModelRows;
     }
   /** Nothing was written: the chat stays unowned (or stale-owned) and is retried later. */
   | { readonly kind: "refused"; readonly reason: "capacity" | "lock_timeout" }
@@ -87,8 +90,9 @@ export interface AcquireChatOptions {
   /** The longest wait for any lock in the transaction when the pool has a limit (spec: 5 s). */
   readonly lockTimeoutMs?: number;
   /**
-   * Also return the chat's history, read by the commit write under the row lock: the new runner's
-   * first task starts from it instead of a read of its own (one round trip fewer before the model).
+   * Also return the chat's history, read by the commit write under the row lock, and the turn's
+   * model candidates: the new runner's first task starts from them instead of reads of its own (two
+   * round trips fewer before the model).
    */
   readonly withHistory?: boolean;
 }
@@ -176,6 +180,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   // The chat's pool limit, as the probe found it.
   let limit = 0;
   let history: ChatMessageRow[] | undefined;
+  let models: TurnModelRows | undefined;
   const probe = {
     text: PROBE_SQL,
     values: [chatId, RUNNABLE_STATUSES, staleThresholdMs, limits.root, limits.subagent, timeoutSetting(lockTimeoutMs)],
@@ -196,13 +201,16 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
       async (tx) => {
         const owned = admit(tx, limit, staleThresholdMs);
         await acquire(tx, { workerId, runnerId });
-        if (options.withHistory) tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
+        if (options.withHistory) {
+          tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
+          tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows)));
+        }
         return owned;
       },
       { staleThresholdMs },
     );
     if ("answer" in result) return result.answer;
-    return { kind: "acquired", chat: result.chat, takenOver: result.value, ...(history ? { history } : {}) };
+    return { kind: "acquired", chat: result.chat, takenOver: result.value, ...(history ? { history } : {}), ...(models ? { models } : {}) };
   } catch (err) {
     if (err instanceof Settled) return err.outcome;
     // The row vanished between the probe and the lock.

@@ -32,6 +32,7 @@ import { attributionFor } from "../attribution";
 import { type CompactionSetup, compactionSetup } from "../compaction-setup";
 import { fencedRecordAttempt, fencedUpdate } from "../fenced-db";
 import { modelForTurn } from "../model-for-turn";
+import type { TurnModelRows } from "../../model-configs/turn-model-rows";
 import { preparationFailureMessage } from "../prepare-generation";
 import { postCompactHook, preCompactHook } from "../hook-calls";
 import type { TaskContext } from "../task-context";
@@ -41,12 +42,14 @@ export const SUMMARIZING_TEXT = "Summarizing…";
 interface Snapshot {
   chat: ChatRow;
   history: ChatMessageRow[];
+  /** The turn's model candidates, when the read that gave `chat` read them (model-for-turn.ts). */
+  models?: TurnModelRows;
 }
 
 /** The chat model, or null after ending the turn because none is configured. */
-async function chatModelOrFinish(ctx: TaskContext, chat: ChatRow): Promise<ResolvedModelConfig | null> {
+async function chatModelOrFinish(ctx: TaskContext, snapshot: Snapshot): Promise<ResolvedModelConfig | null> {
   try {
-    return await modelForTurn(ctx.db, chat);
+    return await modelForTurn(ctx.db, snapshot.chat, snapshot.models);
   } catch (err) {
     if (!(err instanceof NoDefaultModelConfigError)) throw err;
     await failTurn(ctx, { error: "No model is configured for this organization." });
@@ -67,7 +70,7 @@ export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapsho
   if (latestPromptTokens(snapshot.history) === null) return { handled: false };
   let chatModel: ResolvedModelConfig;
   try {
-    chatModel = await modelForTurn(ctx.db, snapshot.chat);
+    chatModel = await modelForTurn(ctx.db, snapshot.chat, snapshot.models);
   } catch (err) {
     // The model call reports a missing model itself.
     if (err instanceof NoDefaultModelConfigError) return { handled: false };
@@ -106,7 +109,7 @@ export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapsho
 
 /** The decision chose a manual compaction (compaction_requested_at set, something to compact). */
 export async function compactOnRequest(ctx: TaskContext, snapshot: Snapshot): Promise<void> {
-  const chatModel = await chatModelOrFinish(ctx, snapshot.chat);
+  const chatModel = await chatModelOrFinish(ctx, snapshot);
   if (chatModel === null) return;
   await compact(ctx, snapshot, await compactionSetup(ctx.db, snapshot.chat, chatModel), "manual");
 }

@@ -66,7 +66,8 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
 }
 
 async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
-  const { chat, history } = firstRead(ctx) ?? (await fencedRead(ctx.store, ctx.fence));
+  const read = firstRead(ctx) ?? (await fencedRead(ctx.store, ctx.fence));
+  const { chat, history } = read;
   ctx.trace.ensure(turnTrigger(chat, history));
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
   generationStep.set({ generation_action: next.kind });
@@ -95,13 +96,13 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
       return;
     }
     case "compact":
-      await compactOnRequest(ctx, { chat, history });
+      await compactOnRequest(ctx, read);
       return;
     case "call_model": {
       // The automatic compaction gate may compact (or end the turn) instead of calling the model.
-      const gate = await compactBeforeModelCall(ctx, { chat, history });
+      const gate = await compactBeforeModelCall(ctx, read);
       if (gate.handled) return;
-      await callModel(ctx, { chat, history }, gate.chatModel);
+      await callModel(ctx, read, gate.chatModel);
       return;
     }
   }
@@ -121,13 +122,13 @@ function firstRead(ctx: TaskContext): ChatSnapshot | undefined {
  */
 async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: ResolvedModelConfig | undefined): Promise<void> {
   for (let first = true; ; first = false) {
-    const { chat, history } = first ? read : await fencedRead(ctx.store, ctx.fence);
+    const { chat, history, models } = first ? read : await fencedRead(ctx.store, ctx.fence);
     const resolved = first ? chatModel : undefined;
     let prepared: PreparedGeneration;
     const prepare = ctx.trace.stage("prepare");
     try {
       prepared = await ctx.trace.within(prepare, async () => {
-        const p = await prepareGeneration(ctx, chat, history, resolved);
+        const p = await prepareGeneration(ctx, { chat, history, ...(models ? { models } : {}) }, resolved);
         prepare.setModel(p.model);
         return p;
       });

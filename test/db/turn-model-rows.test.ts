@@ -1,0 +1,133 @@
+/**
+ * The turn's model chosen from candidates read inside another statement (src/model-configs/turn-model-rows.ts)
+ * is the model a read of its own would choose (src/chat-worker/model-for-turn.ts), in every case the
+ * spec's revalidation distinguishes; and the runner's reads carry those candidates.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { modelForTurn } from "../../src/chat-worker/model-for-turn";
+import { fencedRead } from "../../src/chat-worker/fenced-db";
+import { acquireChat } from "../../src/chat-worker/leases/admission";
+import { createDb } from "../../src/db/client";
+import type { Database } from "../../src/db/database";
+import { chatFromRaw } from "../../src/db/rows";
+import { createModelConfig, createProvider, deleteModelConfig } from "../../src/model-configs/index";
+import { turnModelRowsFromJson, turnModelRowsSql, type TurnModelRows } from "../../src/model-configs/turn-model-rows";
+import { makeEnv, makeOwner, text, type Env } from "./fixtures";
+
+let env: Env;
+let db: Database;
+let onProvider: string;
+let offProvider: string;
+beforeAll(async () => {
+  env = await makeEnv();
+  db = createDb(env.pool) as unknown as Database;
+  const tag = crypto.randomUUID();
+  onProvider = (await createProvider(db, { type: "openai-compatible", name: `on-${tag}`, baseUrl: "http://127.0.0.1:1/v1" })).id;
+  offProvider = (
+    await createProvider(db, { type: "openai-compatible", name: `off-${tag}`, baseUrl: "http://127.0.0.1:1/v1", enabled: false })
+  ).id;
+});
+afterAll(() => env.pool.end());
+
+/** A chat of a new organization whose configs `setup` makes; its last model is what `setup` answers. */
+async function chatWith(setup: (org: string) => Promise<string | null>) {
+  const owner = await makeOwner(env.pool);
+  const last = await setup(owner.organizationId);
+  const created = await env.store.create({ organizationId: owner.organizationId, ownerId: owner.userId, content: text("hi") });
+  const { rows } = await env.pool.query(`UPDATE chats SET last_model_config_id = $2 WHERE id = $1 RETURNING *`, [created.chat.id, last]);
+  return chatFromRaw(rows[0]!);
+}
+
+async function rowsOf(chatId: string): Promise<TurnModelRows> {
+  const { rows } = await env.pool.query(`SELECT ${turnModelRowsSql("c")} AS models FROM chats c WHERE c.id = $1`, [chatId]);
+  return turnModelRowsFromJson(rows[0]!.models);
+}
+
+/** What modelForTurn answers: the config and provider, or the error's class and reason. */
+async function outcome(run: () => Promise<unknown>) {
+  try {
+    return { resolved: await run() };
+  } catch (err) {
+    return { error: (err as Error).name, reason: (err as { reason?: string }).reason };
+  }
+}
+
+const config = (org: string, model: string, extra: { enabled?: boolean; isDefault?: boolean; provider?: string } = {}) =>
+  createModelConfig(
+    db,
+    org,
+    { providerId: extra.provider ?? onProvider, model, enabled: extra.enabled, isDefault: extra.isDefault },
+    new Date(),
+  );
+
+const CASES: [string, (org: string) => Promise<string | null>, string][] = [
+  ["the chat's usable config, not the default", async (org) => (await config(org, "def"), (await config(org, "mine")).id), "mine"],
+  [
+    "a disabled config falls back to the default",
+    async (org) => (await config(org, "def"), (await config(org, "off", { enabled: false })).id),
+    "def",
+  ],
+  [
+    "a config whose provider is disabled falls back",
+    async (org) => (await config(org, "def"), (await config(org, "p-off", { provider: offProvider })).id),
+    "def",
+  ],
+  [
+    "a deleted config falls back",
+    async (org) => {
+      await config(org, "def");
+      const gone = await config(org, "gone");
+      await deleteModelConfig(db, org, gone.id, new Date());
+      return gone.id;
+    },
+    "def",
+  ],
+  [
+    "another organization's config falls back",
+    async (org) => (await config(org, "def"), (await config((await makeOwner(env.pool)).organizationId, "theirs")).id),
+    "def",
+  ],
+  ["no config: the default", async (org) => (await config(org, "def"), null), "def"],
+  [
+    "no config and a disabled default: no default",
+    async (org) => (await config(org, "off", { enabled: false }), null),
+    "NoDefaultModelConfigError",
+  ],
+  ["no config and no default: no default", async () => null, "NoDefaultModelConfigError"],
+];
+
+describe("the turn's model from candidates read in the chat's statement", () => {
+  it.each(CASES)("%s", async (_name, setup, expected) => {
+    const chat = await chatWith(setup);
+    const own = await outcome(() => modelForTurn(db, chat));
+    const rows = await rowsOf(chat.id);
+    const fromRows = await outcome(() => modelForTurn(db, chat, rows));
+    expect(fromRows).toEqual(own);
+    const found = fromRows as { resolved?: { config: { model: string } }; error?: string };
+    expect(found.resolved?.config.model ?? found.error).toBe(expected);
+  });
+
+  it("comes with the runner's fenced read and with the acquisition's starting read", async () => {
+    const chat = await chatWith(async (org) => (await config(org, "def"), (await config(org, "mine")).id));
+    const workerId = crypto.randomUUID();
+    const runnerId = crypto.randomUUID();
+    const acquired = await acquireChat(env.store, chat.id, {
+      workerId,
+      runnerId,
+      limits: { root: 0, subagent: 0 },
+      staleThresholdMs: 30_000,
+      withHistory: true,
+    });
+    if (acquired.kind !== "acquired") throw new Error(`not acquired: ${acquired.kind}`);
+    expect(acquired.models).toEqual(await rowsOf(chat.id));
+    expect(acquired.models?.chosen?.config.model).toBe("mine");
+    const read = await fencedRead(env.store, {
+      chatId: chat.id,
+      workerId,
+      runnerId,
+      historyVersion: acquired.chat.historyVersion,
+      status: "running",
+    });
+    expect(read.models).toEqual(acquired.models);
+  });
+});
