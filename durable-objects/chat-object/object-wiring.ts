@@ -113,6 +113,7 @@ export class ObjectWiring {
         otherChats,
         queueWait: (queuedAt, chat) => this.tracing().queueWait(queuedAt, chat),
         latestTurns: (limit) => this.tracing().latestTurns(limit),
+        acquireWith: async (tx) => this.worker(tx.chatId)?.acquireWithCommand(tx),
       };
     }
     return this.#context;

@@ -7,6 +7,7 @@ import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import type { ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../chats/store";
+import type { ChatTx } from "../chats/chat-tx";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { TurnSummary } from "../observability/turn-tracker";
 import type { ChatWire } from "../wire/chat-wire";
@@ -26,6 +27,12 @@ export interface CommandContext {
   queueWait?(queuedAt: Date, chat: Pick<ChatRow, "id" | "parentChatId">): void;
   /** The chat's last turns, newest first, as the object's tracer logged them. */
   latestTurns(limit: number): Promise<TurnSummary[]>;
+  /**
+   * The chat's own worker, offered a Create's or SendMessage's transaction before its commit: it
+   * may acquire the chat there (ChatWorker.acquireWithCommand), so the turn starts at COMMIT.
+   * Absent: the ownership hint wakes a worker after COMMIT, as the spec draws it.
+   */
+  acquireWith?(tx: ChatTx): Promise<void>;
   /** Commands on other chats, through their own objects (archiving a running family stops it first). */
   otherChats?: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
 }

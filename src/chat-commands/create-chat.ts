@@ -62,6 +62,8 @@ export async function createChatCommand(
       // Hook context goes right after the first prompt, in the creating transaction.
       if (prompt.context.length > 0) await insertHistory(tx, prompt.context, "a lifecycle hook added context");
       await linkContentFiles(ctx, tx, content);
+      // The row is already in its landing state: a chat created running may start its turn at COMMIT.
+      await ctx.acquireWith?.(tx);
     },
   });
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };

@@ -62,6 +62,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       const sent = await sendMessage(tx, input);
       await linkContentFiles(ctx, tx, content);
       const titled = untitled && titleFirstMessage(tx, prompt.parts);
+      await ctx.acquireWith?.(tx);
       return { ...sent, titled };
     },
     { prefetchTail: sendMessage.prefetchTail(input) },

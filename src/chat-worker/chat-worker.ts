@@ -6,7 +6,10 @@
  * notification is healed.
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
-import { acquireChat } from "./leases/admission";
+import { acquireChat, acquireInTransaction } from "./leases/admission";
+import type { ChatTx } from "../chats/chat-tx";
+import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
+import type { TurnModelRows } from "../model-configs/turn-model-rows";
 import { renewHeartbeats } from "./leases/heartbeats";
 import { readChatsForSync } from "./leases/sweep";
 import { errorText, logger } from "../log/log";
@@ -135,18 +138,49 @@ export class ChatWorker {
       logger.debug("chat_not_acquired", { chat_id: this.chatId, kind: outcome.kind, reason: outcome.reason });
       return;
     }
-    this.#isRoot = outcome.chat.parentChatId === null;
+    this.#start(runnerId, outcome);
+  }
+
+  /**
+   * Inside a command's transaction on this chat (SendMessage, under its row lock): acquire the
+   * chat in that same transaction when admission allows it there (acquireInTransaction), so the
+   * runner starts at COMMIT, before the commit's notifications, without an acquisition of its own.
+   * Not while this worker has a runner or an acquisition in flight: those take their usual path.
+   */
+  async acquireWithCommand(tx: ChatTx): Promise<void> {
+    if (this.#runner || this.#acquiring) return;
+    const { config } = this.deps;
+    const runnerId = crypto.randomUUID();
+    const collect = await acquireInTransaction(tx, {
+      workerId: this.workerId,
+      runnerId,
+      limits: { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
+    });
+    if (!collect) return;
+    // By the time after-commit effects run, tx.chat is the committed row.
+    tx.transaction.afterCommit(() => this.#start(runnerId, { chat: tx.chat, takenOver: false, ...collect() }));
+  }
+
+  /** A committed acquisition for `runnerId`: its runner, its ticks, and the committed row as the runner's first event. */
+  #start(runnerId: string, acquired: { chat: ChatRow; takenOver: boolean; history?: ChatMessageRow[]; models?: TurnModelRows }): void {
+    if (this.#runner) {
+      // The database gives a chat one owner; two runners here would mean it did not.
+      logger.error("runner_already_running", { chat_id: this.chatId, runner_id: runnerId, running: this.#runner.runnerId });
+      return;
+    }
+    const { chat, takenOver, history, models } = acquired;
+    this.#isRoot = chat.parentChatId === null;
     const runner = new ChatRunner(this.chatId, this.workerId, runnerId, this.deps, (r) => void this.#cleanup(r), this.hooks.keepAlive);
     runner.acquired({
       chatKind: this.#isRoot ? "root" : "subagent",
-      takenOver: outcome.takenOver,
-      read: outcome.history && { chat: outcome.chat, history: outcome.history, ...(outcome.models ? { models: outcome.models } : {}) },
+      takenOver,
+      read: history && { chat, history, ...(models ? { models } : {}) },
     });
     this.#runner = runner;
-    logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: outcome.takenOver });
-    this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);
+    logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: takenOver });
+    this.hooks.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
     // Bootstrap: notifications already reach us; the committed row is the first event.
-    runner.process(outcome.chat);
+    runner.process(chat);
   }
 
   async #cleanup(runner: ChatRunner): Promise<void> {

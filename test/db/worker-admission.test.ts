@@ -7,7 +7,13 @@ import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import type { ExecutionState } from "../../src/chatstate/index";
 import { ChatStore, type TransactionObserver } from "../../src/chats/index";
-import { acquireChat, type AcquireChatOptions, type AcquireOutcome, type PoolLimits } from "../../src/chat-worker/leases/index";
+import {
+  acquireChat,
+  acquireInTransaction,
+  type AcquireChatOptions,
+  type AcquireOutcome,
+  type PoolLimits,
+} from "../../src/chat-worker/leases/index";
 import { chatRow, history, makeChat, snapshotRows } from "./fixtures";
 import {
   backdateHeartbeat,
@@ -19,7 +25,7 @@ import {
   worker,
   type WorkerEnv,
 } from "./support/worker-env";
-import { abandon, acquire } from "../../src/chats/transitions/index";
+import { abandon, acquire, sendMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
 const STALE_MS = 30_000;
@@ -328,5 +334,80 @@ describe("acquireChat admission", () => {
       await held.release();
     }
     expect(await observable(rootChat.chatId)).toEqual(before);
+  });
+});
+
+describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () => {
+  const send = (text: string) => ({ content: [{ type: "text" as const, text }], busyBehavior: "queue" as const });
+
+  /** SendMessage on `chatId` with acquireInTransaction in its transaction; what it staged and what it read. */
+  async function sendAndAcquire(chatId: string, limits: PoolLimits, after?: () => void) {
+    const { store, runs } = observedStore();
+    const ids = worker();
+    let collect: Awaited<ReturnType<typeof acquireInTransaction>>;
+    const committed = await store.update(
+      chatId,
+      async (tx) => {
+        await sendMessage(tx, send("go"));
+        collect = await acquireInTransaction(tx, { ...ids, limits });
+        after?.();
+      },
+      { prefetchTail: sendMessage.prefetchTail(send("go")) },
+    );
+    return { committed, read: collect?.(), staged: collect !== undefined, ids, runs };
+  }
+
+  it("acquires an idle chat in the send's own statements: owner, fresh heartbeat, no ownership hint, the runner's read", async () => {
+    const chat = await makeChat(env, "W");
+    const hintsBefore = env.notifier.hintsFor(chat.chatId).length;
+    const alone = await makeChat(env, "W");
+    const { runs: sendRuns, store } = observedStore();
+    await store.update(alone.chatId, (tx) => sendMessage(tx, send("go")), { prefetchTail: sendMessage.prefetchTail(send("go")) });
+
+    const { committed, read, ids, runs } = await sendAndAcquire(chat.chatId, UNLIMITED);
+    expect(committed.chat).toMatchObject({ status: "running", workerId: ids.workerId, runnerId: ids.runnerId });
+    expect((await heartbeatsOf(env.pool, chat.chatId)).map((b) => b.runnerId)).toEqual([ids.runnerId]);
+    expect(env.notifier.hintsFor(chat.chatId)).toHaveLength(hintsBefore);
+    expect(committed.applied.map((a) => a.transition)).toEqual(["SendMessage", "Acquire"]);
+    // The read is the committed history, the sent message included, and the model candidates.
+    expect(read?.history).toEqual(await history(env, chat.chatId));
+    expect(read?.history.at(-1)?.content).toEqual(send("go").content);
+    expect(read?.models).toEqual({ chosen: undefined, fallback: undefined });
+    // Not one statement more than the send alone.
+    expect(runs[0]!.statements).toBe(sendRuns[0]!.statements);
+  });
+
+  it("stages nothing when the pool has a limit, the chat has an owner, or the send leaves it not runnable", async () => {
+    const limited = await makeChat(env, "W");
+    const staleOwned = await makeChat(env, "R0", { owned: true });
+    await backdateHeartbeat(env.pool, staleOwned.chatId, 60_000);
+    const cases: [string, PoolLimits][] = [
+      [limited.chatId, { root: 1000, subagent: 1000 }],
+      [staleOwned.chatId, UNLIMITED],
+    ];
+    for (const [chatId, limits] of cases) {
+      const before = await chatRow(env, chatId);
+      const { committed, staged } = await sendAndAcquire(chatId, limits);
+      expect(staged).toBe(false);
+      expect([committed.chat.workerId, committed.chat.runnerId]).toEqual([before.worker_id, before.runner_id]);
+    }
+    // Without the send, a W chat is not runnable.
+    const idle = await makeChat(env, "W");
+    const { store } = observedStore();
+    const idleRun = await store.update(idle.chatId, async (tx) => acquireInTransaction(tx, { ...worker(), limits: UNLIMITED }));
+    expect(idleRun.value).toBeUndefined();
+    expect(idleRun.chat.workerId).toBeNull();
+  });
+
+  it("leaves nothing when the transaction rolls back after staging", async () => {
+    const chat = await makeChat(env, "W");
+    const before = await observable(chat.chatId);
+    await expect(
+      sendAndAcquire(chat.chatId, UNLIMITED, () => {
+        throw new Error("rolled back");
+      }),
+    ).rejects.toThrow("rolled back");
+    expect(await observable(chat.chatId)).toEqual(before);
+    expect(await heartbeatsOf(env.pool, chat.chatId)).toEqual([]);
   });
 });

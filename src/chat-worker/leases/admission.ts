@@ -171,6 +171,41 @@ function recheckAtCommit(previousRunnerId: string | null, limit: number, staleTh
   };
 }
 
+/** What acquireInTransaction read for the new runner, once the transaction has committed. */
+export interface StartingRead {
+  history: ChatMessageRow[];
+  models: TurnModelRows;
+}
+
+/**
+ * Acquire inside another transaction on the chat (a SendMessage in the chat's own object), which
+ * already holds the row lock, when admission needs nothing that transaction cannot give: the chat
+ * is runnable after that transaction's transitions, it has no owner at all (a stale owner's lease
+ * is rechecked by the acquisition loop, under its own locks), and its pool has no limit (a
+ * limited pool's slots are counted under the pool's advisory lock, which is taken before the row
+ * lock). The commit write then also writes the heartbeat and reads the new runner's history and
+ * model candidates. Answers how to collect that read after COMMIT, or undefined when the chat is
+ * left to the usual acquisition (acquireChat), with nothing staged.
+ */
+export async function acquireInTransaction(
+  tx: ChatTx,
+  options: Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits">,
+): Promise<(() => StartingRead) | undefined> {
+  const { limits } = options;
+  assertLimits(limits);
+  const limit = tx.chat.parentChatId === null ? limits.root : limits.subagent;
+  if (limit > 0 || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
+  await acquire(tx, { workerId: options.workerId, runnerId: options.runnerId });
+  let history: ChatMessageRow[] | undefined;
+  let models: TurnModelRows | undefined;
+  tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
+  tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows)));
+  return () => {
+    if (!history || !models) throw new Error(`chat ${tx.chatId}: the acquisition's starting read was collected before its commit`);
+    return { history, models };
+  };
+}
+
 /** Acquires `chatId` for (workerId, runnerId) if it is runnable, has no fresh lease, and its pool has a free slot. */
 export async function acquireChat(store: ChatStore, chatId: string, options: AcquireChatOptions): Promise<AcquireOutcome> {
   const { workerId, runnerId, limits, staleThresholdMs } = options;
