@@ -114,6 +114,10 @@ export class ObjectWiring {
         queueWait: (queuedAt, chat) => this.tracing().queueWait(queuedAt, chat),
         latestTurns: (limit) => this.tracing().latestTurns(limit),
         acquireWith: async (tx) => this.worker(tx.chatId)?.acquireWithCommand(tx),
+        updateStartingTurn: (chatId, fn, options) => {
+          const worker = this.worker(chatId);
+          return worker ? worker.updateAndAcquire(fn, options) : store.update(chatId, fn, options);
+        },
       };
     }
     return this.#context;

@@ -6,7 +6,7 @@ import { ChatNotFoundError } from "../chatstate/index";
 import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import type { ChatRow } from "../db/schema/chats";
-import type { ChatStore } from "../chats/store";
+import type { ChatStore, Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { TurnSummary } from "../observability/turn-tracker";
@@ -28,11 +28,17 @@ export interface CommandContext {
   /** The chat's last turns, newest first, as the object's tracer logged them. */
   latestTurns(limit: number): Promise<TurnSummary[]>;
   /**
-   * The chat's own worker, offered a Create's or SendMessage's transaction before its commit: it
-   * may acquire the chat there (ChatWorker.acquireWithCommand), so the turn starts at COMMIT.
-   * Absent: the ownership hint wakes a worker after COMMIT, as the spec draws it.
+   * The chat's own worker, offered a Create's transaction before its commit: it may acquire the
+   * chat there (ChatWorker.acquireWithCommand), so the turn starts at COMMIT. Absent: the
+   * ownership hint wakes a worker after COMMIT, as the spec draws it.
    */
   acquireWith?(tx: ChatTx): Promise<void>;
+  /**
+   * ChatStore.update for a command that may start a turn (SendMessage), run by the chat's own
+   * worker so that it may acquire the chat in the same transaction (ChatWorker.updateAndAcquire).
+   * Absent: the store's update, and the ownership hint after COMMIT.
+   */
+  updateStartingTurn?<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options?: UpdateOptions): Promise<Committed<T>>;
   /** Commands on other chats, through their own objects (archiving a running family stops it first). */
   otherChats?: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
 }

@@ -54,7 +54,8 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     createdBy: cmd.callerId,
     hookContext: prompt.context.map((row) => ({ content: row.content, model_only: row.modelOnly ?? false })),
   };
-  const { value, chat } = await ctx.store.update(
+  const update = ctx.updateStartingTurn ?? ((chatId, fn, options) => ctx.store.update(chatId, fn, options));
+  const { value, chat } = await update(
     cmd.chatId,
     async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
@@ -62,7 +63,6 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       const sent = await sendMessage(tx, input);
       await linkContentFiles(ctx, tx, content);
       const titled = untitled && titleFirstMessage(tx, prompt.parts);
-      await ctx.acquireWith?.(tx);
       return { ...sent, titled };
     },
     { prefetchTail: sendMessage.prefetchTail(input) },

@@ -6,7 +6,8 @@
  * notification is healed.
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
-import { acquireChat, acquireInTransaction } from "./leases/admission";
+import { acquireChat, acquireInTransaction, admissionTryLock, PoolFullAtCommitError } from "./leases/admission";
+import type { Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { TurnModelRows } from "../model-configs/turn-model-rows";
@@ -125,13 +126,11 @@ export class ChatWorker {
 
   async #acquire(): Promise<void> {
     if (this.#runner) return;
-    const { config, store } = this.deps;
     const runnerId = crypto.randomUUID();
-    const outcome = await acquireChat(store, this.chatId, {
+    const outcome = await acquireChat(this.deps.store, this.chatId, {
+      ...this.#admission(),
       workerId: this.workerId,
       runnerId,
-      limits: { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
-      staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
       withHistory: true,
     });
     if (outcome.kind !== "acquired") {
@@ -142,23 +141,68 @@ export class ChatWorker {
   }
 
   /**
-   * Inside a command's transaction on this chat (SendMessage, under its row lock): acquire the
-   * chat in that same transaction when admission allows it there (acquireInTransaction), so the
+   * Inside a command's transaction on this chat (Create, SendMessage; under its row lock): acquire
+   * the chat in that same transaction when admission allows it there (acquireInTransaction), so the
    * runner starts at COMMIT, before the commit's notifications, without an acquisition of its own.
+   * `admissionLocked`: the transaction holds the pool's advisory lock (updateAndAcquire's guard).
    * Not while this worker has a runner or an acquisition in flight: those take their usual path.
    */
-  async acquireWithCommand(tx: ChatTx): Promise<void> {
+  async acquireWithCommand(tx: ChatTx, admissionLocked = false): Promise<void> {
     if (this.#runner || this.#acquiring) return;
-    const { config } = this.deps;
     const runnerId = crypto.randomUUID();
-    const collect = await acquireInTransaction(tx, {
-      workerId: this.workerId,
-      runnerId,
-      limits: { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
-    });
+    const collect = await acquireInTransaction(tx, { ...this.#admission(), workerId: this.workerId, runnerId, admissionLocked });
     if (!collect) return;
     // By the time after-commit effects run, tx.chat is the committed row.
     tx.transaction.afterCommit(() => this.#start(runnerId, { chat: tx.chat, takenOver: false, ...collect() }));
+  }
+
+  /**
+   * ChatStore.update for a command that may start a turn (SendMessage), with the pool's advisory
+   * lock tried in the row lock's round trip (admissionTryLock) and acquireWithCommand after `fn`.
+   * When the commit write finds the pool full, the command runs again without the acquisition, and
+   * the chat waits for a slot as any other.
+   */
+  async updateAndAcquire<T>(fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
+    const { store } = this.deps;
+    const admission = this.#admission();
+    const limited = admission.limits.root > 0 || admission.limits.subagent > 0;
+    if (this.#runner || this.#acquiring || !limited) {
+      return store.update(
+        this.chatId,
+        async (tx) => {
+          const value = await fn(tx);
+          await this.acquireWithCommand(tx);
+          return value;
+        },
+        options,
+      );
+    }
+    const guard = admissionTryLock(this.chatId, admission.limits);
+    try {
+      const committed = await store.updateGuarded(
+        this.chatId,
+        guard,
+        async (tx) => {
+          const value = await fn(tx);
+          await this.acquireWithCommand(tx, guard.locked);
+          return value;
+        },
+        options,
+      );
+      if ("answer" in committed) throw new Error(`chat ${this.chatId}: the admission guard answered`);
+      return committed;
+    } catch (err) {
+      if (!(err instanceof PoolFullAtCommitError)) throw err;
+      return store.update(this.chatId, fn, options);
+    }
+  }
+
+  #admission() {
+    const { config } = this.deps;
+    return {
+      limits: { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
+      staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+    };
   }
 
   /** A committed acquisition for `runnerId`: its runner, its ticks, and the committed row as the runner's first event. */

@@ -10,6 +10,8 @@ import { ChatStore, type TransactionObserver } from "../../src/chats/index";
 import {
   acquireChat,
   acquireInTransaction,
+  admissionTryLock,
+  PoolFullAtCommitError,
   type AcquireChatOptions,
   type AcquireOutcome,
   type PoolLimits,
@@ -27,6 +29,11 @@ import {
 } from "./support/worker-env";
 import { abandon, acquire, sendMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
+import { recordQueries } from "./support/record-queries";
+import type { ChatTx } from "../../src/chats/chat-tx";
+import { ChatWorker } from "../../src/chat-worker/chat-worker";
+import type { RunnerDeps } from "../../src/chat-worker/task-context";
+import type { Config } from "../../src/config/env";
 
 const STALE_MS = 30_000;
 const UNLIMITED: PoolLimits = { root: 0, subagent: 0 };
@@ -340,21 +347,24 @@ describe("acquireChat admission", () => {
 describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () => {
   const send = (text: string) => ({ content: [{ type: "text" as const, text }], busyBehavior: "queue" as const });
 
-  /** SendMessage on `chatId` with acquireInTransaction in its transaction; what it staged and what it read. */
-  async function sendAndAcquire(chatId: string, limits: PoolLimits, after?: () => void) {
+  /**
+   * SendMessage on `chatId` with acquireInTransaction in its transaction, after the admission
+   * guard when `guarded` (as ChatWorker.updateAndAcquire runs it); what it staged and what it read.
+   */
+  async function sendAndAcquire(chatId: string, limits: PoolLimits, opts: { guarded?: boolean; after?: () => void } = {}) {
     const { store, runs } = observedStore();
     const ids = worker();
     let collect: Awaited<ReturnType<typeof acquireInTransaction>>;
-    const committed = await store.update(
-      chatId,
-      async (tx) => {
-        await sendMessage(tx, send("go"));
-        collect = await acquireInTransaction(tx, { ...ids, limits });
-        after?.();
-      },
-      { prefetchTail: sendMessage.prefetchTail(send("go")) },
-    );
-    return { committed, read: collect?.(), staged: collect !== undefined, ids, runs };
+    const guard = opts.guarded ? admissionTryLock(chatId, limits) : undefined;
+    const fn = async (tx: ChatTx) => {
+      await sendMessage(tx, send("go"));
+      collect = await acquireInTransaction(tx, { ...ids, limits, staleThresholdMs: STALE_MS, admissionLocked: guard?.locked ?? false });
+      opts.after?.();
+    };
+    const options = { prefetchTail: sendMessage.prefetchTail(send("go")) };
+    const result = guard ? await store.updateGuarded(chatId, guard, fn, options) : await store.update(chatId, fn, options);
+    if ("answer" in result) throw new Error("the admission guard answered");
+    return { committed: result, read: collect?.(), staged: collect !== undefined, ids, runs, locked: guard?.locked };
   }
 
   it("acquires an idle chat in the send's own statements: owner, fresh heartbeat, no ownership hint, the runner's read", async () => {
@@ -394,7 +404,9 @@ describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () =>
     // Without the send, a W chat is not runnable.
     const idle = await makeChat(env, "W");
     const { store } = observedStore();
-    const idleRun = await store.update(idle.chatId, async (tx) => acquireInTransaction(tx, { ...worker(), limits: UNLIMITED }));
+    const idleRun = await store.update(idle.chatId, async (tx) =>
+      acquireInTransaction(tx, { ...worker(), limits: UNLIMITED, staleThresholdMs: STALE_MS }),
+    );
     expect(idleRun.value).toBeUndefined();
     expect(idleRun.chat.workerId).toBeNull();
   });
@@ -403,11 +415,62 @@ describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () =>
     const chat = await makeChat(env, "W");
     const before = await observable(chat.chatId);
     await expect(
-      sendAndAcquire(chat.chatId, UNLIMITED, () => {
-        throw new Error("rolled back");
+      sendAndAcquire(chat.chatId, UNLIMITED, {
+        after: () => {
+          throw new Error("rolled back");
+        },
       }),
     ).rejects.toThrow("rolled back");
     expect(await observable(chat.chatId)).toEqual(before);
     expect(await heartbeatsOf(env.pool, chat.chatId)).toEqual([]);
+  });
+  it("in a limited pool, takes the pool's lock in the row lock's round trip and counts the slots in the commit write", async () => {
+    const chat = await makeChat(env, "W");
+    const rec = recordQueries(env.pool);
+    let outcome: Awaited<ReturnType<typeof sendAndAcquire>>;
+    try {
+      outcome = await sendAndAcquire(chat.chatId, { root: 1000, subagent: 1000 }, { guarded: true });
+    } finally {
+      rec.stop();
+    }
+    expect(outcome.locked).toBe(true);
+    expect(outcome.committed.chat).toMatchObject({ workerId: outcome.ids.workerId, runnerId: outcome.ids.runnerId });
+    // Three round trips, as the send alone: guard and row lock with BEGIN, the message, the commit write with COMMIT.
+    expect(rec.sent).toHaveLength(3);
+    expect(rec.sent[0]).toMatch(/pg_try_advisory_xact_lock/);
+    expect(rec.sent[2]).toMatch(/count\(\*\)::int FROM chat_heartbeats h JOIN chats c/);
+  });
+
+  it("in a limited pool whose lock is held, leaves the chat to the acquisition loop without waiting", async () => {
+    const chat = await makeChat(env, "W");
+    const held = await holdAdmissionLocks(env.pool, ["root"]);
+    try {
+      const { committed, staged, locked } = await sendAndAcquire(chat.chatId, { root: 1000, subagent: 1000 }, { guarded: true });
+      expect([locked, staged]).toEqual([false, false]);
+      expect(committed.chat.status).toBe("running");
+      expect(committed.chat.workerId).toBeNull();
+    } finally {
+      await held.release();
+    }
+  });
+
+  it("in a full pool, fails the whole send; the worker then sends without acquiring, and the hint wakes the loop", async () => {
+    // A fresh lease in the root pool, and a limit of 1: full.
+    await makeChat(env, "R0", { owned: true });
+    const chat = await makeChat(env, "W");
+    const before = await observable(chat.chatId);
+    await expect(sendAndAcquire(chat.chatId, { root: 1, subagent: 1 }, { guarded: true })).rejects.toBeInstanceOf(PoolFullAtCommitError);
+    expect(await observable(chat.chatId)).toEqual(before);
+
+    const config = { CHAT_ROOT_CONCURRENCY: 1, CHAT_SUBAGENT_CONCURRENCY: 1, CHAT_STALE_THRESHOLD_MS: STALE_MS } as Config;
+    const hooks = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {} };
+    const chatWorker = new ChatWorker(chat.chatId, { store: env.store, config } as unknown as RunnerDeps, hooks);
+    const sent = await chatWorker.updateAndAcquire((tx) => sendMessage(tx, send("go")), {
+      prefetchTail: sendMessage.prefetchTail(send("go")),
+    });
+    expect(sent.value.queued).toBe(false);
+    expect(sent.chat).toMatchObject({ status: "running", workerId: null });
+    expect(chatWorker.runner).toBeNull();
+    expect(env.notifier.hintsFor(chat.chatId)).toHaveLength(before.hints + 1);
   });
 });

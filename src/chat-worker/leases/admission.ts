@@ -42,7 +42,7 @@
  * 2, then ROLLBACK.
  */
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
-import { type ChatTx, type CommitCheck, lockRowIfSql } from "../../chats/chat-tx";
+import { type ChatTx, type CommitCheck, type LockGuard, lockRowIfSql } from "../../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { Answered, ChatStore } from "../../chats/store";
 import type { RawRow } from "../../db/rows";
@@ -147,7 +147,12 @@ function historyAtCommit(found: (rows: ChatMessageRow[]) => void): CommitCheck {
  * runner's lease is not fresh, and the pool has a slot free besides this chat. Either failure
  * rolls the acquisition back with its Settled answer.
  */
-function recheckAtCommit(previousRunnerId: string | null, limit: number, staleThresholdMs: number): CommitCheck {
+function recheckAtCommit(
+  previousRunnerId: string | null,
+  limit: number,
+  staleThresholdMs: number,
+  full: () => Error = () => new Settled({ kind: "refused", reason: "capacity" }),
+): CommitCheck {
   return {
     conditions: (bind) => {
       const conditions = [];
@@ -163,7 +168,7 @@ function recheckAtCommit(previousRunnerId: string | null, limit: number, staleTh
           holds: `(SELECT count(*)::int FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
               WHERE h.heartbeat_at > ${freshSinceSql(bind(staleThresholdMs))} AND c.worker_id IS NOT NULL AND c.id <> chats.id
                 AND (c.parent_chat_id IS NULL) = (chats.parent_chat_id IS NULL)) < $${bind(limit)}`,
-          failure: () => new Settled({ kind: "refused", reason: "capacity" }),
+          failure: full,
         });
       }
       return conditions;
@@ -178,23 +183,73 @@ export interface StartingRead {
 }
 
 /**
- * Acquire inside another transaction on the chat (a SendMessage in the chat's own object), which
- * already holds the row lock, when admission needs nothing that transaction cannot give: the chat
- * is runnable after that transaction's transitions, it has no owner at all (a stale owner's lease
- * is rechecked by the acquisition loop, under its own locks), and its pool has no limit (a
- * limited pool's slots are counted under the pool's advisory lock, which is taken before the row
- * lock). The commit write then also writes the heartbeat and reads the new runner's history and
- * model candidates. Answers how to collect that read after COMMIT, or undefined when the chat is
- * left to the usual acquisition (acquireChat), with nothing staged.
+ * An in-transaction acquisition found its pool full when its commit write counted the slots: the
+ * whole transaction rolled back, and its caller runs the command again without the acquisition.
+ */
+export class PoolFullAtCommitError extends Error {
+  override name = "PoolFullAtCommitError";
+  constructor(readonly chatId: string) {
+    super(`chat ${chatId}: its pool had no free slot at the command's commit`);
+  }
+}
+
+/** $1 chat id, $2 root limit, $3 subagent limit. */
+const ADMISSION_TRY_LOCK_SQL = `
+  SELECT CASE WHEN c.worker_id IS NULL AND NOT c.archived AND CASE WHEN c.parent_chat_id IS NULL THEN $2::int ELSE $3::int END > 0
+      THEN pg_try_advisory_xact_lock(${ADMISSION_LOCK_NAMESPACE}::int4, (CASE WHEN c.parent_chat_id IS NULL
+        THEN ${ADMISSION_LOCK_KEYS.root} ELSE ${ADMISSION_LOCK_KEYS.subagent} END)::int4)
+      ELSE false END AS admission_locked,
+    ${lockRowIfSql("true")} AS lock_row
+  FROM chats c WHERE c.id = $1`;
+
+/** A guard for ChatStore.updateGuarded that never answers; `locked` says what it took. */
+export type AdmissionTryLock = LockGuard & { answer(row: RawRow | undefined): undefined; readonly locked: boolean };
+
+/**
+ * What acquireInTransaction needs, in a limited pool, of the transaction it joins: the pool's
+ * advisory lock, taken before the row lock as every admission takes it, in the same round trip as
+ * the row lock (the guard of ChatStore.updateGuarded, which always locks the row). It is taken only
+ * when the chat, as the statement's snapshot sees it, has no owner and its pool has a limit, and
+ * without waiting (pg_try_advisory_xact_lock): a command never queues behind an admission, and
+ * when the lock is busy the chat is left to the usual acquisition.
+ */
+export function admissionTryLock(chatId: string, limits: PoolLimits): AdmissionTryLock {
+  assertLimits(limits);
+  let locked = false;
+  return {
+    text: ADMISSION_TRY_LOCK_SQL,
+    values: [chatId, limits.root, limits.subagent],
+    answer: (row) => {
+      locked = row?.admission_locked === true;
+      return undefined;
+    },
+    get locked() {
+      return locked;
+    },
+  };
+}
+
+/**
+ * Acquire inside another transaction on the chat (a Create or SendMessage in the chat's own
+ * object), which already holds the row lock, when admission needs nothing that transaction does
+ * not have: the chat is runnable after that transaction's transitions, it has no owner at all (a
+ * stale owner's lease is rechecked by the acquisition loop, under its own locks), and its pool
+ * has no limit, or the transaction holds the pool's advisory lock (`admissionLocked`, from
+ * admissionTryLock). In a limited pool the commit write counts the slots, as acquireChat's does;
+ * a full pool fails the transaction with PoolFullAtCommitError. The commit write also writes the
+ * heartbeat and reads the new runner's history and model candidates. Answers how to collect that
+ * read after COMMIT, or undefined, with nothing staged, when the chat is left to acquireChat.
  */
 export async function acquireInTransaction(
   tx: ChatTx,
-  options: Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits">,
+  options: Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "staleThresholdMs"> & { admissionLocked?: boolean },
 ): Promise<(() => StartingRead) | undefined> {
-  const { limits } = options;
+  const { limits, staleThresholdMs } = options;
   assertLimits(limits);
+  assertThreshold(staleThresholdMs);
   const limit = tx.chat.parentChatId === null ? limits.root : limits.subagent;
-  if (limit > 0 || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
+  if ((limit > 0 && options.admissionLocked !== true) || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
+  if (limit > 0) tx.checkAtCommit(recheckAtCommit(null, limit, staleThresholdMs, () => new PoolFullAtCommitError(tx.chatId)));
   await acquire(tx, { workerId: options.workerId, runnerId: options.runnerId });
   let history: ChatMessageRow[] | undefined;
   let models: TurnModelRows | undefined;
