@@ -6,6 +6,7 @@
  * notification is healed.
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
+import { nextTask } from "../next-task";
 import { acquireChat, acquireInTransaction, admissionTryLock, PoolFullAtCommitError } from "./leases/admission";
 import type { Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
@@ -152,8 +153,14 @@ export class ChatWorker {
     const runnerId = crypto.randomUUID();
     const collect = await acquireInTransaction(tx, { ...this.#admission(), workerId: this.workerId, runnerId, admissionLocked });
     if (!collect) return;
-    // By the time after-commit effects run, tx.chat is the committed row.
-    tx.transaction.afterCommit(() => this.#start(runnerId, { chat: tx.chat, takenOver: false, ...collect() }));
+    // By the time after-commit effects run, tx.chat is the committed row. The runner starts on the
+    // next turn of the event loop: its first task's synchronous start (the decision, the prompt)
+    // would otherwise delay the command's answer, which is still on its way back. The commit's
+    // chat:update that arrives before it is not needed: the committed row is the runner's first event.
+    tx.transaction.afterCommit(() => {
+      const acquired = { chat: tx.chat, takenOver: false, ...collect() };
+      this.hooks.keepAlive(nextTask().then(() => this.#start(runnerId, acquired)));
+    });
   }
 
   /**
