@@ -1,7 +1,8 @@
 /**
  * ChatWorker: the spec's chat worker for the one chat a ChatObject serves. Each object instance is
  * a worker with a fresh worker_id (a restart or eviction is a new worker, as a restarted replica).
- * It acquires the chat when woken (admission included), runs one ChatRunner per acquisition, renews
+ * It acquires the chat when woken (admission included), or inside the command on this object that
+ * makes the chat runnable (docs/hot-path.md), runs one ChatRunner per acquisition, renews
  * the lease from the object's alarm, and syncs from the database on the same tick so a lost
  * notification is healed.
  */
@@ -144,7 +145,7 @@ export class ChatWorker {
   /**
    * Inside a command's transaction on this chat (Create, SendMessage; under its row lock): acquire
    * the chat in that same transaction when admission allows it there (acquireInTransaction), so the
-   * runner starts at COMMIT, before the commit's notifications, without an acquisition of its own.
+   * runner starts right after COMMIT without an acquisition of its own.
    * `admissionLocked`: the transaction holds the pool's advisory lock (updateAndAcquire's guard).
    * Not while this worker has a runner or an acquisition in flight: those take their usual path.
    */

@@ -11,12 +11,13 @@
  * commands, the runner's fenced writes (src/chat-worker/fenced-db.ts) and the tests call it with the
  * transition they apply and the prefetch that transition declares (transitions/transition.ts).
  *
- * The other chat transactions are variations on it, each with its one production caller:
+ * The other chat transactions are variations on it, each with its own production callers:
  * - `create`: Create has no row to lock first (the chat commands' POST /chats);
  * - `setArchived`: the family archive locks a root and its descendants (PATCH archived and the
  *   auto-archive loop);
  * - `updateGuarded`: a guard statement sent with the row lock, which may answer without taking
- *   it (the worker's acquisition with admission, src/chat-worker/leases/admission.ts);
+ *   it (the worker's acquisition with admission, and a send that tries the pool's lock to acquire
+ *   in its own transaction: src/chat-worker/leases/admission.ts, src/chat-worker/chat-worker.ts);
  * - `recordOwnedAttempt`: RecordGenerationAttempt as one statement, for the runner that owns the
  *   chat (the generation and compaction tasks, through src/chat-worker/fenced-db.ts).
  * `transaction` is a bare transaction on the same pool for reads and writes that are no
