@@ -43,13 +43,16 @@ describe("two runtimes on one database", () => {
     d = await deployment("two-runtimes", { CHAT_ROOT_CONCURRENCY: "5" });
     const runtimes: WranglerDev[] = [await d.start({ state: "colo-a" }), await d.start({ state: "colo-b" })];
 
-    // Eight chats, created alternately through each runtime: at most 5 may run at once.
-    const answers = new Map<string, string>();
-    for (let i = 0; i < 8; i++) {
-      const answer = words(30, `c${i}w`);
-      const id = await createChat(runtimes[i % 2]!, d.token, `/slow 100 ${answer}`);
-      answers.set(id, answer);
-    }
+    // Eight chats, created alternately through each runtime, all at once: at most 5 may run at
+    // once. Created one after the other on a loaded machine, the first could finish its 3 s turn
+    // before the fifth exists, and the cap would never be reached.
+    const created = await Promise.all(
+      Array.from({ length: 8 }, async (_, i) => {
+        const answer = words(30, `c${i}w`);
+        return [await createChat(runtimes[i % 2]!, d!.token, `/slow 100 ${answer}`), answer] as const;
+      }),
+    );
+    const answers = new Map<string, string>(created);
     // Both runtimes sweep, again and again, while the chats run: each sweep wakes every runnable
     // unowned chat in its own runtime, so every chat gets an object in both.
     let maxOwned = 0;

@@ -6,8 +6,9 @@
  * chatd: the real ChatStore through the Neon driver, as the chat command and the runner call it:
  *   SendMessage (store.update with the transition's prefetch, as POST /messages does), Acquire
  *   (acquireChat: the admission transaction), then the generation task's fenced writes:
- *   RecordGenerationAttempt, CommitStep of one assistant message, FinishTurn, and the Abandon the
- *   runner spawns once the chat is waiting (so the next cycle acquires again, as a new turn does).
+ *   RecordGenerationAttempt (one statement, as the owning runner records it), CommitStep of one
+ *   assistant message, and FinishTurn with the Abandon the runner applies in the same transaction
+ *   when the chat lands idle (so the next cycle acquires again, as a new turn does).
  *   The runner's fenced reads (the chat and its history before each step) are not transitions and
  *   are left out.
  *
@@ -23,7 +24,8 @@ import { acquireChat } from "../../../src/chat-worker/leases/admission";
 import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
 import type { Fence } from "../../../src/chat-worker/fence";
 import type { ChatStore } from "../../../src/chats/store";
-import { abandon, commitStep, finishTurn, sendMessage } from "../../../src/chats/transitions/index";
+import { commitStep, finishTurn, sendMessage } from "../../../src/chats/transitions/index";
+import { releaseWhenIdle } from "../../../src/chat-worker/release-when-idle";
 import type { ChatMessagePart } from "../../../src/db/schema/chats";
 
 export const TRANSITIONS = ["SendMessage", "Acquire", "RecordGenerationAttempt", "CommitStep", "FinishTurn", "Abandon"] as const;
@@ -61,10 +63,20 @@ export function chatdCycle(store: ChatStore, limits: { root: number; subagent: n
     // The commit's notification starts a new task fenced on the new history version.
     fence = { ...fence, historyVersion: step.chat.historyVersion };
     mark(3);
-    const finished = await fencedUpdate(store, fence, (tx) => finishTurn(tx), finishTurn.prefetchTail());
+    // The runner releases the chat in the transaction that lands it idle (release-when-idle.ts):
+    // Abandon costs no transaction of its own, and its mark follows FinishTurn's at once.
+    const finished = await fencedUpdate(
+      store,
+      fence,
+      async (tx) => {
+        await finishTurn(tx);
+        await releaseWhenIdle(tx);
+      },
+      finishTurn.prefetchTail(),
+    );
     if (finished.chat.status !== "waiting") throw new Error(`chat ${chatId}: FinishTurn landed in ${finished.chat.status}`);
+    if (finished.chat.workerId !== null) throw new Error(`chat ${chatId}: FinishTurn left the chat owned`);
     mark(4);
-    await fencedUpdate(store, { ...fence, status: null }, (tx) => abandon(tx));
     mark(5);
   };
 }

@@ -6,13 +6,15 @@
  *
  * A model step whose commit leaves the turn nothing more to do (no local tool call, no compaction
  * requested, no stop hook to ask) ends the turn in the same transaction: CommitStep, then the
- * FinishTurn or EnterRequiresAction the next task would have applied after reading it back.
+ * FinishTurn or EnterRequiresAction the next task would have applied after reading it back, and
+ * the Abandon that would follow a turn that leaves the chat idle (release-when-idle.ts).
  *
  * Model calls: RecordGenerationAttempt before every call, one part-buffer episode per attempt,
  * retryable failures recorded with RecordRetryState then retried after a backoff (1 s doubling to
  * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
  */
 import { failTurn } from "../fail-turn";
+import { releaseWhenIdle } from "../release-when-idle";
 import { commitInStage } from "../commit-in-stage";
 import type { NewMessage } from "../../chats/history";
 import { finishTurn } from "../../chats/transitions/finish-turn";
@@ -79,7 +81,16 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
         await commitInStage(ctx, { messages: context });
         return;
       }
-      const finished = await fencedUpdate(ctx.store, ctx.fence, (tx) => finishTurn(tx), finishTurn.prefetchTail());
+      const finished = await fencedUpdate(
+        ctx.store,
+        ctx.fence,
+        async (tx) => {
+          const value = await finishTurn(tx);
+          await releaseWhenIdle(tx);
+          return value;
+        },
+        finishTurn.prefetchTail(),
+      );
       turnEnded(ctx, { kind: "finished", promoted: finished.value.promoted }, finished.chat, history);
       return;
     }
@@ -215,7 +226,11 @@ type TurnEnd = { kind: "finished"; promoted: Promotion | null } | { kind: "requi
  */
 async function endTurnInCommit(ctx: TaskContext, tx: ChatTx, history: readonly ChatMessageRow[]): Promise<TurnEnd | undefined> {
   const next = decideNextStep({ chat: tx.chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
-  if (next.kind === "finish_turn" && !hooksOf(ctx).enabled) return { kind: "finished", promoted: (await finishTurn(tx)).promoted };
+  if (next.kind === "finish_turn" && !hooksOf(ctx).enabled) {
+    const { promoted } = await finishTurn(tx);
+    await releaseWhenIdle(tx);
+    return { kind: "finished", promoted };
+  }
   if (next.kind === "enter_requires_action") {
     await enterRequiresAction(tx);
     return { kind: "requires_action" };

@@ -10,6 +10,7 @@ import type { StreamPart } from "../../wire/stream-part";
 import { isPartBufferError } from "../../part-buffer/errors";
 import { episodeKey } from "../../part-buffer/part-buffer";
 import { fencedRead, fencedUpdate } from "../fenced-db";
+import { releaseWhenIdle } from "../release-when-idle";
 import type { TaskContext } from "../task-context";
 
 export async function interruptTask(ctx: TaskContext): Promise<void> {
@@ -31,7 +32,11 @@ export async function interruptTask(ctx: TaskContext): Promise<void> {
     const finished = await fencedUpdate(
       ctx.store,
       ctx.fence,
-      (tx) => finishInterruption(tx, partial.length > 0 ? { partial } : {}),
+      async (tx) => {
+        const value = await finishInterruption(tx, partial.length > 0 ? { partial } : {});
+        await releaseWhenIdle(tx);
+        return value;
+      },
       finishInterruption.prefetchTail(),
     );
     if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
