@@ -60,37 +60,37 @@ const config = (org: string, model: string, extra: { enabled?: boolean; isDefaul
     new Date(),
   );
 
+/** The organization's default ("def") first, then the config `chat` makes; answers that config's id (or null). */
+const afterDefault = (chat: (org: string) => Promise<{ id: string } | null>) => async (org: string) => {
+  await config(org, "def");
+  return (await chat(org))?.id ?? null;
+};
+
 const CASES: [string, (org: string) => Promise<string | null>, string][] = [
-  ["the chat's usable config, not the default", async (org) => (await config(org, "def"), (await config(org, "mine")).id), "mine"],
-  [
-    "a disabled config falls back to the default",
-    async (org) => (await config(org, "def"), (await config(org, "off", { enabled: false })).id),
-    "def",
-  ],
-  [
-    "a config whose provider is disabled falls back",
-    async (org) => (await config(org, "def"), (await config(org, "p-off", { provider: offProvider })).id),
-    "def",
-  ],
+  ["the chat's usable config, not the default", afterDefault((org) => config(org, "mine")), "mine"],
+  ["a disabled config falls back to the default", afterDefault((org) => config(org, "off", { enabled: false })), "def"],
+  ["a config whose provider is disabled falls back", afterDefault((org) => config(org, "p-off", { provider: offProvider })), "def"],
   [
     "a deleted config falls back",
-    async (org) => {
-      await config(org, "def");
+    afterDefault(async (org) => {
       const gone = await config(org, "gone");
       await deleteModelConfig(db, org, gone.id, new Date());
-      return gone.id;
-    },
+      return gone;
+    }),
     "def",
   ],
   [
     "another organization's config falls back",
-    async (org) => (await config(org, "def"), (await config((await makeOwner(env.pool)).organizationId, "theirs")).id),
+    afterDefault(async () => config((await makeOwner(env.pool)).organizationId, "theirs")),
     "def",
   ],
-  ["no config: the default", async (org) => (await config(org, "def"), null), "def"],
+  ["no config: the default", afterDefault(async () => null), "def"],
   [
     "no config and a disabled default: no default",
-    async (org) => (await config(org, "off", { enabled: false }), null),
+    async (org) => {
+      await config(org, "off", { enabled: false });
+      return null;
+    },
     "NoDefaultModelConfigError",
   ],
   ["no config and no default: no default", async () => null, "NoDefaultModelConfigError"],
@@ -108,7 +108,7 @@ describe("the turn's model from candidates read in the chat's statement", () => 
   });
 
   it("comes with the runner's fenced read and with the acquisition's starting read", async () => {
-    const chat = await chatWith(async (org) => (await config(org, "def"), (await config(org, "mine")).id));
+    const chat = await chatWith(afterDefault((org) => config(org, "mine")));
     const workerId = crypto.randomUUID();
     const runnerId = crypto.randomUUID();
     const acquired = await acquireChat(env.store, chat.id, {
