@@ -35,6 +35,13 @@
  * Every outcome other than "acquired" after step 2 throws to roll back, so a refused or
  * unneeded acquisition leaves no snapshot bump, no write and no notification.
  *
+ * acquireInTransaction is the same Acquire inside a command's transaction that makes the chat
+ * runnable in its own object (docs/hot-path.md): the command's row lock is the lock above, the
+ * pool's lock is tried, never awaited, by admissionTryLock's guard in the row lock's round trip,
+ * and the slots are counted by the command's commit write. While held, that pool lock keeps the
+ * pool's other admissions and renewals waiting for the rest of the command, as an acquisition's
+ * own transaction would.
+ *
  * Statements (BEGIN/COMMIT excluded), one more after a row lock wait that a commit ended: acquired
  * 3; refused for capacity or found freshly owned under the row lock 3, then ROLLBACK; answered by
  * the probe (not runnable, fresh lease, not found) 2, the row lock having matched nothing; refused
