@@ -174,27 +174,23 @@ export class ChatWorker {
     const { store } = this.deps;
     const admission = this.#admission();
     const limited = admission.limits.root > 0 || admission.limits.subagent > 0;
-    if (this.#runner || this.#acquiring || !limited) {
+    const thenAcquire = (admissionLocked: () => boolean) => async (tx: ChatTx) => {
+      const value = await fn(tx);
+      await this.acquireWithCommand(tx, admissionLocked());
+      return value;
+    };
+    if (this.#runner || this.#acquiring || !limited)
       return store.update(
         this.chatId,
-        async (tx) => {
-          const value = await fn(tx);
-          await this.acquireWithCommand(tx);
-          return value;
-        },
+        thenAcquire(() => false),
         options,
       );
-    }
     const guard = admissionTryLock(this.chatId, admission.limits);
     try {
       const committed = await store.updateGuarded(
         this.chatId,
         guard,
-        async (tx) => {
-          const value = await fn(tx);
-          await this.acquireWithCommand(tx, guard.locked);
-          return value;
-        },
+        thenAcquire(() => guard.locked),
         options,
       );
       if ("answer" in committed) throw new Error(`chat ${this.chatId}: the admission guard answered`);
