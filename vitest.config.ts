@@ -11,6 +11,12 @@ import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
 // The stack (Postgres, migrations, proxy, fake model) starts once per run and is shared.
 const STACK = "./test/support/stack-setup.ts";
 
+// The files of a project share their worker (`isolate: false`), except in e2e and client, whose
+// files each start a `wrangler dev` of their own. Isolated, each file of a workerd project started
+// a Miniflare of its own and imported the whole Worker again, 5 to 15 s per file and a third of
+// the run. Every test makes its own users, organizations and chats, so no file sees another's rows.
+const SHARED_WORKER = { isolate: false } as const;
+
 // wrangler.toml serves the web app's build as static assets and refuses a missing folder; the
 // `client` project builds it (test/support/client-setup.ts), the other projects only need it to exist.
 mkdirSync("./dist/web", { recursive: true });
@@ -53,7 +59,7 @@ function workersProject(
         },
       })),
     ],
-    test: { name, include: [include], globalSetup: [STACK, ...(extra.globalSetup ?? [])], testTimeout },
+    test: { name, include: [include], globalSetup: [STACK, ...(extra.globalSetup ?? [])], testTimeout, ...SHARED_WORKER },
   };
 }
 
@@ -68,6 +74,7 @@ export default defineConfig({
           name: "unit",
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
+          ...SHARED_WORKER,
         },
       },
       {
@@ -75,6 +82,7 @@ export default defineConfig({
           name: "node",
           include: ["test/db/**/*.test.ts", "test/node/**/*.test.ts"],
           environment: "node",
+          ...SHARED_WORKER,
           globalSetup: [STACK],
           testTimeout: 30_000,
           hookTimeout: 60_000,
