@@ -36,7 +36,9 @@ export async function commitInStage<T = undefined>(
       const { handOff } = ctx;
       if (read && handOff) {
         let models: TurnModelRows | undefined;
-        tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows)));
+        // A commit that ended the turn (or released the chat) has no next model call to read for.
+        const nextStepCallsModel = () => tx.chat.status === "running" && tx.chat.workerId !== null;
+        tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows), nextStepCallsModel));
         tx.transaction.afterCommit(() =>
           handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)], ...(models ? { models } : {}) }),
         );

@@ -77,11 +77,21 @@ function fencedReadInTransaction(store: ChatStore, fence: Fence, withHistory: bo
   });
 }
 
-/** The turn's model candidates in a commit write's RETURNING, for a read that starts the next step from it. Checks nothing. */
-export function turnModelsAtCommit(found: (models: TurnModelRows) => void): CommitCheck {
+/**
+ * The turn's model candidates in a commit write's RETURNING, for a read that starts the next step
+ * from it. Checks nothing. `wanted`, asked when the commit write is built: whether a next step
+ * will call the model (not after a commit that ended the turn); when not, nothing is read.
+ */
+export function turnModelsAtCommit(found: (models: TurnModelRows) => void, wanted: () => boolean = () => true): CommitCheck {
+  let selected = false;
   return {
-    columns: () => `${turnModelRowsSql("chats")} AS models`,
-    read: (raw) => found(turnModelRowsFromJson(raw.models)),
+    columns: () => {
+      selected = wanted();
+      return selected ? `${turnModelRowsSql("chats")} AS models` : "";
+    },
+    read: (raw) => {
+      if (selected) found(turnModelRowsFromJson(raw.models));
+    },
   };
 }
 

@@ -88,6 +88,7 @@ export interface LandOptions {
  * after every lock the transaction holds; they cannot see that statement's own writes.
  */
 export interface CommitCheck {
+  /** Columns for the commit write's RETURNING, or "" for none. */
   columns?(bind: (value: unknown) => number): string;
   conditions?(bind: (value: unknown) => number): readonly CommitCondition[];
   read?(raw: RawRow): void;
@@ -543,7 +544,10 @@ export class ChatTx implements HistoryTx {
         failures.set(name, condition.failure);
         sql += `, chatd_check(${condition.holds}, $${bind(name)}) AS ${name}`;
       }
-      for (const check of this.#commitChecks) if (check.columns) sql += `, ${check.columns(bind)}`;
+      for (const check of this.#commitChecks) {
+        const columns = check.columns?.(bind);
+        if (columns) sql += `, ${columns}`;
+      }
     }
     let raw: RawRow | undefined;
     try {

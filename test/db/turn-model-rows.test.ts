@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelForTurn } from "../../src/chat-worker/model-for-turn";
-import { fencedRead } from "../../src/chat-worker/fenced-db";
+import { fencedRead, turnModelsAtCommit } from "../../src/chat-worker/fenced-db";
+import { commitStep } from "../../src/chats/transitions/index";
 import { acquireChat } from "../../src/chat-worker/leases/admission";
 import { createDb } from "../../src/db/client";
 import type { Database } from "../../src/db/database";
@@ -13,6 +14,7 @@ import { chatFromRaw } from "../../src/db/rows";
 import { createModelConfig, createProvider, deleteModelConfig } from "../../src/model-configs/index";
 import { turnModelRowsFromJson, turnModelRowsSql, type TurnModelRows } from "../../src/model-configs/turn-model-rows";
 import { makeEnv, makeOwner, text, type Env } from "./fixtures";
+import { recordQueries } from "./support/record-queries";
 
 let env: Env;
 let db: Database;
@@ -129,5 +131,39 @@ describe("the turn's model from candidates read in the chat's statement", () => 
       status: "running",
     });
     expect(read.models).toEqual(acquired.models);
+  });
+
+  it("come with a commit write only when wanted, asked as the commit write is built", async () => {
+    const chat = await chatWith(afterDefault((org) => config(org, "mine")));
+    const commitWithCandidates = async (wanted: boolean) => {
+      const found: TurnModelRows[] = [];
+      const recorded = recordQueries(env.pool);
+      let asked = false;
+      try {
+        await env.store.update(chat.id, async (tx) => {
+          tx.checkAtCommit(
+            turnModelsAtCommit(
+              (rows) => found.push(rows),
+              () => {
+                asked = true;
+                return wanted;
+              },
+            ),
+          );
+          await commitStep(tx, { messages: [{ role: "assistant", content: text("noted") }] });
+          expect(asked).toBe(false);
+        });
+      } finally {
+        recorded.stop();
+      }
+      return { found, asked, commitWrite: recorded.sent.find((q) => q.includes("COMMIT")) ?? "" };
+    };
+    const without = await commitWithCandidates(false);
+    expect(without.asked).toBe(true);
+    expect(without.found).toEqual([]);
+    expect(without.commitWrite).not.toContain("AS models");
+    const withRows = await commitWithCandidates(true);
+    expect(withRows.found).toEqual([await rowsOf(chat.id)]);
+    expect(withRows.commitWrite).toContain("AS models");
   });
 });
