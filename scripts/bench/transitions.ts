@@ -29,7 +29,7 @@ import { environment } from "./common/environment";
 import { comm, cpuSeconds, descendants } from "./common/proc";
 import { runBench, type Session } from "./common/session";
 import { fixed, minMax, quantile, ratio, verdict } from "./common/stats";
-import { bareCycle, chatdCycle, type Cycle, TRANSITIONS } from "./transitions/cycles";
+import { bareCycle, chatdCycle, type Cycle, TRANSACTIONS } from "./transitions/cycles";
 import { type Options, parseOptions } from "./transitions/options";
 
 const TARGET = 0.5;
@@ -46,9 +46,9 @@ interface ChatRef {
 
 interface CycleRecord {
   ms: number;
-  /** Per transition, in TRANSITIONS order. */
+  /** Per transaction, in TRANSACTIONS order. */
   steps: number[];
-  /** Round trips per transition, with one chat only (the proxy's counter is shared). */
+  /** Round trips per transaction, with one chat only (the proxy's counter is shared). */
   roundTrips?: number[];
 }
 
@@ -77,10 +77,10 @@ interface SideSummary {
   connectionsOpened: number;
   nodeCpuMsPerCycle: number;
   postgresCpuMsPerCycle: number;
-  /** Median ms per transition. */
-  transitionP50Ms: number[];
-  /** Round trips per transition (median over cycles), one-chat scenarios only. */
-  transitionRoundTrips?: number[];
+  /** Median ms per transaction. */
+  transactionP50Ms: number[];
+  /** Round trips per transaction (median over cycles), one-chat scenarios only. */
+  transactionRoundTrips?: number[];
 }
 
 interface Scenario {
@@ -231,9 +231,9 @@ async function main(session: Session, opts: Options): Promise<number> {
         connectionsOpened: mine.reduce((s, r) => s + r.connections, 0),
         nodeCpuMsPerCycle: (mine.reduce((s, r) => s + r.nodeCpu, 0) * 1000) / n,
         postgresCpuMsPerCycle: (mine.reduce((s, r) => s + r.postgresCpu, 0) * 1000) / n,
-        transitionP50Ms: TRANSITIONS.map((_, k) => quantile(sorted(records.map((r) => r.steps[k] ?? Number.NaN)), 0.5)),
+        transactionP50Ms: TRANSACTIONS.map((_, k) => quantile(sorted(records.map((r) => r.steps[k] ?? Number.NaN)), 0.5)),
         ...(trips.length > 0
-          ? { transitionRoundTrips: TRANSITIONS.map((_, k) => quantile(sorted(trips.map((r) => r.roundTrips?.[k] ?? Number.NaN)), 0.5)) }
+          ? { transactionRoundTrips: TRANSACTIONS.map((_, k) => quantile(sorted(trips.map((r) => r.roundTrips?.[k] ?? Number.NaN)), 0.5)) }
           : {}),
       };
     };
@@ -300,7 +300,7 @@ async function main(session: Session, opts: Options): Promise<number> {
   if (opts.json) {
     writeFileSync(
       opts.json,
-      `${JSON.stringify({ options: opts, environment: env, transitions: TRANSITIONS, scenarios, cycles: allRecords }, null, 2)}\n`,
+      `${JSON.stringify({ options: opts, environment: env, transactions: TRANSACTIONS, scenarios, cycles: allRecords }, null, 2)}\n`,
     );
     log("info", "bench_json_written", { file: opts.json });
   }
@@ -331,12 +331,12 @@ function report(opts: Options, env: Record<string, unknown>, scenarios: Scenario
       return `| ${s.chats} | **${ratio(s.ratio)}** | ${ratio(lo)}–${ratio(hi)} | ${verdict(s.ratio >= TARGET)} |`;
     }),
     "",
-    `| transition | ${scenarios.flatMap((s) => SIDES.map((side) => `${side} p50 ms (${s.chats})`)).join(" | ")} | chatd round trips | bare round trips |`,
+    `| transaction | ${scenarios.flatMap((s) => SIDES.map((side) => `${side} p50 ms (${s.chats})`)).join(" | ")} | chatd round trips | bare round trips |`,
     `|---|${scenarios.flatMap(() => SIDES.map(() => "---")).join("|")}|---|---|`,
-    ...TRANSITIONS.map((name, k) => {
-      const single = scenarios.find((s) => s.sides.chatd.transitionRoundTrips !== undefined);
-      const trips = (side: Side) => fixed(single?.sides[side].transitionRoundTrips?.[k] ?? Number.NaN, 0);
-      const ms = scenarios.flatMap((s) => SIDES.map((side) => fixed(s.sides[side].transitionP50Ms[k] ?? Number.NaN)));
+    ...TRANSACTIONS.map((name, k) => {
+      const single = scenarios.find((s) => s.sides.chatd.transactionRoundTrips !== undefined);
+      const trips = (side: Side) => fixed(single?.sides[side].transactionRoundTrips?.[k] ?? Number.NaN, 0);
+      const ms = scenarios.flatMap((s) => SIDES.map((side) => fixed(s.sides[side].transactionP50Ms[k] ?? Number.NaN)));
       return `| ${name} | ${ms.join(" | ")} | ${trips("chatd")} | ${trips("bare")} |`;
     }),
   ];

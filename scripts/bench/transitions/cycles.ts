@@ -1,34 +1,42 @@
 /**
  * One cycle of each side of the transitions bench: a user message sent to an idle chat and its
- * turn finished, as six transactions. `mark(i)` is called after the i-th (0-based) so the driver
- * can time and count each one.
+ * turn finished, in the three transactions a turn takes when it runs in the chat's object.
+ * `mark(i)` is called after the i-th (0-based) so the driver can time and count each one.
  *
- * chatd: the real ChatStore through the Neon driver, as the chat command and the runner call it:
- *   SendMessage (store.update with the transition's prefetch, as POST /messages does), Acquire
- *   (acquireChat: the admission transaction), then the generation task's fenced writes:
- *   RecordGenerationAttempt (one statement, as the owning runner records it), CommitStep of one
- *   assistant message, and FinishTurn with the Abandon the runner applies in the same transaction
- *   when the chat lands idle (so the next cycle acquires again, as a new turn does).
+ * chatd: the real ChatStore through the Neon driver, as the object and its runner call it:
+ *   1. SendMessage with the in-transaction Acquire (POST /messages in the chat's own object:
+ *      ChatWorker.updateAndAcquire), with the pool's advisory lock tried in the row lock's round
+ *      trip when the pool is limited. When admission needs more than that transaction has (the
+ *      pool's lock busy, the pool full at commit), the chat is acquired afterwards by acquireChat
+ *      in a transaction of its own, as the object's acquisition loop does, and that counts in the
+ *      same mark.
+ *   2. RecordGenerationAttempt, one statement for the owning runner, as the generation task.
+ *   3. CommitStep of one assistant message, and in the same transaction FinishTurn and the Abandon
+ *      the runner applies when the chat lands idle (generation.ts: the reply's commit ends the
+ *      turn), so the next cycle acquires again, as a new turn does.
  *   The runner's fenced reads (the chat and its history before each step) are not transitions and
- *   are left out.
+ *   are left out; so is the next task's handoff read, which a turn's last commit does not need.
  *
- * bare: the same writes as hand-written SQL on the same pool type, one transaction per transition:
- *   BEGIN + two statements + COMMIT where the transition writes two things (the chat row and a
- *   message or heartbeat), one autocommitted statement where it writes only the chat row. Every
- *   UPDATE bumps snapshot_version (the message trigger stamps a row's revision from it) and guards
- *   on the state it expects; a guard that matches nothing throws.
+ * bare: the same writes as hand-written SQL on the same pool type, in the same three transactions:
+ *   BEGIN + one statement per write + COMMIT where the transaction writes more than the chat row,
+ *   one autocommitted statement where it writes only the chat row. Every UPDATE bumps
+ *   snapshot_version (the message trigger stamps a row's revision from it) and guards on the state
+ *   it expects; a guard that matches nothing throws.
  */
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { acquireChat } from "../../../src/chat-worker/leases/admission";
+import { acquireChat, acquireInTransaction, admissionTryLock, PoolFullAtCommitError } from "../../../src/chat-worker/leases/admission";
+import type { PoolLimits } from "../../../src/chat-worker/leases/pools";
 import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
 import type { Fence } from "../../../src/chat-worker/fence";
-import type { ChatStore } from "../../../src/chats/store";
+import type { ChatTx } from "../../../src/chats/chat-tx";
+import type { ChatStore, UpdateOptions } from "../../../src/chats/store";
 import { commitStep, finishTurn, sendMessage } from "../../../src/chats/transitions/index";
 import { releaseWhenIdle } from "../../../src/chat-worker/release-when-idle";
-import type { ChatMessagePart } from "../../../src/db/schema/chats";
+import type { ChatMessagePart, ChatRow } from "../../../src/db/schema/chats";
 
-export const TRANSITIONS = ["SendMessage", "Acquire", "RecordGenerationAttempt", "CommitStep", "FinishTurn", "Abandon"] as const;
+/** The cycle's transactions, in order; the transitions each applies. */
+export const TRANSACTIONS = ["SendMessage + Acquire", "RecordGenerationAttempt", "CommitStep + FinishTurn + Abandon"] as const;
 
 export interface CycleContext {
   chatId: string;
@@ -36,7 +44,7 @@ export interface CycleContext {
   workerId: string;
   /** Index of the cycle in this chat, for the message texts. */
   n: number;
-  mark: (transition: number) => void;
+  mark: (transaction: number) => void;
 }
 
 export type Cycle = (ctx: CycleContext) => Promise<void>;
@@ -44,40 +52,78 @@ export type Cycle = (ctx: CycleContext) => Promise<void>;
 const userParts = (n: number): ChatMessagePart[] => [{ type: "text", text: `message ${n}: how is the weather today?` }];
 const assistantParts = (n: number): ChatMessagePart[] => [{ type: "text", text: `reply ${n}: sunny, with a light breeze.` }];
 
-export function chatdCycle(store: ChatStore, limits: { root: number; subagent: number }): Cycle {
+/**
+ * SendMessage with the acquisition in its transaction where admission allows it, as
+ * ChatWorker.updateAndAcquire runs it; the committed chat, owned by `runnerId` or not yet owned.
+ */
+async function sendAndAcquire(
+  store: ChatStore,
+  chatId: string,
+  send: (tx: ChatTx) => Promise<unknown>,
+  admission: { workerId: string; runnerId: string; limits: PoolLimits; staleThresholdMs: number },
+  options: UpdateOptions,
+): Promise<ChatRow> {
+  const thenAcquire = (admissionLocked: () => boolean) => async (tx: ChatTx) => {
+    await send(tx);
+    await acquireInTransaction(tx, { ...admission, admissionLocked: admissionLocked() });
+  };
+  if (admission.limits.root === 0)
+    return (
+      await store.update(
+        chatId,
+        thenAcquire(() => false),
+        options,
+      )
+    ).chat;
+  const guard = admissionTryLock(chatId, admission.limits);
+  try {
+    const committed = await store.updateGuarded(
+      chatId,
+      guard,
+      thenAcquire(() => guard.locked),
+      options,
+    );
+    if ("answer" in committed) throw new Error(`chat ${chatId}: the admission guard answered`);
+    return committed.chat;
+  } catch (err) {
+    if (!(err instanceof PoolFullAtCommitError)) throw err;
+    return (await store.update(chatId, send, options)).chat;
+  }
+}
+
+export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
   return async ({ chatId, ownerId, workerId, n, mark }) => {
     const input = { content: userParts(n), busyBehavior: "queue" as const, createdBy: ownerId };
-    const sent = await store.update(chatId, (tx) => sendMessage(tx, input), { prefetchTail: sendMessage.prefetchTail(input) });
-    if (sent.value.queued) throw new Error(`chat ${chatId}: the message was queued, the chat was not idle`);
-    mark(0);
     const runnerId = randomUUID();
-    const outcome = await acquireChat(store, chatId, { workerId, runnerId, limits, staleThresholdMs: store.options.staleThresholdMs });
-    if (outcome.kind !== "acquired") throw new Error(`chat ${chatId}: not acquired (${outcome.kind}: ${outcome.reason})`);
-    mark(1);
-    let fence: Fence = { chatId, workerId, runnerId, historyVersion: outcome.chat.historyVersion, status: "running" };
-    await fencedRecordAttempt(store, fence);
-    mark(2);
-    const step = await fencedUpdate(store, fence, (tx) =>
-      commitStep(tx, { messages: [{ role: "assistant", content: assistantParts(n) }] }),
-    );
-    // The commit's notification starts a new task fenced on the new history version.
-    fence = { ...fence, historyVersion: step.chat.historyVersion };
-    mark(3);
-    // The runner releases the chat in the transaction that lands it idle (release-when-idle.ts):
-    // Abandon costs no transaction of its own, and its mark follows FinishTurn's at once.
-    const finished = await fencedUpdate(
+    const admission = { workerId, runnerId, limits, staleThresholdMs: store.options.staleThresholdMs };
+    let chat = await sendAndAcquire(
       store,
-      fence,
+      chatId,
       async (tx) => {
-        await finishTurn(tx);
-        await releaseWhenIdle(tx);
+        const sent = await sendMessage(tx, input);
+        if (sent.queued) throw new Error(`chat ${chatId}: the message was queued, the chat was not idle`);
       },
-      finishTurn.prefetchTail(),
+      admission,
+      { prefetchTail: sendMessage.prefetchTail(input) },
     );
-    if (finished.chat.status !== "waiting") throw new Error(`chat ${chatId}: FinishTurn landed in ${finished.chat.status}`);
-    if (finished.chat.workerId !== null) throw new Error(`chat ${chatId}: FinishTurn left the chat owned`);
-    mark(4);
-    mark(5);
+    if (chat.runnerId !== runnerId) {
+      // Left to the acquisition loop, as the object's worker would be.
+      const outcome = await acquireChat(store, chatId, admission);
+      if (outcome.kind !== "acquired") throw new Error(`chat ${chatId}: not acquired (${outcome.kind}: ${outcome.reason})`);
+      chat = outcome.chat;
+    }
+    mark(0);
+    const fence: Fence = { chatId, workerId, runnerId, historyVersion: chat.historyVersion, status: "running" };
+    await fencedRecordAttempt(store, fence);
+    mark(1);
+    const finished = await fencedUpdate(store, fence, async (tx) => {
+      await commitStep(tx, { messages: [{ role: "assistant", content: assistantParts(n) }] });
+      await finishTurn(tx);
+      await releaseWhenIdle(tx);
+    });
+    if (finished.chat.status !== "waiting") throw new Error(`chat ${chatId}: the turn's end landed in ${finished.chat.status}`);
+    if (finished.chat.workerId !== null) throw new Error(`chat ${chatId}: the turn's end left the chat owned`);
+    mark(2);
   };
 }
 
@@ -104,26 +150,16 @@ const INSERT_MESSAGE = "INSERT INTO chat_messages (chat_id, role, content, creat
 
 export function bareCycle(pool: Pool): Cycle {
   return async ({ chatId, ownerId, workerId, n, mark }) => {
-    await transaction(pool, async (c) => {
-      await oneRow(
-        c,
-        `UPDATE chats SET snapshot_version = snapshot_version + 1, status = 'running', updated_at = now()
-         WHERE id = $1 AND status = 'waiting' AND NOT archived`,
-        [chatId],
-        "send",
-      );
-      await oneRow(c, INSERT_MESSAGE, [chatId, "user", JSON.stringify(userParts(n)), ownerId], "send: insert");
-    });
-    mark(0);
     const runnerId = randomUUID();
     await transaction(pool, async (c) => {
       await oneRow(
         c,
-        `UPDATE chats SET snapshot_version = snapshot_version + 1, worker_id = $2, runner_id = $3, updated_at = now()
-         WHERE id = $1 AND status = 'running' AND worker_id IS NULL`,
+        `UPDATE chats SET snapshot_version = snapshot_version + 1, status = 'running', worker_id = $2, runner_id = $3, updated_at = now()
+         WHERE id = $1 AND status = 'waiting' AND worker_id IS NULL AND NOT archived`,
         [chatId, workerId, runnerId],
-        "acquire",
+        "send and acquire",
       );
+      await oneRow(c, INSERT_MESSAGE, [chatId, "user", JSON.stringify(userParts(n)), ownerId], "send: insert");
       await oneRow(
         c,
         `INSERT INTO chat_heartbeats (chat_id, runner_id, heartbeat_at) VALUES ($1, $2, now())
@@ -132,7 +168,7 @@ export function bareCycle(pool: Pool): Cycle {
         "acquire: heartbeat",
       );
     });
-    mark(1);
+    mark(0);
     await oneRow(
       pool,
       `UPDATE chats SET snapshot_version = snapshot_version + 1, generation_attempt = generation_attempt + 1, updated_at = now()
@@ -140,32 +176,18 @@ export function bareCycle(pool: Pool): Cycle {
       [chatId, runnerId],
       "attempt",
     );
-    mark(2);
+    mark(1);
     await transaction(pool, async (c) => {
       await oneRow(
         c,
-        `UPDATE chats SET snapshot_version = snapshot_version + 1, updated_at = now() WHERE id = $1 AND runner_id = $2 AND status = 'running'`,
+        `UPDATE chats SET snapshot_version = snapshot_version + 1, status = 'waiting', retry_state = NULL,
+           worker_id = NULL, runner_id = NULL, updated_at = now()
+         WHERE id = $1 AND runner_id = $2 AND status = 'running'`,
         [chatId, runnerId],
-        "commit step",
+        "commit step, finish turn and abandon",
       );
       await oneRow(c, INSERT_MESSAGE, [chatId, "assistant", JSON.stringify(assistantParts(n)), null], "commit step: insert");
     });
-    mark(3);
-    await oneRow(
-      pool,
-      `UPDATE chats SET snapshot_version = snapshot_version + 1, status = 'waiting', retry_state = NULL, updated_at = now()
-       WHERE id = $1 AND runner_id = $2 AND status = 'running'`,
-      [chatId, runnerId],
-      "finish turn",
-    );
-    mark(4);
-    await oneRow(
-      pool,
-      `UPDATE chats SET snapshot_version = snapshot_version + 1, worker_id = NULL, runner_id = NULL, updated_at = now()
-       WHERE id = $1 AND runner_id = $2`,
-      [chatId, runnerId],
-      "abandon",
-    );
-    mark(5);
+    mark(2);
   };
 }

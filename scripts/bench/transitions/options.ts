@@ -31,7 +31,7 @@ export const USAGE = `usage: tsx scripts/bench/transitions.ts [options]
   --root-limit N      the admission's root pool limit, CHAT_ROOT_CONCURRENCY (default 0: unlimited;
                       a limit adds the pool's advisory lock and a slot count to every acquisition,
                       and must be at least the largest --chats or chats are refused)
-  --json FILE         the options, environment, summary and every cycle's per-transition times
+  --json FILE         the options, environment, summary and every cycle's per-transaction times
   --keep              keep the run folder (Postgres data) for inspection`;
 
 export const FLAGS = {
