@@ -5,6 +5,7 @@
  * The first POST to a chat created empty lands at history_version = snapshot_version + 1 (its
  * transaction's new snapshot), and the first model call of that turn is generation_attempt 1.
  */
+import { wireTraceFromEnv } from "../../lib/pg-wire-trace";
 import type { WsProxy } from "../../lib/ws-proxy";
 import type { ModelTap } from "./model-tap";
 import { openPartsSocket, type PartFrame, type PartsSocket } from "./parts-socket";
@@ -14,6 +15,11 @@ export interface ServiceTurnTiming {
   chatId: string;
   /** POST /messages start → its response. */
   postAckMs: number;
+  /**
+   * The dev server's own floor just before the POST: the median of a few unauthenticated requests
+   * (401 from the Worker, no database, no object) through the same client and `wrangler dev`.
+   */
+  devServerFloorMs: number;
   /** POST start → first frame on the parts socket ("first part leaving the object"). */
   firstPartMs: number | undefined;
   /** POST start → first text-delta frame. */
@@ -82,10 +88,14 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
       await sleep(opts.selectSettleMs);
     }
 
+    const devServerFloorMs = await devServerFloor(opts.baseUrl, opts.timeoutMs);
+    // The floor's requests are logged through wrangler's Node process: let that settle first.
+    await sleep(opts.selectSettleMs);
     opts.db?.resetCounters();
     const started = performance.now();
     await api("POST", `/api/v2/chats/${chat.id}/messages`, { content: [{ type: "text", text: opts.prompt }] }, 200);
     const acked = performance.now();
+    wireTraceFromEnv()?.mark("POST answered");
     const atAck = opts.db?.counters();
 
     const { doneAt, pollRttMs } = await opts.turnEnd.waitForWaiting(chat.id, deadline);
@@ -104,6 +114,7 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
     return {
       chatId: chat.id,
       postAckMs: acked - started,
+      devServerFloorMs,
       firstPartMs: frames[0] ? frames[0].at - started : undefined,
       firstTextMs: textFrames[0] ? textFrames[0].at - started : undefined,
       lastPartMs: frames.length > 0 ? frames[frames.length - 1]!.at - started : undefined,
@@ -138,6 +149,25 @@ async function quiet(socket: PartsSocket, quietMs: number, graceMs: number): Pro
     if (now - last >= quietMs || now >= until) return;
     await sleep(Math.min(quietMs - (now - last), until - now));
   }
+}
+
+const FLOOR_REQUESTS = 3;
+
+/**
+ * What any request costs between this client and the Worker under `wrangler dev`, which puts a
+ * proxy worker in a workerd of its own in front of the service (about 11 ms on this machine): the
+ * median time of requests the Worker answers at once (401, no session), as the POST is sent.
+ */
+async function devServerFloor(baseUrl: string, timeoutMs: number): Promise<number> {
+  const times: number[] = [];
+  for (let i = 0; i < FLOOR_REQUESTS; i++) {
+    const started = performance.now();
+    const res = await fetch(`${baseUrl}/api/v2/chats`, { signal: AbortSignal.timeout(timeoutMs) });
+    await res.arrayBuffer();
+    if (res.status !== 401) throw new Error(`GET /api/v2/chats without a session: HTTP ${res.status} (expected 401)`);
+    times.push(performance.now() - started);
+  }
+  return times.sort((a, b) => a - b)[Math.floor(FLOOR_REQUESTS / 2)]!;
 }
 
 type Api = <T = unknown>(method: string, path: string, body: unknown, expect: number) => Promise<T>;
