@@ -175,7 +175,7 @@ export class ObjectWiring {
           }),
           now: () => new Date(),
           sleep,
-          turnFinished: (chat, history) => titles.afterTurn(chat, history),
+          turnFinished: (chat, history, model) => titles.afterTurn(chat, history, model),
           files: r2FileReader(env.FILES),
           attributionKeys: this.#attributionKeys,
           tracer: tracing.tracer,

@@ -30,6 +30,8 @@ export interface PreparedGeneration {
   /** The step's local tools: offered to the model and run from this same registry. */
   tools: ChatTools;
   config: ModelConfigRow;
+  /** The config with its provider, as revalidated for this call (the title after the turn reuses it). */
+  resolved: ResolvedModelConfig;
   prompt: ModelPrompt;
   providerOptions: ProviderOptions | undefined;
   /** The model attributes of the stages that run on it. */
@@ -71,6 +73,7 @@ export async function prepareGeneration(
     client: model.client,
     tools,
     config: resolved.config,
+    resolved,
     prompt: buildPrompt({ chat, history, toolGuidance: tools.guidance, ...files }),
     providerOptions: model.providerOptions(chat.lastReasoningEffort),
     model: traced,

@@ -6,6 +6,7 @@ import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../chats/store";
+import type { ResolvedModelConfig } from "../model-configs/resolve";
 import type { StreamPart } from "../wire/stream-part";
 import type { PartBuffer } from "../part-buffer/part-buffer";
 import type { ChatTools, ToolChat, ToolStep } from "../tools/chat-tools";
@@ -28,8 +29,11 @@ export interface RunnerDeps {
   now(): Date;
   /** Resolves after `ms`, or rejects with the signal's reason when it aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
-  /** A turn finished complete (FinishTurn committed): starts what follows it, such as the title. */
-  turnFinished(chat: ChatRow, history: readonly ChatMessageRow[]): void;
+  /**
+   * A turn finished complete (FinishTurn committed): starts what follows it, such as the title.
+   * `model`: the model the turn's last call used, when the turn ended in that call's commit.
+   */
+  turnFinished(chat: ChatRow, history: readonly ChatMessageRow[], model?: ResolvedModelConfig): void;
   /** Optional fetch for model providers (a test's recorder and the like). */
   fetch?: typeof fetch;
   /** Attachment bytes (the object's R2 bucket); without it files reach the model as text placeholders. */

@@ -18,6 +18,7 @@ import { errorText, logger } from "../log/log";
 import { attributedModel } from "./attributed-model";
 import { attributionFor } from "./attribution";
 import { modelForTurn } from "./model-for-turn";
+import type { ResolvedModelConfig } from "../model-configs/resolve";
 import type { RunnerDeps } from "./task-context";
 
 export interface TitleGeneratorDeps extends Pick<RunnerDeps, "store" | "db" | "config" | "sleep" | "fetch" | "now" | "attributionKeys"> {
@@ -40,24 +41,33 @@ export class TitleGenerator {
 
   constructor(private readonly deps: TitleGeneratorDeps) {}
 
-  /** Called when a turn finished: starts the title call when the chat wants one. Never throws. */
-  afterTurn(chat: ChatRow, history: readonly ChatMessageRow[]): void {
+  /**
+   * Called when a turn finished: starts the title call when the chat wants one. Never throws.
+   * `model`: the model the turn just used, when known; the title then reads no config of its own.
+   */
+  afterTurn(chat: ChatRow, history: readonly ChatMessageRow[], model?: ResolvedModelConfig): void {
     if (!wantsGeneratedTitle(chat) || this.#attempted.has(chat.id)) return;
     const first = activeRows(history).find((row) => row.role === "user" && !row.modelOnly);
     const prompt = first ? titlePrompt(first.content) : null;
     if (!prompt) return;
     this.#attempted.add(chat.id);
     this.deps.background(
-      this.#generate(chat, prompt).catch((err: unknown) =>
+      this.#generate(chat, prompt, model).catch((err: unknown) =>
         logger.warn("title_generation_failed", { chat_id: chat.id, error: errorText(err) }),
       ),
     );
   }
 
-  async #generate(chat: ChatRow, prompt: NonNullable<ReturnType<typeof titlePrompt>>): Promise<void> {
+  async #generate(
+    chat: ChatRow,
+    prompt: NonNullable<ReturnType<typeof titlePrompt>>,
+    turnModel: ResolvedModelConfig | undefined,
+  ): Promise<void> {
     const { db, config, store } = this.deps;
     // The same model and attribution a turn of this chat would use (a suspended owner: no title).
-    const [resolved, attribution] = await Promise.all([modelForTurn(db, chat), attributionFor(this.deps, chat)]);
+    // The attribution is the object's, cached; the model, the turn's own when it ended in a call:
+    // a read of its own would open a second connection beside the release's admission scan.
+    const [resolved, attribution] = await Promise.all([turnModel ?? modelForTurn(db, chat), attributionFor(this.deps, chat)]);
     const model = attributedModel(resolved, attribution, { fetch: this.deps.fetch });
     const started = Date.now();
     const stage = this.deps.tracing?.tracer.start("stream", {

@@ -200,7 +200,7 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
         },
         { chat, history },
       );
-      if (committed.value) turnEnded(ctx, committed.value, committed.chat, after);
+      if (committed.value) turnEnded(ctx, committed.value, committed.chat, after, prepared.resolved);
       return;
     } catch (err) {
       if (!isModelCallError(err)) throw err;
@@ -239,11 +239,18 @@ async function endTurnInCommit(ctx: TaskContext, tx: ChatTx, history: readonly C
 }
 
 /** The turn's trace and what follows a finished turn (its title), once the ending committed. */
-function turnEnded(ctx: TaskContext, end: TurnEnd, chat: ChatRow, history: readonly ChatMessageRow[]): void {
+function turnEnded(
+  ctx: TaskContext,
+  end: TurnEnd,
+  chat: ChatRow,
+  history: readonly ChatMessageRow[],
+  /** The model the turn's last call used, when the ending commit was that call's. */
+  model?: ResolvedModelConfig,
+): void {
   ctx.trace.complete();
   if (end.kind !== "finished") return;
   if (end.promoted) ctx.trace.queueWait(end.promoted.queued.createdAt);
-  ctx.turnFinished(chat, history);
+  ctx.turnFinished(chat, history, model);
 }
 
 async function finishWithModelError(ctx: TaskContext, err: ModelCallError): Promise<void> {
