@@ -180,6 +180,7 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
     const config = configFromEnv(this.env);
     await wakeWaiting(this.#wiring.pool(), {
       isRoot,
+      limit: isRoot ? config.CHAT_ROOT_CONCURRENCY : config.CHAT_SUBAGENT_CONCURRENCY,
       staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
       ownChatId: this.#chatId,
       wake: (id) => {

@@ -1,7 +1,9 @@
 /**
  * A slot was released: "wakes the oldest waiting chats at once" instead of leaving them to the
  * cron sweep. Each gets an ownership hint at its own object; the chat that released the slot is
- * not one of them.
+ * not one of them. A pool without a limit has no chat waiting for a slot (admission never refuses
+ * one for capacity), so its releases read nothing: one query less after every turn. A chat refused
+ * before the limit was lifted is the sweep's.
  */
 import type { Queryable } from "../../src/db/rows";
 import { findWaitingForSlot } from "../../src/chat-worker/leases/sweep";
@@ -13,6 +15,8 @@ const WAKE_LIMIT = 5;
 export interface WakeWaitingOptions {
   /** The released slot's pool: root chats or subagents. */
   isRoot: boolean;
+  /** That pool's deployment-wide limit (CHAT_ROOT_CONCURRENCY or CHAT_SUBAGENT_CONCURRENCY); 0 is none. */
+  limit: number;
   staleThresholdMs: number;
   /** The chat that released the slot. */
   ownChatId: string | undefined;
@@ -21,6 +25,7 @@ export interface WakeWaitingOptions {
 }
 
 export async function wakeWaiting(db: Queryable, options: WakeWaitingOptions): Promise<void> {
+  if (options.limit === 0) return;
   try {
     const ids = await findWaitingForSlot(db, {
       pool: options.isRoot ? "root" : "subagent",

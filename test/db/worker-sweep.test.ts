@@ -9,6 +9,7 @@ import { chatRow, makeChat } from "./fixtures";
 import { backdateHeartbeat, makeSubagentChat, makeWorkerEnv, worker, type WorkerEnv } from "./support/worker-env";
 import { abandon, acquire } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
+import { wakeWaiting } from "../../durable-objects/chat-object/wake-waiting";
 
 const STALE_MS = 30_000;
 
@@ -99,6 +100,25 @@ describe("findRunnableUnowned", () => {
     await apply(env.store, abandon, holder);
     expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
     expect(await findWaitingForSlot(env.pool, { pool: "subagent", limit: 1_000, staleThresholdMs: STALE_MS })).not.toContain(waiting);
+  });
+});
+
+describe("wakeWaiting", () => {
+  it("wakes a chat waiting for a slot of a limited pool, and none when the pool has no limit", async () => {
+    await env.pool.query(`DELETE FROM chat_heartbeats`); // every slot free
+    const holder = await makeSubagentChat(env);
+    const waiting = await makeSubagentChat(env);
+    const limits = { root: 0, subagent: 1 };
+    expect((await acquireChat(env.store, holder, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
+    expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("refused");
+    const woken = async (limit: number) => {
+      const ids: string[] = [];
+      await wakeWaiting(env.pool, { isRoot: false, limit, staleThresholdMs: STALE_MS, ownChatId: holder, wake: (id) => ids.push(id) });
+      return ids;
+    };
+    expect(await woken(1)).toContain(waiting);
+    expect(await woken(0)).toEqual([]);
+    await apply(env.store, abandon, holder);
   });
 });
 
