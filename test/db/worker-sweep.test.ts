@@ -27,6 +27,17 @@ async function updatedAt(ids: readonly string[]): Promise<Map<string, number>> {
   return new Map(rows.map((r) => [r.id, Number(r.t)]));
 }
 
+/** Two subagent chats in a pool of one slot: `holder` acquired it, `waiting` was refused for capacity. */
+async function chatWaitingForSlot() {
+  await env.pool.query(`DELETE FROM chat_heartbeats`); // every slot free
+  const holder = await makeSubagentChat(env);
+  const waiting = await makeSubagentChat(env);
+  const limits = { root: 0, subagent: 1 };
+  expect((await acquireChat(env.store, holder, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
+  expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("refused");
+  return { holder, waiting, limits };
+}
+
 describe("findRunnableUnowned", () => {
   it("finds runnable chats with no owner or a stale lease, and skips freshly owned, idle, errored, archived and invalid ones", async () => {
     const unowned = await Promise.all((["R0", "R1", "I0", "I1", "A0", "A1"] as const).map((s) => makeChat(env, s)));
@@ -86,12 +97,7 @@ describe("findRunnableUnowned", () => {
   });
 
   it("lists a chat refused for capacity as waiting for a slot of its pool until it is admitted", async () => {
-    await env.pool.query(`DELETE FROM chat_heartbeats`); // every slot free
-    const holder = await makeSubagentChat(env);
-    const waiting = await makeSubagentChat(env);
-    const limits = { root: 0, subagent: 1 };
-    expect((await acquireChat(env.store, holder, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
-    expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("refused");
+    const { holder, waiting, limits } = await chatWaitingForSlot();
 
     const waitingIds = await findWaitingForSlot(env.pool, { pool: "subagent", limit: 1_000, staleThresholdMs: STALE_MS });
     expect(waitingIds).toContain(waiting);
@@ -105,12 +111,7 @@ describe("findRunnableUnowned", () => {
 
 describe("wakeWaiting", () => {
   it("wakes a chat waiting for a slot of a limited pool, and none when the pool has no limit", async () => {
-    await env.pool.query(`DELETE FROM chat_heartbeats`); // every slot free
-    const holder = await makeSubagentChat(env);
-    const waiting = await makeSubagentChat(env);
-    const limits = { root: 0, subagent: 1 };
-    expect((await acquireChat(env.store, holder, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
-    expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("refused");
+    const { holder, waiting } = await chatWaitingForSlot();
     const woken = async (limit: number) => {
       const ids: string[] = [];
       await wakeWaiting(env.pool, { isRoot: false, limit, staleThresholdMs: STALE_MS, ownChatId: holder, wake: (id) => ids.push(id) });
