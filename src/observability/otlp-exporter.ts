@@ -29,6 +29,8 @@ export class OtlpExporter implements SpanSink {
   #spans: SpanRecord[] = [];
   #dropped = 0;
   #flushing: Promise<void> | null = null;
+  /** The post that follows the one in flight, for spans buffered after it began. */
+  #next: Promise<void> | null = null;
 
   constructor(private readonly options: OtlpExporterOptions) {}
 
@@ -45,9 +47,20 @@ export class OtlpExporter implements SpanSink {
     return this.#dropped;
   }
 
-  /** Posts what is buffered; one flush at a time, a call during one joins it. */
+  /**
+   * Posts what is buffered, one post at a time. A call while a post is in flight gets one more
+   * post after it (shared by every call made meanwhile): the spans buffered since that post began,
+   * such as a title's right after its turn's, are not left waiting for some later flush.
+   */
   flush(): Promise<void> {
-    this.#flushing ??= this.#post().finally(() => {
+    if (this.#flushing) {
+      this.#next ??= this.#flushing.then(() => {
+        this.#next = null;
+        return this.flush();
+      });
+      return this.#next;
+    }
+    this.#flushing = this.#post().finally(() => {
       this.#flushing = null;
     });
     return this.#flushing;

@@ -48,6 +48,36 @@ describe("OtlpExporter", () => {
     expect(receiver.points.length).toBe(before);
   });
 
+  it("sends what was buffered during a flush in flight with one more post after it", async () => {
+    const metrics = new Metrics();
+    let release = () => {};
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let posts = 0;
+    const exporter = new OtlpExporter({
+      endpoint: receiver.url,
+      headers: {},
+      metrics,
+      // The first post waits until released, so the second span ends while it is in flight.
+      fetch: async (input, init) => {
+        if (posts++ === 0) await held;
+        return fetch(input, init);
+      },
+    });
+    const tracer = new StageTracer(exporter, metrics);
+    const turn = tracer.start("commit", { identity });
+    turn.end();
+    const first = exporter.flush();
+    const title = tracer.start("stream", { identity, model });
+    title.end();
+    const second = exporter.flush();
+    const third = exporter.flush();
+    release();
+    await Promise.all([first, second, third]);
+    const traces = new Set(receiver.spans.map((s) => s.traceId));
+    expect(traces.has(turn.traceId)).toBe(true);
+    expect(traces.has(title.traceId)).toBe(true);
+  });
+
   it("keeps at most MAX_BUFFERED spans while the collector is down, and says how many it dropped", async () => {
     const metrics = new Metrics();
     const exporter = new OtlpExporter({ endpoint: "http://127.0.0.1:9", headers: {}, metrics });
