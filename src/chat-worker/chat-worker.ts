@@ -8,7 +8,7 @@
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
 import { nextTask } from "../next-task";
-import { acquireChat, acquireInTransaction, admissionTryLock, PoolFullAtCommitError } from "./leases/admission";
+import { acquireChat, acquireInTransaction, updateThenAcquire } from "./leases/admission";
 import type { Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
@@ -164,41 +164,12 @@ export class ChatWorker {
     });
   }
 
-  /**
-   * ChatStore.update for a command that may start a turn (SendMessage), with the pool's advisory
-   * lock tried in the row lock's round trip (admissionTryLock) and acquireWithCommand after `fn`.
-   * When the commit write finds the pool full, the command runs again without the acquisition, and
-   * the chat waits for a slot as any other.
-   */
-  async updateAndAcquire<T>(fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
-    const { store } = this.deps;
-    const admission = this.#admission();
-    const limited = admission.limits.root > 0 || admission.limits.subagent > 0;
-    const thenAcquire = (admissionLocked: () => boolean) => async (tx: ChatTx) => {
-      const value = await fn(tx);
-      await this.acquireWithCommand(tx, admissionLocked());
-      return value;
-    };
-    if (this.#runner || this.#acquiring || !limited)
-      return store.update(
-        this.chatId,
-        thenAcquire(() => false),
-        options,
-      );
-    const guard = admissionTryLock(this.chatId, admission.limits);
-    try {
-      const committed = await store.updateGuarded(
-        this.chatId,
-        guard,
-        thenAcquire(() => guard.locked),
-        options,
-      );
-      if ("answer" in committed) throw new Error(`chat ${this.chatId}: the admission guard answered`);
-      return committed;
-    } catch (err) {
-      if (!(err instanceof PoolFullAtCommitError)) throw err;
-      return store.update(this.chatId, fn, options);
-    }
+  /** ChatStore.update for a command that may start a turn (SendMessage): updateThenAcquire with acquireWithCommand. */
+  updateAndAcquire<T>(fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
+    // Not while this worker has a runner or an acquisition in flight: acquireWithCommand leaves
+    // those to their usual path, so the pool's lock is not worth trying.
+    const admission = { limits: this.#admission().limits, tryPoolLock: !this.#runner && !this.#acquiring };
+    return updateThenAcquire(this.deps.store, this.chatId, admission, fn, (tx, locked) => this.acquireWithCommand(tx, locked), options);
   }
 
   #admission() {

@@ -5,8 +5,8 @@
  *
  * chatd: the real ChatStore through the Neon driver, as the object and its runner call it:
  *   1. SendMessage with the in-transaction Acquire (POST /messages in the chat's own object:
- *      ChatWorker.updateAndAcquire), with the pool's advisory lock tried in the row lock's round
- *      trip when the pool is limited. When admission needs more than that transaction has (the
+ *      updateThenAcquire, as ChatWorker.updateAndAcquire runs it), with the pool's advisory lock
+ *      tried in the row lock's round trip when the pool is limited. When admission needs more than that transaction has (the
  *      pool's lock busy, the pool full at commit), the chat is acquired afterwards by acquireChat
  *      in a transaction of its own, as the object's acquisition loop does, and that counts in the
  *      same mark.
@@ -25,15 +25,14 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { acquireChat, acquireInTransaction, admissionTryLock, PoolFullAtCommitError } from "../../../src/chat-worker/leases/admission";
+import { acquireChat, acquireInTransaction, updateThenAcquire } from "../../../src/chat-worker/leases/admission";
 import type { PoolLimits } from "../../../src/chat-worker/leases/pools";
 import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
 import type { Fence } from "../../../src/chat-worker/fence";
-import type { ChatTx } from "../../../src/chats/chat-tx";
-import type { ChatStore, UpdateOptions } from "../../../src/chats/store";
+import type { ChatStore } from "../../../src/chats/store";
 import { commitStep, finishTurn, sendMessage } from "../../../src/chats/transitions/index";
 import { releaseWhenIdle } from "../../../src/chat-worker/release-when-idle";
-import type { ChatMessagePart, ChatRow } from "../../../src/db/schema/chats";
+import type { ChatMessagePart } from "../../../src/db/schema/chats";
 
 /** The cycle's transactions, in order; the transitions each applies. */
 export const TRANSACTIONS = ["SendMessage + Acquire", "RecordGenerationAttempt", "CommitStep + FinishTurn + Abandon"] as const;
@@ -52,58 +51,22 @@ export type Cycle = (ctx: CycleContext) => Promise<void>;
 const userParts = (n: number): ChatMessagePart[] => [{ type: "text", text: `message ${n}: how is the weather today?` }];
 const assistantParts = (n: number): ChatMessagePart[] => [{ type: "text", text: `reply ${n}: sunny, with a light breeze.` }];
 
-/**
- * SendMessage with the acquisition in its transaction where admission allows it, as
- * ChatWorker.updateAndAcquire runs it; the committed chat, owned by `runnerId` or not yet owned.
- */
-async function sendAndAcquire(
-  store: ChatStore,
-  chatId: string,
-  send: (tx: ChatTx) => Promise<unknown>,
-  admission: { workerId: string; runnerId: string; limits: PoolLimits; staleThresholdMs: number },
-  options: UpdateOptions,
-): Promise<ChatRow> {
-  const thenAcquire = (admissionLocked: () => boolean) => async (tx: ChatTx) => {
-    await send(tx);
-    await acquireInTransaction(tx, { ...admission, admissionLocked: admissionLocked() });
-  };
-  if (admission.limits.root === 0)
-    return (
-      await store.update(
-        chatId,
-        thenAcquire(() => false),
-        options,
-      )
-    ).chat;
-  const guard = admissionTryLock(chatId, admission.limits);
-  try {
-    const committed = await store.updateGuarded(
-      chatId,
-      guard,
-      thenAcquire(() => guard.locked),
-      options,
-    );
-    if ("answer" in committed) throw new Error(`chat ${chatId}: the admission guard answered`);
-    return committed.chat;
-  } catch (err) {
-    if (!(err instanceof PoolFullAtCommitError)) throw err;
-    return (await store.update(chatId, send, options)).chat;
-  }
-}
-
 export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
   return async ({ chatId, ownerId, workerId, n, mark }) => {
     const input = { content: userParts(n), busyBehavior: "queue" as const, createdBy: ownerId };
     const runnerId = randomUUID();
     const admission = { workerId, runnerId, limits, staleThresholdMs: store.options.staleThresholdMs };
-    let chat = await sendAndAcquire(
+    let { chat } = await updateThenAcquire(
       store,
       chatId,
+      { limits, tryPoolLock: true },
       async (tx) => {
         const sent = await sendMessage(tx, input);
         if (sent.queued) throw new Error(`chat ${chatId}: the message was queued, the chat was not idle`);
       },
-      admission,
+      async (tx, admissionLocked) => {
+        await acquireInTransaction(tx, { ...admission, admissionLocked });
+      },
       { prefetchTail: sendMessage.prefetchTail(input) },
     );
     if (chat.runnerId !== runnerId) {

@@ -51,7 +51,7 @@
 import { ChatNotFoundError, isRunnable } from "../../chatstate/index";
 import { type ChatTx, type CommitCheck, type LockGuard, lockRowIfSql } from "../../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
-import type { Answered, ChatStore } from "../../chats/store";
+import type { Answered, ChatStore, Committed, UpdateOptions } from "../../chats/store";
 import type { RawRow } from "../../db/rows";
 import { acquire } from "../../chats/transitions/ownership";
 import { historyFromJson, historyJsonSql, turnModelsAtCommit } from "../fenced-db";
@@ -266,6 +266,49 @@ export async function acquireInTransaction(
     if (!history || !models) throw new Error(`chat ${tx.chatId}: the acquisition's starting read was collected before its commit`);
     return { history, models };
   };
+}
+
+/**
+ * ChatStore.update for a command that may start a turn (SendMessage), with `acquire` (which applies
+ * acquireInTransaction, or not) after `fn` in the same transaction. In a limited pool, when
+ * `tryPoolLock`, the pool's lock is tried in the row lock's round trip (admissionTryLock) and
+ * `acquire` is told whether it is held. When the commit write finds the pool full, the command runs
+ * again without the acquisition, and the chat waits for a slot as any other.
+ */
+export async function updateThenAcquire<T>(
+  store: ChatStore,
+  chatId: string,
+  admission: { limits: PoolLimits; tryPoolLock: boolean },
+  fn: (tx: ChatTx) => Promise<T>,
+  acquire: (tx: ChatTx, admissionLocked: boolean) => Promise<void>,
+  options: UpdateOptions = {},
+): Promise<Committed<T>> {
+  const { limits } = admission;
+  const thenAcquire = (admissionLocked: () => boolean) => async (tx: ChatTx) => {
+    const value = await fn(tx);
+    await acquire(tx, admissionLocked());
+    return value;
+  };
+  if (!admission.tryPoolLock || (limits.root === 0 && limits.subagent === 0))
+    return store.update(
+      chatId,
+      thenAcquire(() => false),
+      options,
+    );
+  const guard = admissionTryLock(chatId, limits);
+  try {
+    const committed = await store.updateGuarded(
+      chatId,
+      guard,
+      thenAcquire(() => guard.locked),
+      options,
+    );
+    if ("answer" in committed) throw new Error(`chat ${chatId}: the admission guard answered`);
+    return committed;
+  } catch (err) {
+    if (!(err instanceof PoolFullAtCommitError)) throw err;
+    return store.update(chatId, fn, options);
+  }
 }
 
 /** Acquires `chatId` for (workerId, runnerId) if it is runnable, has no fresh lease, and its pool has a free slot. */
