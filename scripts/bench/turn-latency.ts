@@ -4,6 +4,7 @@
  * in the same run. See docs/bench.md.
  *
  *   tsx scripts/bench/turn-latency.ts [--reps 20] [--warmup 3] [--prompt TEXT] [--no-parts] [--json FILE]
+ *                                      [--follow-up]
  *                                      [--export-compare]
  *
  * --export-compare runs a second `wrangler dev` on the same database that exports its turn spans
@@ -60,6 +61,7 @@ interface Options {
   selectSettleMs: number;
   gapMs: number;
   traceModel: boolean;
+  followUp: boolean;
   exportCompare: boolean;
   dbLatencyMs: number;
   keep: boolean;
@@ -78,6 +80,8 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
   --gap-ms N             idle time between measured calls (default 250)
   --trace-model          put a timing proxy between the service and the model (splits the
                          first-part time; adds one loopback hop to the service only)
+  --follow-up            time each chat's second turn (after an untimed first one): the path of
+                         every later turn of a conversation
   --export-compare       also run a service that exports traces to a local OTLP receiver, and
                          report its turns against the non-exporting one (on ÷ off, per rep)
   --db-latency-ms N      one-way delay of the database proxy (default: CHATD_DB_LATENCY_MS, else 0);
@@ -99,6 +103,7 @@ function parseOptions(): Options {
       "select-settle-ms": { type: "string", default: "50" },
       "gap-ms": { type: "string", default: "250" },
       "trace-model": { type: "boolean", default: false },
+      "follow-up": { type: "boolean", default: false },
       "export-compare": { type: "boolean", default: false },
       "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
@@ -121,6 +126,7 @@ function parseOptions(): Options {
         selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
         gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
         traceModel: values["trace-model"],
+        followUp: values["follow-up"],
         exportCompare: values["export-compare"],
         dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
         keep: values.keep,
@@ -239,6 +245,7 @@ async function main(): Promise<number> {
       token: seeded.token,
       prompt: opts.prompt,
       parts: opts.parts,
+      followUp: opts.followUp,
       selectSettleMs: opts.selectSettleMs,
       turnEnd: watcher,
       tap,
@@ -314,7 +321,7 @@ async function main(): Promise<number> {
     // Other work on the machine moves every figure: say how busy it was.
     env.loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
     const heading =
-      `### Turn latency: ${reps.length} reps (+${opts.warmup} warm-up), prompt \`${opts.prompt.length > 40 ? `${opts.prompt.slice(0, 40)}…` : opts.prompt}\`` +
+      `### Turn latency: ${reps.length} reps (+${opts.warmup} warm-up)${opts.followUp ? ", each a chat's second turn" : ""}, prompt \`${opts.prompt.length > 40 ? `${opts.prompt.slice(0, 40)}…` : opts.prompt}\`` +
       `\n\n${env.cpus} CPUs, Node ${env.node}, wrangler ${env.wrangler} (\`wrangler dev\` CLI), commit ${env.commit}${env.dirty ? " (dirty)" : ""}` +
       `, load average (1 min) ${(env.loadavg_at_start as number[])[0]} at start, ${(env.loadavg_at_end as number[])[0]} at end` +
       `; turn end polled via ${opts.turnEnd === "db" ? "SELECT status" : "GET /chats/{id}"} every ${opts.pollMs} ms` +

@@ -8,6 +8,8 @@ import { appendFileSync } from "node:fs";
 export interface WireTrace {
   /** Client bytes of connection `conn`; `startsRoundTrip` when the proxy counted a new round trip. */
   client(conn: number, bytes: Buffer, startsRoundTrip: boolean): void;
+  /** Postgres's first bytes of the answer to a round trip of connection `conn` reached the proxy. */
+  answered(conn: number): void;
   /** A line of its own (the proxy's counters were reset: a bench's measured window starts). */
   mark(text: string): void;
 }
@@ -27,6 +29,9 @@ function openWireTrace(file: string): WireTrace {
   return {
     mark(text) {
       appendFileSync(file, `${at()}\t---- ${text}\n`);
+    },
+    answered(conn) {
+      appendFileSync(file, `${at()}\tconn ${conn}\t<-\n`);
     },
     client(conn, bytes, startsRoundTrip) {
       // The first message of a connection (startup) has no type byte; it is not a statement.

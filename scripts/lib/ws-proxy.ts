@@ -125,6 +125,7 @@ function pipe(
     });
   });
   tcp.on("data", (chunk) => {
+    if (awaitingAnswer) opts.trace?.answered(opts.conn);
     awaitingAnswer = false;
     later(() => {
       if (ws.readyState === ws.OPEN) ws.send(chunk, { binary: true });

@@ -1,9 +1,11 @@
 /**
  * One service turn on a fresh empty chat: create the chat (untimed), open the parts socket on the
- * episode the first message will create, then POST the message and time what follows.
+ * episode the first message will create, then POST the message and time what follows. With
+ * `followUp`, the chat first runs an untimed turn of its own and the timed turn is its second: the
+ * path every later turn of a conversation takes (a prompt size to gate compaction on, a warm object).
  *
- * The first POST to a chat created empty lands at history_version = snapshot_version + 1 (its
- * transaction's new snapshot), and the first model call of that turn is generation_attempt 1.
+ * A POST to a waiting chat lands at history_version = snapshot_version + 1 (its transaction's new
+ * snapshot), and the first model call of that turn is generation_attempt 1.
  */
 import { wireTraceFromEnv } from "../../lib/pg-wire-trace";
 import type { WsProxy } from "../../lib/ws-proxy";
@@ -54,6 +56,8 @@ export interface ServiceTurnOptions {
   token: string;
   prompt: string;
   parts: boolean;
+  /** Time the chat's second turn, after an untimed first one. */
+  followUp: boolean;
   /** Wait after sending the episode selection, so the object has it before the turn starts. */
   selectSettleMs: number;
   turnEnd: TurnEndWatcher;
@@ -72,8 +76,9 @@ interface ChatWire {
 export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<ServiceTurnTiming> {
   const deadline = performance.now() + opts.timeoutMs;
   const api = apiClient(opts.baseUrl, opts.token, opts.timeoutMs);
-  const chat = await api<ChatWire>("POST", "/api/v2/chats", { content: [] }, 201);
-  if (chat.status !== "waiting") throw new Error(`a chat created empty should be waiting, got ${chat.status}`);
+  const created = await api<ChatWire>("POST", "/api/v2/chats", { content: [] }, 201);
+  if (created.status !== "waiting") throw new Error(`a chat created empty should be waiting, got ${created.status}`);
+  const chat = opts.followUp ? await afterFirstTurn(api, opts, created.id, deadline) : created;
 
   let socket: PartsSocket | undefined;
   try {
@@ -135,6 +140,20 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
   } finally {
     socket?.close();
   }
+}
+
+/** The untimed first turn's prompt: short, so its history adds little to the timed turn's. */
+const FIRST_TURN_PROMPT = "/slow 1 Hello there, this is the first turn.";
+/** After the first turn: its title, written after the turn's end, is left time to land. */
+const AFTER_FIRST_TURN_MS = 300;
+
+async function afterFirstTurn(api: Api, opts: ServiceTurnOptions, chatId: string, deadline: number): Promise<ChatWire> {
+  await api("POST", `/api/v2/chats/${chatId}/messages`, { content: [{ type: "text", text: FIRST_TURN_PROMPT }] }, 200);
+  await opts.turnEnd.waitForWaiting(chatId, deadline);
+  await sleep(AFTER_FIRST_TURN_MS);
+  const chat = await api<ChatWire>("GET", `/api/v2/chats/${chatId}`, undefined, 200);
+  if (chat.status !== "waiting") throw new Error(`after its first turn the chat should be waiting, got ${chat.status}`);
+  return chat;
 }
 
 /** After the turn's end: frames are awaited until none came for `quietMs`, at most `graceMs`. */
