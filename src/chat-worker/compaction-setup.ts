@@ -11,8 +11,9 @@
 import { getChatPreferences } from "../chats/chat-preferences";
 import type { Database } from "../db/database";
 import { ModelConfigUnavailableError } from "../model-configs/errors";
-import { type ResolvedModelConfig, resolveModelConfig } from "../model-configs/resolve";
+import { checkedModelConfig, readJoinedConfig, type ResolvedModelConfig } from "../model-configs/resolve";
 import { getModelOverride } from "../model-configs/model-overrides";
+import type { CompactionRows } from "../model-configs/turn-model-rows";
 import type { ChatRow } from "../db/schema/chats";
 import { type CompactionTriggers, compactionTriggers } from "../llm/compaction/trigger";
 import { logger } from "../log/log";
@@ -24,19 +25,19 @@ export interface CompactionSetup {
   triggers: CompactionTriggers;
 }
 
+/** `rows`: the owner's threshold and the override as the statement that read `chat` read them; without them, they are read now. */
 export async function compactionSetup(
   db: Database,
   chat: Pick<ChatRow, "id" | "organizationId" | "ownerId">,
   chatModel: ResolvedModelConfig,
+  rows?: CompactionRows,
 ): Promise<CompactionSetup> {
-  const [prefs, overrideRow] = await Promise.all([
-    getChatPreferences(db, chat.ownerId),
-    getModelOverride(db, chat.organizationId, "compaction"),
-  ]);
+  const { ownerThresholdPercent, override: overrideRow } = rows ?? (await readCompactionRows(db, chat));
   let override: ResolvedModelConfig | null = null;
   if (overrideRow !== null) {
+    const request = { organizationId: chat.organizationId, modelConfigId: overrideRow.modelConfigId };
     try {
-      override = await resolveModelConfig(db, { organizationId: chat.organizationId, modelConfigId: overrideRow.modelConfigId });
+      override = checkedModelConfig(request, overrideRow.joined);
     } catch (err) {
       if (!(err instanceof ModelConfigUnavailableError)) throw err;
       logger.warn("compaction_override_unusable", {
@@ -50,8 +51,19 @@ export async function compactionSetup(
   }
   const triggers = compactionTriggers({
     chatModel: { contextLimit: chatModel.config.contextLimit, compressionThreshold: chatModel.config.compressionThreshold },
-    ownerThresholdPercent: prefs.compactionThresholdPercent,
+    ownerThresholdPercent,
     override: override === null ? null : { contextLimit: override.config.contextLimit },
   });
   return { chatModel, override, triggers };
+}
+
+/** The rows, when no statement about the chat read them. */
+async function readCompactionRows(db: Database, chat: Pick<ChatRow, "organizationId" | "ownerId">): Promise<CompactionRows> {
+  const [prefs, overrideRow] = await Promise.all([
+    getChatPreferences(db, chat.ownerId),
+    getModelOverride(db, chat.organizationId, "compaction"),
+  ]);
+  if (overrideRow === null) return { ownerThresholdPercent: prefs.compactionThresholdPercent, override: null };
+  const joined = await readJoinedConfig(db, overrideRow.modelConfigId);
+  return { ownerThresholdPercent: prefs.compactionThresholdPercent, override: { modelConfigId: overrideRow.modelConfigId, joined } };
 }

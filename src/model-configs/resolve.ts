@@ -42,24 +42,29 @@ function resolved(found: Joined): ResolvedModelConfig {
   return { config: { ...found.config, options: found.config.options as ModelConfigOptions }, provider: found.provider };
 }
 
-/** Throws ModelConfigUnavailableError (explicit config) or NoDefaultModelConfigError (none given). */
-export async function resolveModelConfig(db: Database, request: ModelConfigRequest): Promise<ResolvedModelConfig> {
-  const base = db
+const joinedSelect = (db: Database) =>
+  db
     .select({ config: chatModelConfigs, provider: chatProviders })
     .from(chatModelConfigs)
     .innerJoin(chatProviders, eq(chatProviders.id, chatModelConfigs.providerId));
+
+/** Throws ModelConfigUnavailableError (explicit config) or NoDefaultModelConfigError (none given). */
+export async function resolveModelConfig(db: Database, request: ModelConfigRequest): Promise<ResolvedModelConfig> {
   const { organizationId, modelConfigId } = request;
+  if (modelConfigId) return checkedModelConfig(request, await readJoinedConfig(db, modelConfigId));
 
-  if (modelConfigId) {
-    // Not a UUID: it names nothing (and Postgres would reject the comparison).
-    const [found] = UUID.test(modelConfigId) ? await base.where(eq(chatModelConfigs.id, modelConfigId)) : [];
-    return checkedModelConfig(request, found);
-  }
-
-  const [found] = await base.where(
+  const [found] = await joinedSelect(db).where(
     and(eq(chatModelConfigs.organizationId, organizationId), eq(chatModelConfigs.isDefault, true), isNull(chatModelConfigs.deletedAt)),
   );
   return checkedModelConfig(request, found);
+}
+
+/** The config `id` names with its provider, whatever its state or organization; undefined when none. */
+export async function readJoinedConfig(db: Database, id: string): Promise<Joined | undefined> {
+  // Not a UUID: it names nothing (and Postgres would reject the comparison).
+  if (!UUID.test(id)) return undefined;
+  const [found] = await joinedSelect(db).where(eq(chatModelConfigs.id, id));
+  return found;
 }
 
 /**

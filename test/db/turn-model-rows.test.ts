@@ -1,17 +1,21 @@
 /**
  * The turn's model chosen from candidates read inside another statement (src/model-configs/turn-model-rows.ts)
  * is the model a read of its own would choose (src/chat-worker/model-for-turn.ts), in every case the
- * spec's revalidation distinguishes; and the runner's reads carry those candidates.
+ * spec's revalidation distinguishes; likewise the compaction gate's setup (src/chat-worker/compaction-setup.ts)
+ * from the owner's threshold and override read there; and the runner's reads carry those rows.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { modelForTurn } from "../../src/chat-worker/model-for-turn";
+import { compactionSetup } from "../../src/chat-worker/compaction-setup";
+import { setChatPreferences } from "../../src/chats/chat-preferences";
+import { setModelOverride } from "../../src/model-configs/model-overrides";
 import { fencedRead, turnModelsAtCommit } from "../../src/chat-worker/fenced-db";
 import { commitStep } from "../../src/chats/transitions/index";
 import { acquireChat } from "../../src/chat-worker/leases/admission";
 import { createDb } from "../../src/db/client";
 import type { Database } from "../../src/db/database";
 import { chatFromRaw } from "../../src/db/rows";
-import { createModelConfig, createProvider, deleteModelConfig } from "../../src/model-configs/index";
+import { createModelConfig, createProvider, deleteModelConfig, updateModelConfig } from "../../src/model-configs/index";
 import { turnModelRowsFromJson, turnModelRowsSql, type TurnModelRows } from "../../src/model-configs/turn-model-rows";
 import { makeEnv, makeOwner, text, type Env } from "./fixtures";
 import { recordQueries } from "./support/record-queries";
@@ -165,5 +169,78 @@ describe("the turn's model from candidates read in the chat's statement", () => 
     const withRows = await commitWithCandidates(true);
     expect(withRows.found).toEqual([await rowsOf(chat.id)]);
     expect(withRows.commitWrite).toContain("AS models");
+  });
+});
+
+/** A database that fails any use: the setup from rows must read nothing. */
+const NO_DATABASE = new Proxy({} as Database, {
+  get: () => {
+    throw new Error("compactionSetup read the database although the rows came with the chat's statement");
+  },
+});
+
+/** The owner's threshold and the organization's compaction override as `setup` leaves them. */
+const COMPACTION_CASES: [string, (chat: { organizationId: string; ownerId: string }) => Promise<void>, number | null, string | null][] = [
+  ["no preference, no override", async () => {}, null, null],
+  [
+    "the owner's threshold",
+    async (chat) => {
+      await setChatPreferences(db, chat.ownerId, { compactionThresholdPercent: 42 });
+    },
+    42,
+    null,
+  ],
+  [
+    "a usable override",
+    async (chat) => {
+      await setModelOverride(db, chat.organizationId, "compaction", (await config(chat.organizationId, "summarizer")).id);
+    },
+    null,
+    "summarizer",
+  ],
+  [
+    "an override disabled since: the chat model summarizes",
+    async (chat) => {
+      const summarizer = await config(chat.organizationId, "summarizer");
+      await setModelOverride(db, chat.organizationId, "compaction", summarizer.id);
+      await updateModelConfig(db, chat.organizationId, summarizer.id, { enabled: false }, new Date());
+    },
+    null,
+    null,
+  ],
+  [
+    "an override deleted since",
+    async (chat) => {
+      const summarizer = await config(chat.organizationId, "summarizer");
+      await setModelOverride(db, chat.organizationId, "compaction", summarizer.id);
+      await deleteModelConfig(db, chat.organizationId, summarizer.id, new Date());
+    },
+    null,
+    null,
+  ],
+  [
+    "an override whose provider is disabled since",
+    async (chat) => {
+      const provider = (
+        await createProvider(db, { type: "openai-compatible", name: `p-${crypto.randomUUID()}`, baseUrl: "http://127.0.0.1:1/v1" })
+      ).id;
+      await setModelOverride(db, chat.organizationId, "compaction", (await config(chat.organizationId, "summarizer", { provider })).id);
+      await env.pool.query(`UPDATE chat_providers SET enabled = false WHERE id = $1`, [provider]);
+    },
+    null,
+    null,
+  ],
+];
+
+describe("the compaction gate's setup from the rows read in the chat's statement", () => {
+  it.each(COMPACTION_CASES)("%s", async (_name, setup, threshold, overrideModel) => {
+    const chat = await chatWith(afterDefault(async () => null));
+    await setup(chat);
+    const chatModel = await modelForTurn(db, chat);
+    const own = await compactionSetup(db, chat, chatModel);
+    const fromRows = await compactionSetup(NO_DATABASE, chat, chatModel, (await rowsOf(chat.id)).compaction);
+    expect(fromRows).toEqual(own);
+    expect(fromRows.override?.config.model ?? null).toBe(overrideModel);
+    expect((await rowsOf(chat.id)).compaction.ownerThresholdPercent).toBe(threshold);
   });
 });

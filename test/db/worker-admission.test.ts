@@ -382,7 +382,7 @@ describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () =>
     // The read is the committed history, the sent message included, and the model candidates.
     expect(read?.history).toEqual(await history(env, chat.chatId));
     expect(read?.history.at(-1)?.content).toEqual(send("go").content);
-    expect(read?.models).toEqual({ chosen: undefined, fallback: undefined });
+    expect(read?.models).toEqual({ chosen: undefined, fallback: undefined, compaction: { ownerThresholdPercent: null, override: null } });
     // Not one statement more than the send alone.
     expect(runs[0]!.statements).toBe(sendRuns[0]!.statements);
   });

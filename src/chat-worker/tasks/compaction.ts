@@ -76,7 +76,7 @@ export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapsho
     if (err instanceof NoDefaultModelConfigError) return { handled: false };
     throw err;
   }
-  const setup = await compactionSetup(ctx.db, snapshot.chat, chatModel);
+  const setup = await compactionSetup(ctx.db, snapshot.chat, chatModel, snapshot.models?.compaction);
   const gate = automaticCompactionGate(snapshot.history, setup.triggers);
   switch (gate.kind) {
     case "none":
@@ -111,7 +111,7 @@ export async function compactBeforeModelCall(ctx: TaskContext, snapshot: Snapsho
 export async function compactOnRequest(ctx: TaskContext, snapshot: Snapshot): Promise<void> {
   const chatModel = await chatModelOrFinish(ctx, snapshot);
   if (chatModel === null) return;
-  await compact(ctx, snapshot, await compactionSetup(ctx.db, snapshot.chat, chatModel), "manual");
+  await compact(ctx, snapshot, await compactionSetup(ctx.db, snapshot.chat, chatModel, snapshot.models?.compaction), "manual");
 }
 
 /** A compaction pass as its own stage, carrying the model that runs the summary. */
