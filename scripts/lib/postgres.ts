@@ -6,7 +6,7 @@
  * `postgres` OS user (created when missing), which is what the server then runs as.
  */
 import { execFileSync } from "node:child_process";
-import { chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { appendFileSync, chmodSync, chownSync, existsSync, mkdirSync, readFileSync, statSync } from "node:fs";
 import { userInfo } from "node:os";
 import { dirname } from "node:path";
 import exitHook from "async-exit-hook";
@@ -68,6 +68,9 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
   await stopLeftoverServer(opts.dataDir);
 
   const port = opts.port ?? (await freePort());
+  // Diagnostic: every statement with its duration in Postgres, and the backend's pid and session.
+  const statementLog = process.env.CHATD_PG_STATEMENT_LOG;
+  const statementLogFlags = statementLog ? ["-c", "log_min_duration_statement=0", "-c", "log_line_prefix=%m [%p] %c "] : [];
   const server = new EmbeddedPostgres({
     databaseDir: opts.dataDir,
     port,
@@ -79,8 +82,11 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
     // later flags win. UTF8 must be explicit: the C locale would otherwise pick SQL_ASCII.
     initdbFlags: ["--locale=C", "--lc-messages=C", "--encoding=UTF8"],
     // Enough connections for the test suite's concurrency tests plus a dev server.
-    postgresFlags: ["-c", "max_connections=1000", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off"],
-    onLog: (message) => recentLog.push(message),
+    postgresFlags: ["-c", "max_connections=1000", "-c", "listen_addresses=127.0.0.1", "-c", "fsync=off", ...statementLogFlags],
+    onLog: (message) => {
+      recentLog.push(message);
+      if (statementLog) appendFileSync(statementLog, String(message));
+    },
     onError: (err) => log("error", "postgres_error", { error: String(err) }),
   });
 
