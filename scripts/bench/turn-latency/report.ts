@@ -56,6 +56,7 @@ export function computeFigures(reps: RepRecord[]): Figures {
       "baseline: model stream total": col((r) => r.baseline.totalMs),
       "service: POST /messages response": col((r) => r.service.postAckMs),
       "dev server floor: a request the Worker answers at once (401)": col((r) => r.service.devServerFloorMs),
+      "service: POST /chats response (the rep's empty chat)": col((r) => r.service.createMs),
       "service: POST → first part frame": col((r) => r.service.firstPartMs),
       "service: POST → first text-delta frame": col((r) => r.service.firstTextMs),
       "service: POST → last part frame": col((r) => r.service.lastPartMs),
@@ -83,6 +84,8 @@ export function computeFigures(reps: RepRecord[]): Figures {
       "traced: POST → model request": col((r) => r.service.dbRoundTripsToModel),
       "POST → status waiting (the whole turn)": col((r) => r.service.dbRoundTripsToWaiting),
       "connections opened, POST → waiting": col((r) => r.service.dbConnections),
+      "POST /chats (empty) → response": col((r) => r.service.createRoundTrips),
+      "connections opened by POST /chats": col((r) => r.service.createConnections),
     },
   };
 }

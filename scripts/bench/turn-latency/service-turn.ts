@@ -15,6 +15,10 @@ import type { TurnEndWatcher } from "./turn-end";
 
 export interface ServiceTurnTiming {
   chatId: string;
+  /** The untimed set-up's POST /chats (an empty chat): its response, and the database round trips and connections it took. */
+  createMs: number;
+  createRoundTrips: number | undefined;
+  createConnections: number | undefined;
   /** POST /messages start → its response. */
   postAckMs: number;
   /**
@@ -76,7 +80,11 @@ interface ChatWire {
 export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<ServiceTurnTiming> {
   const deadline = performance.now() + opts.timeoutMs;
   const api = apiClient(opts.baseUrl, opts.token, opts.timeoutMs);
+  opts.db?.resetCounters();
+  const createStarted = performance.now();
   const created = await api<ChatWire>("POST", "/api/v2/chats", { content: [] }, 201);
+  const createMs = performance.now() - createStarted;
+  const atCreate = opts.db?.counters();
   if (created.status !== "waiting") throw new Error(`a chat created empty should be waiting, got ${created.status}`);
   const chat = opts.followUp ? await afterFirstTurn(api, opts, created.id, deadline) : created;
 
@@ -118,6 +126,9 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
     const since = (t: number | undefined) => (t === undefined ? undefined : t - started);
     return {
       chatId: chat.id,
+      createMs,
+      createRoundTrips: atCreate?.roundTrips,
+      createConnections: atCreate?.connections,
       postAckMs: acked - started,
       devServerFloorMs,
       firstPartMs: frames[0] ? frames[0].at - started : undefined,
