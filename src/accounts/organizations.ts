@@ -2,7 +2,7 @@
  * Organizations and memberships. A membership's role is "admin" or "member"; the site owner's
  * reach over every organization is decided in src/accounts/roles.ts, not stored here.
  */
-import { and, asc, eq } from "drizzle-orm";
+import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database";
 import { organizationMembers, organizations } from "../db/schema/auth";
 
@@ -15,6 +15,44 @@ export const DEFAULT_ORGANIZATION_NAME = "default";
 export async function getOrganization(db: Database, id: string): Promise<OrganizationRow | null> {
   const [row] = await db.select().from(organizations).where(eq(organizations.id, id));
   return row ?? null;
+}
+
+/**
+ * The organization with `userId`'s membership role in it, in one read (a second read side by side
+ * would open a second connection on a request's fresh pool); null when the organization does not exist.
+ */
+export async function getOrganizationWithRole(
+  db: Database,
+  organizationId: string,
+  userId: string,
+): Promise<{ organization: OrganizationRow; role: MemberRole | null } | null> {
+  const [row] = await db
+    .select({ organization: organizations, role: organizationMembers.role })
+    .from(organizations)
+    .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, organizations.id), eq(organizationMembers.userId, userId)))
+    .where(eq(organizations.id, organizationId));
+  if (!row) return null;
+  return { organization: row.organization, role: row.role === null ? null : row.role === "admin" ? "admin" : "member" };
+}
+
+/**
+ * Where a user's new chat goes when they name no organization, in one read: the deployment's
+ * default organization (getDefaultOrganization's) if they belong to it, else the first they
+ * joined; null when they belong to none.
+ */
+export async function chatOrganizationOf(db: Database, userId: string): Promise<string | null> {
+  const defaultId = sql`(SELECT o.id FROM ${organizations} o WHERE o.is_default ORDER BY o.created_at, o.id LIMIT 1)`;
+  const [row] = await db
+    .select({ id: organizationMembers.organizationId })
+    .from(organizationMembers)
+    .where(eq(organizationMembers.userId, userId))
+    .orderBy(
+      sql`coalesce(${organizationMembers.organizationId} = ${defaultId}, false) DESC`,
+      asc(organizationMembers.createdAt),
+      asc(organizationMembers.organizationId),
+    )
+    .limit(1);
+  return row?.id ?? null;
 }
 
 export async function getDefaultOrganization(db: Database): Promise<OrganizationRow | null> {

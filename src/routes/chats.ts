@@ -6,8 +6,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { listChats } from "../chats/queries";
-import { organizationIdsOf } from "../accounts/organizations";
-import { getDefaultOrganization } from "../accounts/organizations";
+import { chatOrganizationOf } from "../accounts/organizations";
 import { chatToWire } from "../wire/chat-wire";
 import { requireCaller, requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
@@ -32,8 +31,9 @@ const create = createRoute({
 chats.openapi(create, async (c) => {
   const body = c.req.valid("json");
   const caller = c.var.caller;
+  // A named organization is checked; the caller's own (chatOrganizationOf) is one they belong to.
   const organizationId = body.organization_id ?? (await callersOrganization(c.var.db, caller.userId));
-  await requireOrganization(c, organizationId, "member");
+  if (body.organization_id) await requireOrganization(c, organizationId, "member");
   const chatId = crypto.randomUUID();
   const created = await chatObject(c, chatId).create({
     chatId,
@@ -52,9 +52,8 @@ chats.openapi(create, async (c) => {
 });
 
 /** Without an explicit organization: the default one if the caller belongs to it, else their first. */
-async function callersOrganization(db: Parameters<typeof organizationIdsOf>[0], userId: string): Promise<string> {
-  const [ids, fallback] = await Promise.all([organizationIdsOf(db, userId), getDefaultOrganization(db)]);
-  const chosen = fallback && ids.includes(fallback.id) ? fallback.id : ids[0];
+async function callersOrganization(db: Parameters<typeof chatOrganizationOf>[0], userId: string): Promise<string> {
+  const chosen = await chatOrganizationOf(db, userId);
   if (!chosen)
     throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
       { field: "organization_id", detail: "you belong to no organization" },
