@@ -31,7 +31,9 @@ export const models = createRouter().openapi(route, async (c) => {
   const { organization } = c.req.valid("param");
   await requireOrganization(c, organization, "member");
   const db = c.var.db;
-  const [configs, providers] = await Promise.all([listModelConfigs(db, organization), listProviders(db)]);
+  // One after the other: side by side, the second read would open a second connection on the request's pool.
+  const configs = await listModelConfigs(db, organization);
+  const providers = await listProviders(db);
   return c.json(
     {
       configs: configs.map(modelConfigJson),
