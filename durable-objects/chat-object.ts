@@ -17,6 +17,8 @@ import {
   isChatCommand,
   runCommand,
   runCommandWithToken,
+  runCreateWithToken,
+  type CreateRequest,
   type TokenCommandInput,
   type TokenCommandOutcome,
 } from "../src/chat-commands/command-table";
@@ -160,6 +162,12 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
     if (!isChatCommand(name)) throw new Error(`not a chat command: ${String(name)}`);
     const authenticate = () => this.#wiring.keys().callerFor(token);
     return runInRequest(requestIdFrom(requestId), () => runCommandWithToken(name, cmd, authenticate, (chatId) => this.#context(chatId)));
+  }
+
+  /** POST /chats: the new chat's object authenticates its creator and checks the organization (docs/hot-path.md). */
+  createWithToken(requestId: string, token: string, cmd: CreateRequest): Promise<TokenCommandOutcome<CommandValue<"create">>> {
+    const authenticate = () => this.#wiring.keys().callerFor(token);
+    return runInRequest(requestIdFrom(requestId), () => runCreateWithToken(cmd, authenticate, (chatId) => this.#context(chatId)));
   }
 
   // ---- the chat worker (spec "Chat worker"), driven by notifications and the alarm -------------

@@ -7,6 +7,7 @@
 import type { Caller } from "../accounts/authentication";
 import type { CommandContext } from "./context";
 import { clearCommand, compactCommand, interruptCommand, reconcileCommand, submitToolResultsCommand } from "./control";
+import { chatOrganizationFor } from "./chat-organization";
 import { createChatCommand } from "./create-chat";
 import { editMessageCommand, sendMessageCommand } from "./messages";
 import { type Outcome, outcome } from "./outcome";
@@ -75,18 +76,50 @@ export type TokenCommandOutcome<V> = Outcome<V> & { userId?: string };
  * Authenticates the presented token (docs/hot-path.md), then runs the command as its user; a token
  * that does not authenticate is the command's error (401), and the command never runs.
  */
-export async function runCommandWithToken<K extends ChatCommandName>(
+export function runCommandWithToken<K extends ChatCommandName>(
   name: K,
   cmd: TokenCommandInput<K>,
   authenticate: () => Promise<Caller>,
   context: (chatId: string) => CommandContext,
 ): Promise<TokenCommandOutcome<CommandValue<K>>> {
   const { logName, run } = CHAT_COMMANDS[name] as CommandEntry<CommandInput<K>, CommandValue<K>>;
+  return asAuthenticated(logName, authenticate, (caller) =>
+    run(context(cmd.chatId), { ...cmd, callerId: caller.userId } as CommandInput<K>),
+  );
+}
+
+/** POST /chats as the route sends it: no caller, and the organization the body names (absent: the caller's own). */
+export type CreateRequest = Omit<CommandInput<"create">, "callerId" | "organizationId" | "parentChatId"> & {
+  organizationId?: string | undefined;
+};
+
+/**
+ * Create for a route that left authentication to the new chat's object: authenticates the token,
+ * chooses and checks the chat's organization for its user (chat-organization.ts), then creates.
+ */
+export function runCreateWithToken(
+  cmd: CreateRequest,
+  authenticate: () => Promise<Caller>,
+  context: (chatId: string) => CommandContext,
+): Promise<TokenCommandOutcome<CommandValue<"create">>> {
+  return asAuthenticated(CHAT_COMMANDS.create.logName, authenticate, async (caller) => {
+    const ctx = context(cmd.chatId);
+    const organizationId = await chatOrganizationFor(ctx.db, caller, cmd.organizationId);
+    return createChatCommand(ctx, { ...cmd, callerId: caller.userId, organizationId });
+  });
+}
+
+/** `run` as the user the token authenticates; the outcome names them once they are known. */
+async function asAuthenticated<V>(
+  logName: string,
+  authenticate: () => Promise<Caller>,
+  run: (caller: Caller) => Promise<V>,
+): Promise<TokenCommandOutcome<V>> {
   let userId: string | undefined;
   const result = await outcome(logName, () =>
     authenticate().then((caller) => {
       userId = caller.userId;
-      return run(context(cmd.chatId), { ...cmd, callerId: caller.userId } as CommandInput<K>);
+      return run(caller);
     }),
   );
   return userId === undefined ? result : { ...result, userId };
@@ -105,4 +138,6 @@ export interface ChatCommandRpc {
     name: K,
     cmd: TokenCommandInput<K>,
   ): Promise<TokenCommandOutcome<CommandValue<K>>>;
+  /** POST /chats, authenticated by the new chat's object from `token`. */
+  createWithToken(requestId: string, token: string, cmd: CreateRequest): Promise<TokenCommandOutcome<CommandValue<"create">>>;
 }

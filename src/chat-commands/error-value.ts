@@ -23,6 +23,7 @@ import { ModelConfigUnavailableError, NoDefaultModelConfigError, ProviderInUseEr
 import { isDatabaseUnavailable } from "../db/pg-errors";
 import { isChatProjectGone, ProjectUnavailableError } from "../projects/errors";
 import { HookDeniedError, HookFailureError, type HookFailureCode } from "../hooks/errors";
+import { OrganizationUnavailableError } from "./chat-organization";
 
 export type ErrorValue =
   | {
@@ -39,6 +40,7 @@ export type ErrorValue =
   | { name: "ChatStoreError"; code: ChatStoreErrorCode; message: string }
   | { name: "AuthenticationError"; detail: string }
   | { name: "AccountError"; code: AccountErrorCode; message: string }
+  | { name: "OrganizationUnavailableError"; reason: OrganizationUnavailableError["reason"] }
   | { name: "UnknownProviderError"; message: string }
   | { name: "ModelConfigUnavailableError" | "NoDefaultModelConfigError"; message: string }
   | { name: "ProviderInUseError"; code: ProviderInUseError["code"]; message: string }
@@ -87,6 +89,7 @@ function chatError(err: unknown): ErrorValue | undefined {
 function accountAndModelConfigError(err: unknown): ErrorValue | undefined {
   if (err instanceof AuthenticationError) return { name: "AuthenticationError", detail: err.detail };
   if (err instanceof AccountError) return { name: "AccountError", code: err.code, message: err.message };
+  if (err instanceof OrganizationUnavailableError) return { name: "OrganizationUnavailableError", reason: err.reason };
   if (err instanceof UnknownProviderError) return { name: "UnknownProviderError", message: err.message };
   if (err instanceof ModelConfigUnavailableError) return { name: "ModelConfigUnavailableError", message: err.message };
   if (err instanceof NoDefaultModelConfigError) return { name: "NoDefaultModelConfigError", message: err.message };

@@ -6,7 +6,7 @@
  *
  * Two ways, by where the request goes (docs/hot-path.md):
  * - `requireCaller` authenticates here, on the request's own pool (needs `requestDb` before it):
- *   routes that are not about one chat (users, providers, model configs, creating and listing chats).
+ *   routes that are not about one chat (users, providers, model configs, listing chats).
  * - `requireCredentials` only takes the token and checks its form; the chat's object, which
  *   holds a warm pool and a short cache of verified keys, authenticates it with the command. The
  *   Worker opens no database connection on a chat's hot path.

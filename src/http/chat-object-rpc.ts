@@ -4,6 +4,7 @@ import {
   type ChatCommandRpc,
   type CommandInput,
   type CommandValue,
+  type CreateRequest,
   isChatCommand,
   type TokenCommandInput,
 } from "../chat-commands/command-table";
@@ -50,4 +51,18 @@ export function chatObject(c: Context<AppEnv>, chatId: string): ChatObjectComman
           }
         : undefined,
   });
+}
+
+/**
+ * POST /chats in the new chat's object, which authenticates the token `requireCredentials` took
+ * and checks the organization there, on its own pool near the database (docs/hot-path.md).
+ */
+export async function createInChatObject(c: Context<AppEnv>, cmd: CreateRequest): Promise<CommandValue<"create">> {
+  const stub = chatObjectStub(c.env, cmd.chatId) as unknown as ChatCommandRpc;
+  const credentials = c.var.credentials;
+  if (credentials === undefined) throw new Error("POST /chats without requireCredentials");
+  const answered = await stub.createWithToken(currentRequestId() ?? crypto.randomUUID(), credentials, cmd);
+  if (answered.userId !== undefined) c.set("authenticatedUserId", answered.userId);
+  if (answered.ok) return answered.value;
+  throw apiErrorOf(answered.error);
 }

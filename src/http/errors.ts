@@ -94,6 +94,10 @@ export function apiErrorOf(value: ErrorValue): ApiError {
       return new ApiError(401, "unauthorized", "Unauthorized.", value.detail);
     case "AccountError":
       return new ApiError(409, value.code, value.message);
+    case "OrganizationUnavailableError":
+      return value.reason === "not_found"
+        ? new ApiError(404, "not_found", "Resource not found.", "Organization not found.")
+        : invalid("organization_id", "you belong to no organization");
     case "UnknownProviderError":
       return invalid("provider_id", value.message);
     case "ModelConfigUnavailableError":

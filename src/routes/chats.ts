@@ -1,18 +1,16 @@
 /**
- * `/chats`: create, list, read and update chats. Creating and listing are authenticated here, on
- * the request's own pool; one chat's read and update go to its ChatObject with the presented token
- * (docs/hot-path.md), which applies the transitions. Middleware is per route: a router-wide `use`
+ * `/chats`: create, list, read and update chats. Listing is authenticated here, on the request's
+ * own pool; creating, and one chat's read and update, go to the chat's ChatObject with the
+ * presented token (docs/hot-path.md), which authenticates it and applies the transitions. Middleware is per route: a router-wide `use`
  * would run for every `/chats/*` route of the routers mounted after this one.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { listChats } from "../chats/queries";
-import { chatOrganizationOf } from "../accounts/organizations";
 import { chatToWire } from "../wire/chat-wire";
 import { requireCaller, requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
-import { chatObject } from "../http/chat-object-rpc";
+import { chatObject, createInChatObject } from "../http/chat-object-rpc";
 import { ApiError } from "../http/errors";
-import { requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import { ChatParams, ChatSchema, CreateChatBody, ListChatsQuery, UpdateChatBody } from "./chat-schemas";
@@ -23,21 +21,17 @@ const create = createRoute({
   method: "post",
   path: "/",
   summary: "Create a chat (Create: N -> R0; empty content: N -> W)",
-  middleware: [requestDb, requireCaller, jsonBodyLimit],
+  // The new chat's object authenticates the caller and checks the organization (docs/hot-path.md).
+  middleware: [requireCredentials, jsonBodyLimit],
   request: { body: jsonBody(CreateChatBody) },
   responses: { 201: jsonContent(ChatSchema, "The new chat"), ...errorResponses(400, 401, 403, 404, 413, 502) },
 });
 
 chats.openapi(create, async (c) => {
   const body = c.req.valid("json");
-  const caller = c.var.caller;
-  // A named organization is checked; the caller's own (chatOrganizationOf) is one they belong to.
-  const organizationId = body.organization_id ?? (await callersOrganization(c.var.db, caller.userId));
-  if (body.organization_id) await requireOrganization(c, organizationId, "member");
-  const chatId = crypto.randomUUID();
-  const created = await chatObject(c, chatId).create({
-    chatId,
-    organizationId,
+  const created = await createInChatObject(c, {
+    chatId: crypto.randomUUID(),
+    organizationId: body.organization_id,
     content: body.content,
     title: body.title,
     systemPrompt: body.system_prompt,
@@ -50,16 +44,6 @@ chats.openapi(create, async (c) => {
   });
   return c.json(created.chat, 201);
 });
-
-/** Without an explicit organization: the default one if the caller belongs to it, else their first. */
-async function callersOrganization(db: Parameters<typeof chatOrganizationOf>[0], userId: string): Promise<string> {
-  const chosen = await chatOrganizationOf(db, userId);
-  if (!chosen)
-    throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
-      { field: "organization_id", detail: "you belong to no organization" },
-    ]);
-  return chosen;
-}
 
 const list = createRoute({
   method: "get",

@@ -3,13 +3,15 @@
  * token and checks its form, the object verifies it on its warm pool and trusts what it read for
  * CHAT_AUTH_CACHE_MS (3 s in this project). Expiry takes effect at once; a deleted key or a suspended
  * user within that bound. Each case goes through the real routes, both WebSockets included.
+ * Creating a chat is authenticated the same way, by the new chat's object, which also chooses and
+ * checks the chat's organization there.
  */
 import { SELF } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
 import { describe, expect, it } from "vitest";
 import { createApiKey, getApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
-import { apiKeys, users } from "../../src/db/schema/auth";
-import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "./support/accounts";
+import { apiKeys, organizationMembers, users } from "../../src/db/schema/auth";
+import { api, BASE, createOrg, createTestUser, expectJson, joinOrg, type TestUser, withDb } from "./support/accounts";
 
 /** The worker project's CHAT_AUTH_CACHE_MS (vitest.config.ts), plus a margin for a loaded machine. */
 const AUTH_BOUND_MS = 3_000;
@@ -143,5 +145,61 @@ describe("a chat's routes, authenticated by its object", () => {
     const body = await expectJson<ErrorJson>(await api(`/chats/${chatId}/messages`, { token: owner.token }), 401);
     expect(body.detail).toMatch(/suspended/);
     expect(await messageCount(chatId)).toBe(before);
+  });
+});
+
+async function chatsOwnedBy(userId: string): Promise<number> {
+  return withDb(async (db) => {
+    const { rows } = await db.$client.query("SELECT count(*)::int AS n FROM chats WHERE owner_id = $1", [userId]);
+    return Number(rows[0]?.n);
+  });
+}
+
+const create = (token: string, body: Record<string, unknown> = {}) => api("/chats", { token, body: { content: [], ...body } });
+
+describe("POST /chats, authenticated by the new chat's object", () => {
+  it("refuses a bad token, an expired key and a suspended user with 401, and creates nothing", async () => {
+    const owner = await createTestUser();
+    const [id] = owner.token.split("-");
+    expect((await create(`${id}-${"x".repeat(32)}`)).status).toBe(401);
+    expect((await create("not-a-token")).status).toBe(401);
+    const expired = await anotherKey(owner, new Date(Date.now() - 1_000));
+    expect((await expectJson<ErrorJson>(await create(expired.token), 401)).detail).toMatch(/expired/);
+    await withDb((db) => db.update(users).set({ suspended: true }).where(eq(users.id, owner.id)));
+    // A new chat's object has nothing cached: the suspension holds at once.
+    expect((await expectJson<ErrorJson>(await create(owner.token), 401)).detail).toMatch(/suspended/);
+    expect(await chatsOwnedBy(owner.id)).toBe(0);
+  });
+
+  it("without organization_id, puts the chat in the caller's first organization (the default one first: organization-reads.test.ts)", async () => {
+    const u = await createTestUser();
+    await joinOrg(u.id, await createOrg(), "admin");
+    expect((await expectJson<{ organization_id: string }>(await create(u.token), 201)).organization_id).toBe(u.organizationId);
+  });
+
+  it("checks a named organization: the caller's own, 404 for another's or none, any for the site owner", async () => {
+    const u = await createTestUser();
+    const other = await createOrg();
+    expect(
+      (await expectJson<{ organization_id: string }>(await create(u.token, { organization_id: u.organizationId }), 201)).organization_id,
+    ).toBe(u.organizationId);
+    for (const organization_id of [other, crypto.randomUUID()]) {
+      const body = await expectJson<ErrorJson>(await create(u.token, { organization_id }), 404);
+      expect(body).toMatchObject({ code: "not_found", detail: "Organization not found." });
+    }
+    expect(await chatsOwnedBy(u.id)).toBe(1);
+    const siteOwner = await createTestUser({ siteOwner: true });
+    expect(
+      (await expectJson<{ organization_id: string }>(await create(siteOwner.token, { organization_id: other }), 201)).organization_id,
+    ).toBe(other);
+  });
+
+  it("answers 400 on organization_id to a caller who belongs to no organization", async () => {
+    const u = await createTestUser();
+    await withDb((db) => db.delete(organizationMembers).where(eq(organizationMembers.userId, u.id)));
+    const body = await expectJson<{ code: string; validations: { field: string; detail: string }[] }>(await create(u.token), 400);
+    expect(body.code).toBe("validation_failed");
+    expect(body.validations).toEqual([{ field: "organization_id", detail: "you belong to no organization" }]);
+    expect(await chatsOwnedBy(u.id)).toBe(0);
   });
 });
