@@ -24,3 +24,8 @@ export async function orgRole(
   if (isSiteOwner(caller)) return "admin";
   return getMemberRole(db, organizationId, caller.userId);
 }
+
+/** orgRole for a membership role already read with the organization. */
+export function effectiveRole(caller: { siteRoles: readonly string[] }, memberRole: MemberRole | null): OrgRole {
+  return isSiteOwner(caller) ? "admin" : memberRole;
+}

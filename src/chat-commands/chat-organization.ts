@@ -5,11 +5,14 @@
  * way is one read on the object's pool (src/accounts/organizations.ts).
  */
 import { getOrganizationWithRole, chatOrganizationOf } from "../accounts/organizations";
-import { isSiteOwner } from "../accounts/roles";
+import { effectiveRole } from "../accounts/roles";
 import type { Caller } from "../accounts/authentication";
 import type { Database } from "../db/database";
 
-/** `not_found`: the named organization does not exist or is not the caller's (404, as if it did not exist); `none`: they belong to none (400). */
+/**
+ * `not_found`: the named organization does not exist or is not the caller's (404, as if it did
+ * not exist); `none`: they belong to no organization (400).
+ */
 export class OrganizationUnavailableError extends Error {
   override name = "OrganizationUnavailableError";
   constructor(readonly reason: "not_found" | "none") {
@@ -28,6 +31,6 @@ export async function chatOrganizationFor(
     return chosen;
   }
   const found = await getOrganizationWithRole(db, named, caller.userId);
-  if (!found || !(isSiteOwner(caller) || found.role)) throw new OrganizationUnavailableError("not_found");
+  if (!found || !effectiveRole(caller, found.role)) throw new OrganizationUnavailableError("not_found");
   return found.organization.id;
 }

@@ -4,7 +4,7 @@
  * gets 403, since it already knows the organization exists.
  */
 import type { Context } from "hono";
-import { isSiteOwner } from "../accounts/roles";
+import { effectiveRole, isSiteOwner } from "../accounts/roles";
 import { getOrganizationWithRole, type OrganizationRow } from "../accounts/organizations";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
@@ -21,8 +21,7 @@ export async function requireOrganization(c: Context<AppEnv>, organizationId: st
   const db = c.var.db;
   const caller = c.var.caller;
   const found = await getOrganizationWithRole(db, organizationId, caller.userId);
-  // A site owner acts as an admin of every organization (roles.ts).
-  const role = isSiteOwner(caller) ? "admin" : found?.role;
+  const role = found && effectiveRole(caller, found.role);
   if (!found || !role) throw notFoundError("Organization");
   if (need === "admin" && role !== "admin") throw forbidden("Only organization admins may do this.");
   return found.organization;

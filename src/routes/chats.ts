@@ -1,8 +1,9 @@
 /**
  * `/chats`: create, list, read and update chats. Listing is authenticated here, on the request's
  * own pool; creating, and one chat's read and update, go to the chat's ChatObject with the
- * presented token (docs/hot-path.md), which authenticates it and applies the transitions. Middleware is per route: a router-wide `use`
- * would run for every `/chats/*` route of the routers mounted after this one.
+ * presented token (docs/hot-path.md), which authenticates it and applies the transitions.
+ * Middleware is per route: a router-wide `use` would run for every `/chats/*` route of the
+ * routers mounted after this one.
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { listChats } from "../chats/queries";
