@@ -160,14 +160,31 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
     cmd: TokenCommandInput<K>,
   ): Promise<TokenCommandOutcome<CommandValue<K>>> {
     if (!isChatCommand(name)) throw new Error(`not a chat command: ${String(name)}`);
-    const authenticate = () => this.#wiring.keys().callerFor(token);
-    return runInRequest(requestIdFrom(requestId), () => runCommandWithToken(name, cmd, authenticate, (chatId) => this.#context(chatId)));
+    const keys = this.#wiring.keys();
+    return runInRequest(requestIdFrom(requestId), () =>
+      keys.afterRequest(() =>
+        runCommandWithToken(
+          name,
+          cmd,
+          () => keys.callerFor(token),
+          (chatId) => this.#context(chatId),
+        ),
+      ),
+    );
   }
 
   /** POST /chats: the new chat's object authenticates its creator and checks the organization (docs/hot-path.md). */
   createWithToken(requestId: string, token: string, cmd: CreateRequest): Promise<TokenCommandOutcome<CommandValue<"create">>> {
-    const authenticate = () => this.#wiring.keys().callerFor(token);
-    return runInRequest(requestIdFrom(requestId), () => runCreateWithToken(cmd, authenticate, (chatId) => this.#context(chatId)));
+    const keys = this.#wiring.keys();
+    return runInRequest(requestIdFrom(requestId), () =>
+      keys.afterRequest(() =>
+        runCreateWithToken(
+          cmd,
+          () => keys.callerFor(token),
+          (chatId) => this.#context(chatId),
+        ),
+      ),
+    );
   }
 
   // ---- the chat worker (spec "Chat worker"), driven by notifications and the alarm -------------

@@ -12,9 +12,12 @@ import type { ObjectWiring } from "./object-wiring";
 
 export async function authorizeSocket(wiring: ObjectWiring, chatId: string, token: string | undefined): Promise<Caller | Response> {
   try {
-    const caller = await wiring.keys().callerFor(token);
-    ownedBy(await wiring.context().store.identity(chatId), { chatId, callerId: caller.userId });
-    return caller;
+    const keys = wiring.keys();
+    return await keys.afterRequest(async () => {
+      const caller = await keys.callerFor(token);
+      ownedBy(await wiring.context().store.identity(chatId), { chatId, callerId: caller.userId });
+      return caller;
+    });
   } catch (err) {
     const answer = apiErrorOf(errorValue(err));
     if (answer.status >= 500) logger.error("socket_authorize_failed", { chat_id: chatId, error: errorText(err) });

@@ -132,6 +132,7 @@ export class ObjectWiring {
         ttlMs: configFromEnv(env).CHAT_AUTH_CACHE_MS,
         now: () => new Date(),
         background: (work) => waitUntil(work.catch((err: unknown) => logger.warn("api_key_touch_failed", { error: errorText(err) }))),
+        connectionFree: () => this.pool().idleCount > 0,
       });
     }
     return this.#keys;

@@ -7,7 +7,11 @@
  * (the next read of the key after its entry ages out sees it); expiry is checked against the
  * cached expiry on every call, so an expired key fails at once. The secret is verified against the
  * stored hash on every call; an unknown key id is never cached (no one fills memory with guesses).
- * `last_used_at` is recorded in the background, at most once a minute per key, as the Worker does.
+ * `last_used_at` is recorded at most once a minute per key, as the Worker does, in the background
+ * after the request's own work is done (`afterRequest`), when the pool has a connection free.
+ * Started at once, the write held the pool's warm connection while the request's first statement
+ * opened another (startup, password); started as the request ends, it met the client's next
+ * request (a new chat's socket); a second later, the turn that request started.
  */
 import type { Database } from "../db/database";
 import { type ApiKeyForAuth, findApiKeyForAuth, touchApiKey, usageIsStale } from "./api-keys";
@@ -15,6 +19,9 @@ import { type Caller, callerOf, presentedKey } from "./authentication";
 
 /** Entries kept at most; past it the oldest read goes first (a chat's object sees few keys). */
 const MAX_ENTRIES = 256;
+/** Between looks for a free connection for a last_used_at write, and how many looks before writing anyway. */
+const USAGE_WRITE_DELAY_MS = 1_000;
+const USAGE_WRITE_LOOKS = 5;
 
 export interface VerifiedKeysDeps {
   db: Database;
@@ -23,6 +30,8 @@ export interface VerifiedKeysDeps {
   now(): Date;
   /** Work that outlives the request (the last_used_at write). */
   background(work: Promise<unknown>): void;
+  /** Whether `db`'s pool has a connection free now (the last_used_at write waits a little for one). */
+  connectionFree(): boolean;
 }
 
 interface Entry {
@@ -32,6 +41,8 @@ interface Entry {
 
 export class VerifiedKeys {
   readonly #entries = new Map<string, Entry>();
+  /** Uses callerFor saw whose last_used_at is not written yet: key id → when. */
+  readonly #unrecorded = new Map<string, Date>();
 
   constructor(private readonly deps: VerifiedKeysDeps) {}
 
@@ -44,9 +55,28 @@ export class VerifiedKeys {
     if (found && usageIsStale(found.key, now)) {
       // Recorded in memory first, so concurrent requests write it once.
       found.key.lastUsedAt = now;
-      this.deps.background(touchApiKey(this.deps.db, id, now));
+      this.#unrecorded.set(id, now);
     }
     return caller;
+  }
+
+  /** `work`, a request that authenticated with callerFor; the uses it saw are written in the background after it settles. */
+  async afterRequest<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      return await work();
+    } finally {
+      for (const [id, at] of this.#unrecorded) this.deps.background(this.#recordUse(id, at));
+      this.#unrecorded.clear();
+    }
+  }
+
+  /** Writes last_used_at on a connection the pool has free, waiting a little for one; then on any. */
+  async #recordUse(id: string, at: Date): Promise<void> {
+    for (let look = 0; look < USAGE_WRITE_LOOKS; look++) {
+      await new Promise((resolve) => setTimeout(resolve, USAGE_WRITE_DELAY_MS));
+      if (this.deps.connectionFree()) break;
+    }
+    await touchApiKey(this.deps.db, id, at);
   }
 
   async #read(id: string, now: number): Promise<ApiKeyForAuth | null> {
