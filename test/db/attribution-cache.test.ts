@@ -3,20 +3,13 @@
  * resolution per window instead of a transaction per turn, re-resolution before the 24 h extension
  * window (which extends the same key), and a suspended owner seen within OWNER_RECHECK_MS.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { ATTRIBUTION_KEY_LIFETIME_MS, AttributionOwnerSuspendedError } from "../../src/accounts/synthetic-key";
-import { createDb } from "../../src/db/client";
 import type { Database } from "../../src/db/database";
 import { AttributionKeyCache, attributionFor, OWNER_RECHECK_MS } from "../../src/chat-worker/attribution";
-import { makeEnv, makeOwner, type Env } from "./fixtures";
+import { fileEnv, makeOwner } from "./fixtures";
 
-let env: Env;
-let db: Database;
-beforeAll(async () => {
-  env = await makeEnv();
-  db = createDb(env.pool) as unknown as Database;
-});
-afterAll(() => env.pool.end());
+const file = fileEnv();
 
 const DAY = 24 * 3600_000;
 
@@ -38,13 +31,13 @@ function counting(inner: Database): { db: Database; count: () => number } {
 }
 
 const expiryOf = async (id: string) =>
-  ((await env.pool.query(`SELECT expires_at FROM api_keys WHERE id = $1`, [id])).rows[0]!.expires_at as Date).getTime();
+  ((await file.env.pool.query(`SELECT expires_at FROM api_keys WHERE id = $1`, [id])).rows[0]!.expires_at as Date).getTime();
 
 describe("AttributionKeyCache", () => {
   it("resolves once, then reuses the id until the owner recheck is due", async () => {
-    const owner = await makeOwner(env.pool);
+    const owner = await makeOwner(file.env.pool);
     const cache = new AttributionKeyCache();
-    const c = counting(db);
+    const c = counting(file.db);
     const t0 = Date.now();
     const id = await cache.keyIdFor(c.db, owner.userId, new Date(t0));
     expect(await cache.keyIdFor(c.db, owner.userId, new Date(t0 + 1000))).toBe(id);
@@ -57,9 +50,9 @@ describe("AttributionKeyCache", () => {
   });
 
   it("keeps at most its bound of owners, letting the oldest go first", async () => {
-    const [a, b, c] = [await makeOwner(env.pool), await makeOwner(env.pool), await makeOwner(env.pool)];
+    const [a, b, c] = [await makeOwner(file.env.pool), await makeOwner(file.env.pool), await makeOwner(file.env.pool)];
     const cache = new AttributionKeyCache(2);
-    const counted = counting(db);
+    const counted = counting(file.db);
     const now = new Date();
     for (const owner of [a, b, c]) await cache.keyIdFor(counted.db, owner.userId, now);
     const resolved = counted.count();
@@ -72,27 +65,27 @@ describe("AttributionKeyCache", () => {
   });
 
   it("re-resolves near the extension window, and the key is extended in place", async () => {
-    const owner = await makeOwner(env.pool);
+    const owner = await makeOwner(file.env.pool);
     const cache = new AttributionKeyCache();
     const t0 = Date.now();
-    const id = await cache.keyIdFor(db, owner.userId, new Date(t0));
+    const id = await cache.keyIdFor(file.db, owner.userId, new Date(t0));
     expect(await expiryOf(id)).toBe(t0 + ATTRIBUTION_KEY_LIFETIME_MS);
     // 29 days and a half later: under 24 h remain, the next call extends the same row.
     const later = t0 + ATTRIBUTION_KEY_LIFETIME_MS - DAY / 2;
-    expect(await cache.keyIdFor(db, owner.userId, new Date(later))).toBe(id);
+    expect(await cache.keyIdFor(file.db, owner.userId, new Date(later))).toBe(id);
     expect(await expiryOf(id)).toBe(later + ATTRIBUTION_KEY_LIFETIME_MS);
   });
 
   it("blocks a suspended owner once the recheck is due", async () => {
-    const owner = await makeOwner(env.pool);
+    const owner = await makeOwner(file.env.pool);
     const cache = new AttributionKeyCache();
     const t0 = Date.now();
     const chat = { id: "chat", ownerId: owner.userId };
-    const first = await attributionFor({ db, now: () => new Date(t0), attributionKeys: cache }, chat);
-    await env.pool.query(`UPDATE users SET suspended = true WHERE id = $1`, [owner.userId]);
-    await expect(attributionFor({ db, now: () => new Date(t0 + OWNER_RECHECK_MS), attributionKeys: cache }, chat)).rejects.toBeInstanceOf(
-      AttributionOwnerSuspendedError,
-    );
+    const first = await attributionFor({ db: file.db, now: () => new Date(t0), attributionKeys: cache }, chat);
+    await file.env.pool.query(`UPDATE users SET suspended = true WHERE id = $1`, [owner.userId]);
+    await expect(
+      attributionFor({ db: file.db, now: () => new Date(t0 + OWNER_RECHECK_MS), attributionKeys: cache }, chat),
+    ).rejects.toBeInstanceOf(AttributionOwnerSuspendedError);
     expect(JSON.parse(first.headers["cf-aig-metadata"]!)).toEqual({ chatd_key_id: first.keyId, chat_id: "chat" });
   });
 });

@@ -5,11 +5,12 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Pool } from "@neondatabase/serverless";
-import { inject } from "vitest";
+import { afterAll, beforeAll, inject } from "vitest";
 import { WebSocket } from "ws";
 import type { ClassifiedState, ExecutionState } from "../../src/chatstate/index";
 import { classify } from "../../src/chatstate/index";
-import { createPool } from "../../src/db/client";
+import { createDb, createPool } from "../../src/db/client";
+import type { Database } from "../../src/db/database";
 import {
   ChatStore,
   listMessages,
@@ -81,6 +82,17 @@ export async function makeEnv(options: ChatStoreOptions = {}, poolSize = 10): Pr
   const notifier = new RecordingNotifier();
   const store = new ChatStore(pool, { notifier, ...options });
   return { pool, store, notifier, owner: await makeOwner(pool) };
+}
+
+/** A test file's Env with a drizzle handle on its pool, made before the file's tests and closed after them. */
+export function fileEnv(): { readonly env: Env; readonly db: Database } {
+  const held = {} as { env: Env; db: Database };
+  beforeAll(async () => {
+    held.env = await makeEnv();
+    held.db = createDb(held.env.pool) as unknown as Database;
+  });
+  afterAll(() => held.env?.pool.end());
+  return held;
 }
 
 export const text = (t: string): ChatMessagePart[] => [{ type: "text", text: t }];

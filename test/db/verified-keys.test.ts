@@ -3,25 +3,17 @@
  * (src/accounts/verified-keys.ts): a write started at once would hold the object's warm connection
  * while the request's own first statement opened another.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createApiKey, getApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
 import { VerifiedKeys } from "../../src/accounts/verified-keys";
-import { createDb } from "../../src/db/client";
-import type { Database } from "../../src/db/database";
-import { makeEnv, makeOwner, type Env } from "./fixtures";
+import { fileEnv, makeOwner } from "./fixtures";
 
-let env: Env;
-let db: Database;
-beforeAll(async () => {
-  env = await makeEnv();
-  db = createDb(env.pool) as unknown as Database;
-});
-afterAll(() => env.pool.end());
+const file = fileEnv();
 
 /** A fresh key of a new user, and a VerifiedKeys whose background writes are collected. */
-async function fixture(connectionFree = () => env.pool.idleCount > 0) {
-  const owner = await makeOwner(env.pool);
-  const { key, token } = await createApiKey(db, {
+async function fixture(connectionFree = () => file.env.pool.idleCount > 0) {
+  const owner = await makeOwner(file.env.pool);
+  const { key, token } = await createApiKey(file.db, {
     userId: owner.userId,
     tokenName: `k-${crypto.randomUUID()}`,
     loginType: TOKEN_LOGIN_TYPE,
@@ -29,7 +21,7 @@ async function fixture(connectionFree = () => env.pool.idleCount > 0) {
   });
   const writes: Promise<unknown>[] = [];
   const keys = new VerifiedKeys({
-    db,
+    db: file.db,
     ttlMs: 5_000,
     now: () => new Date(),
     background: (work) => writes.push(work),
@@ -38,7 +30,7 @@ async function fixture(connectionFree = () => env.pool.idleCount > 0) {
   return { owner, key, token, writes, keys };
 }
 
-const lastUsedAt = async (id: string) => (await getApiKey(db, id))?.lastUsedAt;
+const lastUsedAt = async (id: string) => (await getApiKey(file.db, id))?.lastUsedAt;
 
 describe("VerifiedKeys: last_used_at", () => {
   it("is written once the request is done, not while it runs; within the minute, not again", async () => {
