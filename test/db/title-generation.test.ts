@@ -3,23 +3,19 @@
  * Postgres and the fake model over HTTP: it calls the model the turn just used when the runner
  * hands it over, and the chat's own model (the organization's default here) when not.
  */
-import { afterAll, beforeAll, describe, expect, it, inject } from "vitest";
+import { beforeAll, describe, expect, it, inject } from "vitest";
 import { AttributionKeyCache } from "../../src/chat-worker/attribution";
 import { TitleGenerator } from "../../src/chat-worker/title-generation";
-import { createDb } from "../../src/db/client";
 import type { Config } from "../../src/config/env";
-import type { Database } from "../../src/db/database";
 import type { ChatRow } from "../../src/db/schema/chats";
 import { createModelConfig, createProvider } from "../../src/model-configs/index";
 import type { ResolvedModelConfig } from "../../src/model-configs/resolve";
-import { history, makeEnv, text, type Env } from "./fixtures";
+import { fileEnv, history, text } from "./fixtures";
 
-let env: Env;
-let db: Database;
+const file = fileEnv();
 let orgDefault: ResolvedModelConfig;
 beforeAll(async () => {
-  env = await makeEnv();
-  db = createDb(env.pool) as unknown as Database;
+  const { env, db } = file;
   const provider = await createProvider(db, {
     type: "openai-compatible",
     name: `fake-${crypto.randomUUID()}`,
@@ -33,7 +29,6 @@ beforeAll(async () => {
   );
   orgDefault = { config, provider };
 });
-afterAll(() => env.pool.end());
 
 /** A generator whose model requests are recorded (the `model` of each body), and its background work. */
 function generator() {
@@ -41,8 +36,8 @@ function generator() {
   const work: Promise<unknown>[] = [];
   const titled: ChatRow[] = [];
   const titles = new TitleGenerator({
-    store: env.store,
-    db,
+    store: file.env.store,
+    db: file.db,
     config: { CHAT_MAX_GENERATION_RETRIES: 0 } as Config,
     sleep: () => Promise.resolve(),
     now: () => new Date(),
@@ -58,12 +53,12 @@ function generator() {
 }
 
 async function newChat() {
-  const created = await env.store.create({
-    organizationId: env.owner.organizationId,
-    ownerId: env.owner.userId,
+  const created = await file.env.store.create({
+    organizationId: file.env.owner.organizationId,
+    ownerId: file.env.owner.userId,
     content: text(`plan a trip to the coast ${crypto.randomUUID().slice(0, 8)}`),
   });
-  return { chat: created.chat, history: await history(env, created.chat.id) };
+  return { chat: created.chat, history: await history(file.env, created.chat.id) };
 }
 
 describe("the title after a chat's first turn", () => {

@@ -4,7 +4,7 @@
  * spec's revalidation distinguishes; likewise the compaction gate's setup (src/chat-worker/compaction-setup.ts)
  * from the owner's threshold and override read there; and the runner's reads carry those rows.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import { modelForTurn } from "../../src/chat-worker/model-for-turn";
 import { compactionSetup } from "../../src/chat-worker/compaction-setup";
 import { setChatPreferences } from "../../src/chats/chat-preferences";
@@ -12,40 +12,39 @@ import { setModelOverride } from "../../src/model-configs/model-overrides";
 import { fencedRead, turnModelsAtCommit } from "../../src/chat-worker/fenced-db";
 import { commitStep } from "../../src/chats/transitions/index";
 import { acquireChat } from "../../src/chat-worker/leases/admission";
-import { createDb } from "../../src/db/client";
 import type { Database } from "../../src/db/database";
 import { chatFromRaw } from "../../src/db/rows";
 import { createModelConfig, createProvider, deleteModelConfig, updateModelConfig } from "../../src/model-configs/index";
 import { turnModelRowsFromJson, turnModelRowsSql, type TurnModelRows } from "../../src/model-configs/turn-model-rows";
-import { makeEnv, makeOwner, text, type Env } from "./fixtures";
+import { fileEnv, makeOwner, text } from "./fixtures";
 import { recordQueries } from "./support/record-queries";
 
-let env: Env;
-let db: Database;
+const file = fileEnv();
 let onProvider: string;
 let offProvider: string;
 beforeAll(async () => {
-  env = await makeEnv();
-  db = createDb(env.pool) as unknown as Database;
+  const { db } = file;
   const tag = crypto.randomUUID();
   onProvider = (await createProvider(db, { type: "openai-compatible", name: `on-${tag}`, baseUrl: "http://127.0.0.1:1/v1" })).id;
   offProvider = (
     await createProvider(db, { type: "openai-compatible", name: `off-${tag}`, baseUrl: "http://127.0.0.1:1/v1", enabled: false })
   ).id;
 });
-afterAll(() => env.pool.end());
 
 /** A chat of a new organization whose configs `setup` makes; its last model is what `setup` answers. */
 async function chatWith(setup: (org: string) => Promise<string | null>) {
-  const owner = await makeOwner(env.pool);
+  const owner = await makeOwner(file.env.pool);
   const last = await setup(owner.organizationId);
-  const created = await env.store.create({ organizationId: owner.organizationId, ownerId: owner.userId, content: text("hi") });
-  const { rows } = await env.pool.query(`UPDATE chats SET last_model_config_id = $2 WHERE id = $1 RETURNING *`, [created.chat.id, last]);
+  const created = await file.env.store.create({ organizationId: owner.organizationId, ownerId: owner.userId, content: text("hi") });
+  const { rows } = await file.env.pool.query(`UPDATE chats SET last_model_config_id = $2 WHERE id = $1 RETURNING *`, [
+    created.chat.id,
+    last,
+  ]);
   return chatFromRaw(rows[0]!);
 }
 
 async function rowsOf(chatId: string): Promise<TurnModelRows> {
-  const { rows } = await env.pool.query(`SELECT ${turnModelRowsSql("c")} AS models FROM chats c WHERE c.id = $1`, [chatId]);
+  const { rows } = await file.env.pool.query(`SELECT ${turnModelRowsSql("c")} AS models FROM chats c WHERE c.id = $1`, [chatId]);
   return turnModelRowsFromJson(rows[0]!.models);
 }
 
@@ -60,7 +59,7 @@ async function outcome(run: () => Promise<unknown>) {
 
 const config = (org: string, model: string, extra: { enabled?: boolean; isDefault?: boolean; provider?: string } = {}) =>
   createModelConfig(
-    db,
+    file.db,
     org,
     { providerId: extra.provider ?? onProvider, model, enabled: extra.enabled, isDefault: extra.isDefault },
     new Date(),
@@ -80,14 +79,14 @@ const CASES: [string, (org: string) => Promise<string | null>, string][] = [
     "a deleted config falls back",
     afterDefault(async (org) => {
       const gone = await config(org, "gone");
-      await deleteModelConfig(db, org, gone.id, new Date());
+      await deleteModelConfig(file.db, org, gone.id, new Date());
       return gone;
     }),
     "def",
   ],
   [
     "another organization's config falls back",
-    afterDefault(async () => config((await makeOwner(env.pool)).organizationId, "theirs")),
+    afterDefault(async () => config((await makeOwner(file.env.pool)).organizationId, "theirs")),
     "def",
   ],
   ["no config: the default", afterDefault(async () => null), "def"],
@@ -105,9 +104,9 @@ const CASES: [string, (org: string) => Promise<string | null>, string][] = [
 describe("the turn's model from candidates read in the chat's statement", () => {
   it.each(CASES)("%s", async (_name, setup, expected) => {
     const chat = await chatWith(setup);
-    const own = await outcome(() => modelForTurn(db, chat));
+    const own = await outcome(() => modelForTurn(file.db, chat));
     const rows = await rowsOf(chat.id);
-    const fromRows = await outcome(() => modelForTurn(db, chat, rows));
+    const fromRows = await outcome(() => modelForTurn(file.db, chat, rows));
     expect(fromRows).toEqual(own);
     const found = fromRows as { resolved?: { config: { model: string } }; error?: string };
     expect(found.resolved?.config.model ?? found.error).toBe(expected);
@@ -117,7 +116,7 @@ describe("the turn's model from candidates read in the chat's statement", () => 
     const chat = await chatWith(afterDefault((org) => config(org, "mine")));
     const workerId = crypto.randomUUID();
     const runnerId = crypto.randomUUID();
-    const acquired = await acquireChat(env.store, chat.id, {
+    const acquired = await acquireChat(file.env.store, chat.id, {
       workerId,
       runnerId,
       limits: { root: 0, subagent: 0 },
@@ -127,7 +126,7 @@ describe("the turn's model from candidates read in the chat's statement", () => 
     if (acquired.kind !== "acquired") throw new Error(`not acquired: ${acquired.kind}`);
     expect(acquired.models).toEqual(await rowsOf(chat.id));
     expect(acquired.models?.chosen?.config.model).toBe("mine");
-    const read = await fencedRead(env.store, {
+    const read = await fencedRead(file.env.store, {
       chatId: chat.id,
       workerId,
       runnerId,
@@ -141,10 +140,10 @@ describe("the turn's model from candidates read in the chat's statement", () => 
     const chat = await chatWith(afterDefault((org) => config(org, "mine")));
     const commitWithCandidates = async (wanted: boolean) => {
       const found: TurnModelRows[] = [];
-      const recorded = recordQueries(env.pool);
+      const recorded = recordQueries(file.env.pool);
       let asked = false;
       try {
-        await env.store.update(chat.id, async (tx) => {
+        await file.env.store.update(chat.id, async (tx) => {
           tx.checkAtCommit(
             turnModelsAtCommit(
               (rows) => found.push(rows),
@@ -185,7 +184,7 @@ const COMPACTION_CASES: [string, (chat: { organizationId: string; ownerId: strin
   [
     "the owner's threshold",
     async (chat) => {
-      await setChatPreferences(db, chat.ownerId, { compactionThresholdPercent: 42 });
+      await setChatPreferences(file.db, chat.ownerId, { compactionThresholdPercent: 42 });
     },
     42,
     null,
@@ -193,7 +192,7 @@ const COMPACTION_CASES: [string, (chat: { organizationId: string; ownerId: strin
   [
     "a usable override",
     async (chat) => {
-      await setModelOverride(db, chat.organizationId, "compaction", (await config(chat.organizationId, "summarizer")).id);
+      await setModelOverride(file.db, chat.organizationId, "compaction", (await config(chat.organizationId, "summarizer")).id);
     },
     null,
     "summarizer",
@@ -202,8 +201,8 @@ const COMPACTION_CASES: [string, (chat: { organizationId: string; ownerId: strin
     "an override disabled since: the chat model summarizes",
     async (chat) => {
       const summarizer = await config(chat.organizationId, "summarizer");
-      await setModelOverride(db, chat.organizationId, "compaction", summarizer.id);
-      await updateModelConfig(db, chat.organizationId, summarizer.id, { enabled: false }, new Date());
+      await setModelOverride(file.db, chat.organizationId, "compaction", summarizer.id);
+      await updateModelConfig(file.db, chat.organizationId, summarizer.id, { enabled: false }, new Date());
     },
     null,
     null,
@@ -212,8 +211,8 @@ const COMPACTION_CASES: [string, (chat: { organizationId: string; ownerId: strin
     "an override deleted since",
     async (chat) => {
       const summarizer = await config(chat.organizationId, "summarizer");
-      await setModelOverride(db, chat.organizationId, "compaction", summarizer.id);
-      await deleteModelConfig(db, chat.organizationId, summarizer.id, new Date());
+      await setModelOverride(file.db, chat.organizationId, "compaction", summarizer.id);
+      await deleteModelConfig(file.db, chat.organizationId, summarizer.id, new Date());
     },
     null,
     null,
@@ -222,10 +221,15 @@ const COMPACTION_CASES: [string, (chat: { organizationId: string; ownerId: strin
     "an override whose provider is disabled since",
     async (chat) => {
       const provider = (
-        await createProvider(db, { type: "openai-compatible", name: `p-${crypto.randomUUID()}`, baseUrl: "http://127.0.0.1:1/v1" })
+        await createProvider(file.db, { type: "openai-compatible", name: `p-${crypto.randomUUID()}`, baseUrl: "http://127.0.0.1:1/v1" })
       ).id;
-      await setModelOverride(db, chat.organizationId, "compaction", (await config(chat.organizationId, "summarizer", { provider })).id);
-      await env.pool.query(`UPDATE chat_providers SET enabled = false WHERE id = $1`, [provider]);
+      await setModelOverride(
+        file.db,
+        chat.organizationId,
+        "compaction",
+        (await config(chat.organizationId, "summarizer", { provider })).id,
+      );
+      await file.env.pool.query(`UPDATE chat_providers SET enabled = false WHERE id = $1`, [provider]);
     },
     null,
     null,
@@ -236,8 +240,8 @@ describe("the compaction gate's setup from the rows read in the chat's statement
   it.each(COMPACTION_CASES)("%s", async (_name, setup, threshold, overrideModel) => {
     const chat = await chatWith(afterDefault(async () => null));
     await setup(chat);
-    const chatModel = await modelForTurn(db, chat);
-    const own = await compactionSetup(db, chat, chatModel);
+    const chatModel = await modelForTurn(file.db, chat);
+    const own = await compactionSetup(file.db, chat, chatModel);
     const fromRows = await compactionSetup(NO_DATABASE, chat, chatModel, (await rowsOf(chat.id)).compaction);
     expect(fromRows).toEqual(own);
     expect(fromRows.override?.config.model ?? null).toBe(overrideModel);
