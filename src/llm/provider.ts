@@ -1,6 +1,7 @@
 /**
  * The AI SDK language model for a chat's resolved provider and model config. Runs in workerd and
- * Node alike: every request goes through `fetch` (the global one unless a test passes its own).
+ * Node alike: every request goes through `fetch` (the global one unless the caller passes its own).
+ * Models are shared across calls (shared-models.ts); the fetch is the call's.
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -9,6 +10,7 @@ import type { LanguageModel } from "ai";
 import type { ModelConfigRow } from "../model-configs/configs";
 import type { ProviderRow } from "../model-configs/providers";
 import { ModelCallError } from "./model-call-error";
+import { fetchOfCall, sharedModel, withCallFetch } from "./shared-models";
 import { type ModelTransport, transportFor } from "./transport";
 
 /** A model object (not a gateway model id string): it names its provider and model. */
@@ -41,29 +43,39 @@ export interface ModelClient {
 export function modelClientFor(provider: ProviderRow, config: ModelConfigRow, opts: LanguageModelOptions = {}): ModelClient {
   const transport = transportFor(provider, config);
   if (transport === undefined) throw unusable(provider, "bad_request", `provider type "${provider.type}" is not supported`);
+  const key = JSON.stringify([transport, provider.type, provider.baseUrl, provider.apiKey, config.model, opts.headers ?? null]);
+  const model = sharedModel(key, () => buildModel(transport, provider, config, opts.headers));
+  return { transport, model: withCallFetch(model, opts.fetch) };
+}
+
+/** A new model for the transport, its requests going through the fetch of the call (shared-models.ts). */
+function buildModel(
+  transport: ModelTransport,
+  provider: ProviderRow,
+  config: ModelConfigRow,
+  headers: Record<string, string> | undefined,
+): ChatLanguageModel {
   const common = {
     ...(provider.baseUrl ? { baseURL: provider.baseUrl } : {}),
-    ...(opts.headers ? { headers: opts.headers } : {}),
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+    ...(headers ? { headers } : {}),
+    fetch: fetchOfCall,
   };
   switch (transport) {
     case "openai-responses":
-      return { transport, model: createOpenAI({ ...common, apiKey: requireApiKey(provider) }).responses(config.model) };
+      return createOpenAI({ ...common, apiKey: requireApiKey(provider) }).responses(config.model);
     case "openai-chat":
-      return { transport, model: createOpenAI({ ...common, apiKey: requireApiKey(provider) }).chat(config.model) };
+      return createOpenAI({ ...common, apiKey: requireApiKey(provider) }).chat(config.model);
     case "anthropic-messages":
-      return { transport, model: createAnthropic({ ...common, apiKey: requireApiKey(provider) })(config.model) };
-    case "openai-compatible-chat": {
+      return createAnthropic({ ...common, apiKey: requireApiKey(provider) })(config.model);
+    case "openai-compatible-chat":
       if (!provider.baseUrl) throw unusable(provider, "bad_request", "an openai-compatible provider needs a base URL");
-      const model = createOpenAICompatible({
+      return createOpenAICompatible({
         ...common,
         name: OPENAI_COMPATIBLE_NAME,
         baseURL: provider.baseUrl,
         ...(provider.apiKey ? { apiKey: provider.apiKey } : {}),
         includeUsage: true,
       })(config.model);
-      return { transport, model };
-    }
   }
 }
 
