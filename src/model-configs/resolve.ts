@@ -4,7 +4,7 @@
  * and available; without one, the organization's default must pass the same checks. Never falls
  * back to another organization's model.
  */
-import { and, eq, isNull } from "drizzle-orm";
+import { and, eq, inArray, isNull } from "drizzle-orm";
 import type { Database } from "../db/database";
 import { chatModelConfigs, chatProviders } from "../db/schema/models";
 import type { ModelConfigRow } from "./configs";
@@ -65,6 +65,17 @@ export async function readJoinedConfig(db: Database, id: string): Promise<Joined
   if (!UUID.test(id)) return undefined;
   const [found] = await joinedSelect(db).where(eq(chatModelConfigs.id, id));
   return found;
+}
+
+/** The configs `ids` name with their providers, in one read (an id that names nothing is left out). */
+export async function readJoinedConfigs(db: Database, ids: readonly string[]): Promise<Joined[]> {
+  const named = ids.filter((id) => UUID.test(id));
+  return named.length === 0 ? [] : joinedSelect(db).where(inArray(chatModelConfigs.id, named));
+}
+
+/** Whether `organizationId` may use the config `found` now: resolveModelConfig's checks, without the error. */
+export function isUsableConfig(found: Joined, organizationId: string): boolean {
+  return rejection(found, organizationId) === null;
 }
 
 /**

@@ -6,12 +6,11 @@
 import type { Database } from "../db/database";
 import { ModelConfigUnavailableError } from "../model-configs/errors";
 import type { ReasoningEffort } from "../model-configs/options";
-import { resolveModelConfig } from "../model-configs/resolve";
-import { getModelOverride } from "../model-configs/model-overrides";
-import { getChat } from "../chats/queries";
-import type { Queryable } from "../db/rows";
-import type { SubagentContext } from "../db/schema/subagents";
-import { getPersonalOverride } from "../model-configs/user-model-overrides";
+import { and, eq } from "drizzle-orm";
+import { checkedModelConfig, isUsableConfig, readJoinedConfigs } from "../model-configs/resolve";
+import { chats } from "../db/schema/chats";
+import { chatOrganizationModelOverrides } from "../db/schema/compaction";
+import { chatUserModelOverrides, type SubagentContext } from "../db/schema/subagents";
 import { isReasoningEffort } from "../llm/provider-options";
 import { type PersonalOverride, resolveSubagentModel, type SubagentModelSelection } from "./model-resolution";
 
@@ -29,48 +28,66 @@ export class SpawnArgumentError extends Error {
   override name = "SpawnArgumentError";
 }
 
-async function usableConfig(db: Database, organizationId: string, modelConfigId: string): Promise<boolean> {
-  try {
-    await resolveModelConfig(db, { organizationId, modelConfigId });
-    return true;
-  } catch (err) {
-    if (err instanceof ModelConfigUnavailableError) return false;
-    throw err;
-  }
+/** The parent's last model and effort with the personal and organization overrides for `type`: one read. */
+async function readSelectionRows(db: Database, request: SpawnRequest) {
+  const { organizationId, ownerId, type } = request;
+  const [row] = await db
+    .select({
+      lastModelConfigId: chats.lastModelConfigId,
+      lastReasoningEffort: chats.lastReasoningEffort,
+      personal: chatUserModelOverrides,
+      organizationModelConfigId: chatOrganizationModelOverrides.modelConfigId,
+    })
+    .from(chats)
+    .leftJoin(
+      chatUserModelOverrides,
+      and(
+        eq(chatUserModelOverrides.userId, ownerId),
+        eq(chatUserModelOverrides.organizationId, organizationId),
+        eq(chatUserModelOverrides.context, type),
+      ),
+    )
+    .leftJoin(
+      chatOrganizationModelOverrides,
+      and(eq(chatOrganizationModelOverrides.organizationId, organizationId), eq(chatOrganizationModelOverrides.context, type)),
+    )
+    .where(eq(chats.id, request.parentId));
+  return row;
 }
 
-export async function selectChildModel(db: Database, pool: Queryable, request: SpawnRequest): Promise<SubagentModelSelection> {
-  const { organizationId } = request;
-  if (request.modelConfigId !== undefined) {
-    try {
-      await resolveModelConfig(db, { organizationId, modelConfigId: request.modelConfigId });
-    } catch (err) {
-      if (err instanceof ModelConfigUnavailableError) throw new SpawnArgumentError(`model_config_id: ${err.message}`);
-      throw err;
-    }
-  }
-  const [parent, personalRow, organizationRow] = await Promise.all([
-    getChat(pool, request.parentId),
-    getPersonalOverride(db, { userId: request.ownerId, organizationId, context: request.type }),
-    getModelOverride(db, organizationId, request.type),
-  ]);
+/**
+ * Two reads on one connection: the precedence's rows, then the explicit config and every candidate
+ * at once (side by side, the reads would open connections on a pool with fewer idle ones).
+ */
+export async function selectChildModel(db: Database, request: SpawnRequest): Promise<SubagentModelSelection> {
+  const { organizationId, modelConfigId: explicit } = request;
+  const parent = await readSelectionRows(db, request);
   if (!parent) throw new Error("the parent chat no longer exists");
+  const personalRow = parent.personal;
   const personal: PersonalOverride | null = personalRow && {
     mode: personalRow.mode,
     modelConfigId: personalRow.modelConfigId,
     reasoningEffort: isReasoningEffort(personalRow.reasoningEffort) ? personalRow.reasoningEffort : null,
   };
+  const organizationRow = parent.organizationModelConfigId === null ? null : { modelConfigId: parent.organizationModelConfigId };
   const candidates = [
     personal?.mode === "model" ? personal.modelConfigId : null,
     organizationRow?.modelConfigId ?? null,
     parent.lastModelConfigId,
   ].filter((id): id is string => id !== null);
-  const usable = new Set<string>();
-  await Promise.all(
-    candidates.map(async (id) => {
-      if (await usableConfig(db, organizationId, id)) usable.add(id);
-    }),
-  );
+  const configs = await readJoinedConfigs(db, explicit === undefined ? candidates : [explicit, ...candidates]);
+  if (explicit !== undefined) {
+    try {
+      checkedModelConfig(
+        { organizationId, modelConfigId: explicit },
+        configs.find((found) => found.config.id === explicit),
+      );
+    } catch (err) {
+      if (err instanceof ModelConfigUnavailableError) throw new SpawnArgumentError(`model_config_id: ${err.message}`);
+      throw err;
+    }
+  }
+  const usable = new Set(configs.filter((found) => isUsableConfig(found, organizationId)).map((found) => found.config.id));
   return resolveSubagentModel({
     explicit: { modelConfigId: request.modelConfigId, reasoningEffort: request.reasoningEffort },
     personal,

@@ -139,7 +139,7 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
       const already = await getChild(pool, chat.id, childId);
       if (already) return { ...agentWire(already), model_config_id: already.modelConfigId, reasoning_effort: already.reasoningEffort };
       // An unusable explicit model is a SpawnArgumentError: an error result, and no child.
-      const selection = await selectChildModel(db, pool, {
+      const selection = await selectChildModel(db, {
         parentId: chat.id,
         organizationId: chat.organizationId,
         ownerId: chat.ownerId,
