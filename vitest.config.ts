@@ -52,6 +52,7 @@ function workersProject(
           bindings: {
             DATABASE_URL: inject("databaseUrl"),
             NEON_WS_PROXY: inject("wsProxy"),
+            NEON_PIPELINE_CONNECT: inject("pipelineConnect"),
             ...vars,
             // Vars whose value a globalSetup only knows at run time (the hook consumer's address).
             ...Object.fromEntries(Object.entries(extra.injected ?? {}).map(([name, key]) => [name, inject(key)])),

@@ -75,7 +75,12 @@ export class ObjectWiring {
     if (!this.#pool) {
       const config = configFromEnv(this.platform.env);
       setLogLevel(config.LOG_LEVEL);
-      this.#pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: POOL_SIZE });
+      this.#pool = createPool({
+        databaseUrl: config.DATABASE_URL,
+        wsProxy: config.NEON_WS_PROXY,
+        pipelineConnect: config.NEON_PIPELINE_CONNECT,
+        max: POOL_SIZE,
+      });
     }
     return this.#pool;
   }

@@ -230,7 +230,7 @@ async function main(session: Session, opts: Options): Promise<number> {
   const baseline = await session.startWorker(
     "bootstrap-baseline",
     `${ROOT_DIR}scripts/bench/bootstrap/wrangler.toml`,
-    { DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy },
+    { DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy, NEON_PIPELINE_CONNECT: stack.pipelineConnect },
     "/health",
   );
   const client = new pg.Client({ connectionString: stack.databaseUrl });

@@ -13,6 +13,12 @@ export interface Stack {
   databaseUrl: string;
   /** `host:port` of the WebSocket proxy, for the Neon driver's local settings. */
   wsProxy: string;
+  /**
+   * NEON_PIPELINE_CONNECT for this Postgres: "password" for the embedded one (it asks for a
+   * cleartext password, as Neon's proxy does, so a new connection costs one round trip as in
+   * production); "off" for a DATABASE_URL, whose server may ask for SCRAM.
+   */
+  pipelineConnect: "password" | "off";
   /** Base URL of the fake model server (no trailing slash, no /v1). */
   fakeModelUrl: string;
   /** The database proxy's round-trip and connection counters (benches report them per path). */
@@ -49,7 +55,8 @@ export async function startStack(opts: StackOptions): Promise<Stack> {
     stops.push(proxy.close);
     const model = await startFakeModel({ port: opts.fakeModelPort ?? 0 });
     stops.push(model.close);
-    return { databaseUrl: pg.url, wsProxy: proxy.hostPort, fakeModelUrl: model.url, db: proxy, stop };
+    const pipelineConnect = pg.embedded ? "password" : "off";
+    return { databaseUrl: pg.url, wsProxy: proxy.hostPort, pipelineConnect, fakeModelUrl: model.url, db: proxy, stop };
   } catch (err) {
     await stop();
     throw err;

@@ -14,12 +14,21 @@ function declaredVars(): Record<string, string> {
  * overridden by same-named environment variables, plus the stack's addresses. Validated with the
  * Worker's own schema so a bad value stops the command before anything starts.
  */
-export function localWorkerVars(stack: Pick<Stack, "databaseUrl" | "wsProxy">, extra: Record<string, string> = {}): Record<string, string> {
+export function localWorkerVars(
+  stack: Pick<Stack, "databaseUrl" | "wsProxy" | "pipelineConnect">,
+  extra: Record<string, string> = {},
+): Record<string, string> {
   const declared = declaredVars();
   const overrides = Object.fromEntries(
     Object.keys(declared).flatMap((key) => (process.env[key] === undefined ? [] : [[key, process.env[key] as string]])),
   );
-  const vars = { ...overrides, DATABASE_URL: stack.databaseUrl, NEON_WS_PROXY: stack.wsProxy, ...extra };
+  const vars = {
+    ...overrides,
+    DATABASE_URL: stack.databaseUrl,
+    NEON_WS_PROXY: stack.wsProxy,
+    NEON_PIPELINE_CONNECT: stack.pipelineConnect,
+    ...extra,
+  };
   parseConfig({ ...declared, ...vars });
   return vars;
 }

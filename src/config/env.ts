@@ -81,6 +81,9 @@ export const configSchema = z.object({
     .string()
     .regex(/^$|^[\w.-]+:\d+$/, { error: "NEON_WS_PROXY must be empty or host:port" })
     .default(""),
+  // With NEON_WS_PROXY only: "password" pipelines a new connection's startup and password
+  // (src/db/client.ts). The local stack sets it for its embedded Postgres.
+  NEON_PIPELINE_CONNECT: z.enum(["off", "password"], { error: 'NEON_PIPELINE_CONNECT must be "off" or "password"' }).default("off"),
 });
 
 export type Config = z.infer<typeof configSchema>;

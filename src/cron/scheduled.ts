@@ -17,7 +17,12 @@ import { chatObjectStub } from "../placement/chat-object-stub";
 export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   const config: Config = configFromEnv(env);
   setLogLevel(config.LOG_LEVEL);
-  const pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: 2 });
+  const pool = createPool({
+    databaseUrl: config.DATABASE_URL,
+    wsProxy: config.NEON_WS_PROXY,
+    pipelineConnect: config.NEON_PIPELINE_CONNECT,
+    max: 2,
+  });
   const object = (id: string) => chatObjectStub(env, id);
   const notifier: Notifier = {
     chatUpdated: (p) =>

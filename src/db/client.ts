@@ -14,6 +14,12 @@ export interface DbConnectionOptions {
   databaseUrl: string;
   /** `host:port` of the local WebSocket proxy; empty or undefined in production. */
   wsProxy?: string | undefined;
+  /**
+   * With `wsProxy`: "password" sends the startup and the password in one round trip, as the
+   * driver does with Neon's own proxy. Only for a server that asks for a cleartext password (the
+   * embedded Postgres of the local stack); any other answer would fail the connect. Default "off".
+   */
+  pipelineConnect?: "password" | "off" | undefined;
   /** A WebSocket constructor where the runtime has none (Node 20: the `ws` package). */
   webSocketConstructor?: unknown;
   /** Connections this pool may hold; a Durable Object needs only a few. */
@@ -29,7 +35,7 @@ function configureDriver(opts: DbConnectionOptions): void {
     neonConfig.wsProxy = (host: string, port: number | string) => `${proxy}/v2?address=${host}:${port}`;
     neonConfig.useSecureWebSocket = false;
     neonConfig.pipelineTLS = false;
-    neonConfig.pipelineConnect = false;
+    neonConfig.pipelineConnect = opts.pipelineConnect === "password" ? "password" : false;
   }
 }
 

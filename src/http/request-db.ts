@@ -19,7 +19,12 @@ const REQUEST_POOL_SIZE = 2;
 export const requestDb = createMiddleware<AppEnv>(async (c, next) => {
   if (c.var.db) return next();
   const config = configFromEnv(c.env);
-  const pool = createPool({ databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, max: REQUEST_POOL_SIZE });
+  const pool = createPool({
+    databaseUrl: config.DATABASE_URL,
+    wsProxy: config.NEON_WS_PROXY,
+    pipelineConnect: config.NEON_PIPELINE_CONNECT,
+    max: REQUEST_POOL_SIZE,
+  });
   c.set("db", createDb(pool));
   try {
     await next();

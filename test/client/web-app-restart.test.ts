@@ -26,7 +26,7 @@ async function startServer(): Promise<WranglerDev> {
   server = await startWranglerDev({
     port,
     vars: localWorkerVars(
-      { databaseUrl: inject("clientDatabaseUrl"), wsProxy: inject("wsProxy") },
+      { databaseUrl: inject("clientDatabaseUrl"), wsProxy: inject("wsProxy"), pipelineConnect: inject("pipelineConnect") },
       // Test config only: a lease goes stale in 3 s, so the takeover comes quickly.
       { CHAT_WORKER_ENABLED: "true", CHAT_HEARTBEAT_INTERVAL_MS: "500", CHAT_STALE_THRESHOLD_MS: "3000", CHAT_STREAM_SYNC_POLL_MS: "2000" },
     ),

@@ -3,6 +3,8 @@ declare module "vitest" {
   export interface ProvidedContext {
     databaseUrl: string;
     wsProxy: string;
+    /** NEON_PIPELINE_CONNECT for the stack's Postgres (scripts/lib/stack.ts) */
+    pipelineConnect: "password" | "off";
     fakeModelUrl: string;
     /** The test MCP server of this project (scripts/test-mcp/server.ts): its endpoint and credentials. */
     mcpServer: { url: string; token: string; headerValue: string };

@@ -11,6 +11,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
   const stack = await acquireStack();
   project.provide("databaseUrl", stack.databaseUrl);
   project.provide("wsProxy", stack.wsProxy);
+  project.provide("pipelineConnect", stack.pipelineConnect);
   project.provide("fakeModelUrl", stack.fakeModelUrl);
   const mcp = await startTestMcpServer();
   project.provide("mcpServer", { url: mcp.url, token: mcp.token, headerValue: mcp.headerValue });

@@ -66,6 +66,12 @@ describe("deployment options", () => {
     );
   });
 
+  it("pipelines a local connect only when told to", () => {
+    expect(parseConfig(valid).NEON_PIPELINE_CONNECT).toBe("off");
+    expect(parseConfig({ ...valid, NEON_PIPELINE_CONNECT: "password" }).NEON_PIPELINE_CONNECT).toBe("password");
+    expect(() => parseConfig({ ...valid, NEON_PIPELINE_CONNECT: "scram" })).toThrow(/NEON_PIPELINE_CONNECT must be "off" or "password"/);
+  });
+
   it("lists every problem at once", () => {
     try {
       parseConfig({ ...valid, DATABASE_URL: "mysql://x", CHAT_ROOT_CONCURRENCY: "-1", NEON_WS_PROXY: "nope" });

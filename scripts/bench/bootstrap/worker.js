@@ -20,7 +20,7 @@ export class Rows extends DurableObject {
         neonConfig.wsProxy = (host, port) => `${proxy}/v2?address=${host}:${port}`;
         neonConfig.useSecureWebSocket = false;
         neonConfig.pipelineTLS = false;
-        neonConfig.pipelineConnect = false;
+        neonConfig.pipelineConnect = this.env.NEON_PIPELINE_CONNECT === "password" ? "password" : false;
       }
       this.#pool = new Pool({ connectionString: this.env.DATABASE_URL, max: 1 });
       this.#pool.on("error", () => {});
