@@ -17,7 +17,8 @@
  *
  * Since it holds the seat, it is also where a CPU profile of the worker is taken:
  * `CHATD_CPU_PROFILE=FILE` samples the runtime from start to stop and writes a `.cpuprofile`
- * (Chrome DevTools' Performance panel, or speedscope, opens it).
+ * (Chrome DevTools' Performance panel, or speedscope, opens it). `CHATD_HEAP_PROFILE=FILE` samples
+ * its allocations, garbage included, and writes a `.heapprofile` (DevTools' Memory panel).
  */
 import { writeFileSync } from "node:fs";
 import { WebSocket } from "ws";
@@ -25,6 +26,8 @@ import { log } from "./log";
 
 const ATTACH_TIMEOUT_MS = 10_000;
 const PROFILE_SAMPLING_US = 200;
+/** The sampling heap profiler's mean interval between samples (V8's default is 32 KiB). */
+const HEAP_SAMPLING_BYTES = 16 * 1024;
 
 export interface QuietInspector {
   /** Writes the CPU profile first if one was asked for. */
@@ -87,28 +90,38 @@ async function attach(inspectorPort: number): Promise<QuietInspector> {
     });
   });
   quiet();
-  const profileFile = process.env.CHATD_CPU_PROFILE;
-  if (!profileFile) {
-    return {
-      close: async () => {
-        ws.terminate();
-      },
-    };
+  const ask = (method: string, params?: object) =>
+    new Promise<unknown>((resolve) => {
+      replies.set(send(method, params), resolve);
+      setTimeout(() => resolve(undefined), ATTACH_TIMEOUT_MS);
+    });
+  const cpuFile = process.env.CHATD_CPU_PROFILE;
+  const heapFile = process.env.CHATD_HEAP_PROFILE;
+  if (cpuFile) {
+    send("Profiler.enable");
+    send("Profiler.setSamplingInterval", { interval: PROFILE_SAMPLING_US });
+    send("Profiler.start");
+    log("info", "cpu_profile_started", { file: cpuFile });
   }
-  send("Profiler.enable");
-  send("Profiler.setSamplingInterval", { interval: PROFILE_SAMPLING_US });
-  send("Profiler.start");
-  log("info", "cpu_profile_started", { file: profileFile });
+  if (heapFile) {
+    // Every allocation sampled, collected or not: where garbage comes from, not what stays.
+    send("HeapProfiler.enable");
+    send("HeapProfiler.startSampling", {
+      samplingInterval: HEAP_SAMPLING_BYTES,
+      includeObjectsCollectedByMajorGC: true,
+      includeObjectsCollectedByMinorGC: true,
+    });
+    log("info", "heap_profile_started", { file: heapFile });
+  }
+  const write = (file: string, event: string, result: unknown) => {
+    const profile = (result as { profile?: unknown } | undefined)?.profile;
+    if (profile) writeFileSync(file, JSON.stringify(profile));
+    log(profile ? "info" : "warn", event, { file, ok: Boolean(profile) });
+  };
   return {
     close: async () => {
-      const id = send("Profiler.stop");
-      const result = await new Promise<unknown>((resolve) => {
-        replies.set(id, resolve);
-        setTimeout(() => resolve(undefined), ATTACH_TIMEOUT_MS);
-      });
-      const profile = (result as { profile?: unknown } | undefined)?.profile;
-      if (profile) writeFileSync(profileFile, JSON.stringify(profile));
-      log(profile ? "info" : "warn", "cpu_profile_written", { file: profileFile, ok: Boolean(profile) });
+      if (cpuFile) write(cpuFile, "cpu_profile_written", await ask("Profiler.stop"));
+      if (heapFile) write(heapFile, "heap_profile_written", await ask("HeapProfiler.stopSampling"));
       ws.terminate();
     },
   };
