@@ -10,6 +10,7 @@
 import { generateText, type ModelMessage, type ToolSet } from "ai";
 import { classifyModelError } from "./classify-error";
 import { ModelCallError } from "./model-call-error";
+import { resolvePromptSchema } from "./prompt-schema";
 import { type ChatLanguageModel, providerFamily } from "./provider";
 import type { ProviderOptions } from "./provider-options";
 import { retryDelayMs, shouldFinishError } from "./retry";
@@ -47,6 +48,7 @@ export interface BackgroundCallResult {
 /** Resolves to the model's text; throws the last ModelCallError once the budget is spent. */
 export async function backgroundModelCall(input: BackgroundCallInput): Promise<BackgroundCallResult> {
   const provider = providerFamily(input.model);
+  resolvePromptSchema();
   for (let attempt = 1; ; attempt++) {
     input.abortSignal.throwIfAborted();
     try {

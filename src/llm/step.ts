@@ -14,6 +14,7 @@ import { classifyModelError } from "./classify-error";
 import { IdleTimer } from "./idle-timer";
 import { ModelCallError } from "./model-call-error";
 import type { ModelPrompt } from "./prompt";
+import { resolvePromptSchema } from "./prompt-schema";
 import { type ChatLanguageModel, providerFamily } from "./provider";
 import type { ProviderOptions } from "./provider-options";
 import { type PacingOptions, pacedModel } from "./stream-pacing";
@@ -88,6 +89,7 @@ export async function runModelStep(input: RunModelStepInput): Promise<StepOutcom
   // The SDK's own chunk timeout would not cover the first token: its providers read the first
   // chunk before that timer starts.
   const idle = new IdleTimer(input.idleTimeoutMs);
+  resolvePromptSchema();
   try {
     const result = streamText({
       model: pacedModel(model, input.pacing),
