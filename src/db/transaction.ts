@@ -115,7 +115,8 @@ export class StoreTransaction {
 
   #record(text: string): void {
     if (this.#committedInline) throw new Error("a statement after the transaction's COMMIT went out");
-    this.#statements.push(text.replace(/\s+/g, " ").trim().slice(0, 80));
+    // The head only: the whole text of a commit write is kilobytes, copied on every statement.
+    this.#statements.push(text.trimStart().slice(0, 160).replace(/\s+/g, " ").slice(0, 80).trimEnd());
   }
 
   async #sendBegin(): Promise<void> {
