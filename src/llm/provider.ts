@@ -1,7 +1,7 @@
 /**
  * The AI SDK language model for a chat's resolved provider and model config. Runs in workerd and
  * Node alike: every request goes through `fetch` (the global one unless the caller passes its own).
- * Models are shared across calls (shared-models.ts); the fetch is the call's.
+ * Models are shared across calls (shared-models.ts); the fetch and the headers are the call's.
  */
 import { createAnthropic } from "@ai-sdk/anthropic";
 import { createOpenAI } from "@ai-sdk/openai";
@@ -10,7 +10,7 @@ import type { LanguageModel } from "ai";
 import type { ModelConfigRow } from "../model-configs/configs";
 import type { ProviderRow } from "../model-configs/providers";
 import { ModelCallError } from "./model-call-error";
-import { fetchOfCall, sharedModel, withCallFetch } from "./shared-models";
+import { fetchOfCall, sharedModel, withPerCall } from "./shared-models";
 import { type ModelTransport, transportFor } from "./transport";
 
 /** A model object (not a gateway model id string): it names its provider and model. */
@@ -43,23 +43,14 @@ export interface ModelClient {
 export function modelClientFor(provider: ProviderRow, config: ModelConfigRow, opts: LanguageModelOptions = {}): ModelClient {
   const transport = transportFor(provider, config);
   if (transport === undefined) throw unusable(provider, "bad_request", `provider type "${provider.type}" is not supported`);
-  const key = JSON.stringify([transport, provider.type, provider.baseUrl, provider.apiKey, config.model, opts.headers ?? null]);
-  const model = sharedModel(key, () => buildModel(transport, provider, config, opts.headers));
-  return { transport, model: withCallFetch(model, opts.fetch) };
+  const key = JSON.stringify([transport, provider.type, provider.baseUrl, provider.apiKey, config.model]);
+  const model = sharedModel(key, () => buildModel(transport, provider, config));
+  return { transport, model: withPerCall(model, opts) };
 }
 
 /** A new model for the transport, its requests going through the fetch of the call (shared-models.ts). */
-function buildModel(
-  transport: ModelTransport,
-  provider: ProviderRow,
-  config: ModelConfigRow,
-  headers: Record<string, string> | undefined,
-): ChatLanguageModel {
-  const common = {
-    ...(provider.baseUrl ? { baseURL: provider.baseUrl } : {}),
-    ...(headers ? { headers } : {}),
-    fetch: fetchOfCall,
-  };
+function buildModel(transport: ModelTransport, provider: ProviderRow, config: ModelConfigRow): ChatLanguageModel {
+  const common = { ...(provider.baseUrl ? { baseURL: provider.baseUrl } : {}), fetch: fetchOfCall };
   switch (transport) {
     case "openai-responses":
       return createOpenAI({ ...common, apiKey: requireApiKey(provider) }).responses(config.model);

@@ -1,12 +1,13 @@
 /**
  * AI SDK models shared by every call of the isolate, one per distinct client (transport, base URL,
- * key, model id, headers). A model builds its response schemas when it is constructed, and zod
- * walks a new schema on its first parse: a model built per call paid both on every turn, once
- * between RecordGenerationAttempt and the model request and again on the stream's first chunk.
+ * key, model id). A model builds its response schemas when it is constructed, and zod walks a new
+ * schema on its first parse: a model built per call paid both on every turn, once between
+ * RecordGenerationAttempt and the model request and again on the stream's first chunk.
  *
- * What differs per call is the fetch (a turn's provider_attempt stages, a test's recorder), so it
- * is bound to the call, not the model: a shared model's requests go through `fetchOfCall`, which
- * takes the fetch of the call it runs in (withCallFetch), and the global fetch outside one.
+ * What differs per call is bound to the call, not the model (withPerCall): the headers (the
+ * attribution header names the chat) and the fetch (a turn's provider_attempt stages, a test's
+ * recorder). A shared model's requests go through `fetchOfCall`, which takes the fetch of the
+ * call it runs in, and the global fetch outside one.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
@@ -36,19 +37,33 @@ export function sharedModel<M extends object>(key: string, build: () => M): M {
   return model;
 }
 
+/** What the SDK passes a model call, as far as this file touches it. */
+interface CallOptions {
+  headers?: Record<string, string | undefined>;
+}
+
 interface ModelCalls {
-  doGenerate(options: never): PromiseLike<unknown>;
-  doStream(options: never): PromiseLike<unknown>;
+  doGenerate(options: CallOptions): PromiseLike<unknown>;
+  doStream(options: CallOptions): PromiseLike<unknown>;
+}
+
+export interface PerCall {
+  /** Every request of the call goes through it; the global fetch when undefined. */
+  fetch?: typeof globalThis.fetch | undefined;
+  /** Sent with every request of the call, after the provider's own (auth) headers. */
+  headers?: Record<string, string> | undefined;
 }
 
 /**
- * `model` with its two calls running in `fetch`'s context (the global fetch when undefined). The
- * rest (provider, modelId, supportedUrls, ...) is the shared model's, through the prototype.
+ * `model` with its two calls made with `perCall`'s fetch and headers. The rest (provider,
+ * modelId, supportedUrls, ...) is the shared model's, through the prototype. The SDK's own call
+ * headers, if any, come after ours, as they came after the provider's when ours were the model's.
  */
-export function withCallFetch<M extends ModelCalls>(model: M, fetch: typeof globalThis.fetch | undefined): M {
+export function withPerCall<M extends ModelCalls>(model: M, perCall: PerCall): M {
+  const { fetch, headers } = perCall;
   const inCall =
     (call: keyof ModelCalls) =>
-    (options: never): PromiseLike<unknown> =>
-      callFetch.run(fetch, () => model[call](options));
+    (options: CallOptions): PromiseLike<unknown> =>
+      callFetch.run(fetch, () => model[call](headers ? { ...options, headers: { ...headers, ...options.headers } } : options));
   return Object.create(model, { doGenerate: { value: inCall("doGenerate") }, doStream: { value: inCall("doStream") } }) as M;
 }

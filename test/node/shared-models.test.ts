@@ -1,5 +1,5 @@
-// Models are shared across calls (src/llm/shared-models.ts) while each call keeps its own fetch:
-// concurrent calls on one shared model, against the fake model server over HTTP.
+// Models are shared across calls (src/llm/shared-models.ts) while each call keeps its own fetch and
+// headers: concurrent calls on one shared model, against the fake model server over HTTP.
 import { describe, expect, it } from "vitest";
 import { buildPrompt } from "../../src/llm/prompt";
 import { modelClientFor } from "../../src/llm/provider";
@@ -9,15 +9,18 @@ import { fakeProvider, messageRow, modelConfigRow } from "./support/model-rows";
 const provider = fakeProvider({ type: "openai-compatible" });
 const config = modelConfigRow(provider);
 
-/** A fetch that records the prompt text of every request it sends. */
-function recordingFetch(): { fetch: typeof fetch; prompts: string[] } {
+/** A fetch that records the prompt text and the x-owner header of every request it sends. */
+function recordingFetch(): { fetch: typeof fetch; prompts: string[]; owners: (string | null)[] } {
   const prompts: string[] = [];
+  const owners: (string | null)[] = [];
   return {
     prompts,
+    owners,
     fetch: async (input, init) => {
       const body = JSON.parse(String(init?.body)) as { messages: { content: string | { text: string }[] }[] };
       const last = body.messages.at(-1)?.content;
       prompts.push(typeof last === "string" ? last : (last?.map((p) => p.text).join("") ?? ""));
+      owners.push(new Headers(init?.headers).get("x-owner"));
       return fetch(input, init);
     },
   };
@@ -35,26 +38,28 @@ async function echo(client: ReturnType<typeof modelClientFor>, text: string): Pr
 }
 
 describe("shared models", () => {
-  it("builds one model per client and another for other headers", () => {
+  it("builds one model per provider key and model id, whatever the headers", () => {
     const a = modelClientFor(provider, config, { headers: { "x-owner": "a" } });
-    const again = modelClientFor(provider, config, { headers: { "x-owner": "a" } });
-    const other = modelClientFor(provider, config, { headers: { "x-owner": "b" } });
-    expect(Object.getPrototypeOf(again.model)).toBe(Object.getPrototypeOf(a.model));
-    expect(Object.getPrototypeOf(other.model)).not.toBe(Object.getPrototypeOf(a.model));
-    expect(again.model.provider).toBe("openai-compatible.chat");
+    const b = modelClientFor(provider, config, { headers: { "x-owner": "b" } });
+    const otherKey = modelClientFor({ ...provider, apiKey: "another key" }, config);
+    const otherModel = modelClientFor(provider, { ...config, model: "another-model" });
+    expect(Object.getPrototypeOf(b.model)).toBe(Object.getPrototypeOf(a.model));
+    expect(Object.getPrototypeOf(otherKey.model)).not.toBe(Object.getPrototypeOf(a.model));
+    expect(Object.getPrototypeOf(otherModel.model)).not.toBe(Object.getPrototypeOf(a.model));
+    expect(otherModel.model.modelId).toBe("another-model");
   });
 
-  it("sends each of two concurrent calls through its own fetch", async () => {
+  it("sends each of two concurrent calls through its own fetch, with its own headers", async () => {
     const first = recordingFetch();
     const second = recordingFetch();
-    const clientA = modelClientFor(provider, config, { fetch: first.fetch });
-    const clientB = modelClientFor(provider, config, { fetch: second.fetch });
+    const clientA = modelClientFor(provider, config, { fetch: first.fetch, headers: { "x-owner": "a" } });
+    const clientB = modelClientFor(provider, config, { fetch: second.fetch, headers: { "x-owner": "b" } });
     expect(Object.getPrototypeOf(clientB.model)).toBe(Object.getPrototypeOf(clientA.model));
 
     const [a, b] = await Promise.all([echo(clientA, "first caller"), echo(clientB, "second caller")]);
     expect([a, b]).toEqual(["first caller", "second caller"]);
-    expect(first.prompts).toEqual(["first caller"]);
-    expect(second.prompts).toEqual(["second caller"]);
+    expect([first.prompts, first.owners]).toEqual([["first caller"], ["a"]]);
+    expect([second.prompts, second.owners]).toEqual([["second caller"], ["b"]]);
   });
 
   it("does not lend a call's fetch to a call made inside it without one", async () => {
