@@ -63,17 +63,19 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       const sent = await sendMessage(tx, input);
       await linkContentFiles(ctx, tx, content);
       const titled = untitled && titleFirstMessage(tx, prompt.parts);
-      return { ...sent, titled };
+      // Not spread: its rows are read after the commit (SendMessageResult).
+      return { sent, titled };
     },
     { prefetchTail: sendMessage.prefetchTail(input) },
   );
-  if (value.promotedQueuedAt) ctx.queueWait?.(value.promotedQueuedAt, chat);
-  if (value.titled) ctx.titleChanged(chat);
+  const { sent, titled } = value;
+  if (sent.promotedQueuedAt) ctx.queueWait?.(sent.promotedQueuedAt, chat);
+  if (titled) ctx.titleChanged(chat);
   return {
-    ...(value.message ? { message: messageToWire(value.message) } : {}),
-    messages: value.messages.map((m) => messageToWire(m)),
-    ...(value.queuedMessage ? { queued_message: queuedToWire(value.queuedMessage) } : {}),
-    queued: value.queued,
+    ...(sent.message ? { message: messageToWire(sent.message) } : {}),
+    messages: sent.messages.map((m) => messageToWire(m)),
+    ...(sent.queuedMessage ? { queued_message: queuedToWire(sent.queuedMessage) } : {}),
+    queued: sent.queued,
     warnings: [],
   };
 }

@@ -37,7 +37,7 @@ import {
 } from "../chatstate/index";
 import { failedCommitCheck } from "../db/pg-errors";
 import { StoreInvariantError } from "./errors";
-import { answerPendingToolCalls, ACTIVE_TAIL_SQL, type HistoryTx } from "./history";
+import { answerPendingToolCalls, ACTIVE_TAIL_SQL, type HistoryTx, type NewMessage } from "./history";
 import { chatUpdatePayload, type Notifier } from "./notifier";
 import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow, ChatRow, RetryState } from "../db/schema/chats";
@@ -419,6 +419,8 @@ export class ChatTx implements HistoryTx {
 
   /** Active history from the last active assistant message onwards (empty when there is none). */
   async activeTail(): Promise<readonly ChatMessageRow[]> {
+    // A queued INSERT's rows join the cached tail when it goes out: send it first.
+    if (this.#t.hasQueued) await this.#t.flushQueued();
     if (this.#tail === undefined) {
       const rows = await this.query(ACTIVE_TAIL_SQL, [this.chatId]);
       this.#tail = rows.map(messageFromRaw);
@@ -440,16 +442,28 @@ export class ChatTx implements HistoryTx {
   noteInserted(rows: readonly ChatMessageRow[]): void {
     for (const row of rows) {
       this.#inserted.push(row);
-      if (row.role === "user" && !row.modelOnly) {
-        // Each tracks the latest user message that set it (spec "Reasoning effort": "mirroring
-        // last_model_config_id"): a model sent alone keeps the effort, an effort sent alone counts.
-        if (row.modelConfigId !== null) this.#chat = { ...this.#chat, lastModelConfigId: row.modelConfigId };
-        if (row.reasoningEffort !== null) this.#chat = { ...this.#chat, lastReasoningEffort: row.reasoningEffort };
-      }
+      this.#noteModelChoice(row);
       if (this.#tail === undefined) continue;
       if (row.role === "assistant") this.#tail = [row];
       else if (this.#tail.length > 0) this.#tail.push(row);
     }
+  }
+
+  /** StoreTransaction.queueStatement for an INSERT of `messages`; the row's model choice follows them now (the commit write may be the statement it goes with). */
+  queueInsert(text: string, values: readonly unknown[], messages: readonly NewMessage[], onRows: (rows: readonly RawRow[]) => void): void {
+    this.#assertOpen();
+    for (const message of messages) this.#noteModelChoice(message);
+    this.#t.queueStatement(text, values, onRows);
+  }
+
+  /**
+   * Each tracks the latest user message that set it (spec "Reasoning effort": "mirroring
+   * last_model_config_id"): a model sent alone keeps the effort, an effort sent alone counts.
+   */
+  #noteModelChoice(message: Pick<NewMessage, "role" | "modelOnly" | "modelConfigId" | "reasoningEffort">): void {
+    if (message.role !== "user" || message.modelOnly) return;
+    if (message.modelConfigId != null) this.#chat = { ...this.#chat, lastModelConfigId: message.modelConfigId };
+    if (message.reasoningEffort != null) this.#chat = { ...this.#chat, lastReasoningEffort: message.reasoningEffort };
   }
 
   /** After a soft delete the cached tail is stale. */

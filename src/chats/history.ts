@@ -28,6 +28,12 @@ export interface HistoryTx {
   /** Before every chat_messages write: flushes staged flags the revision trigger would reorder. */
   beforeHistoryWrite(): Promise<void>;
   noteInserted(rows: readonly ChatMessageRow[]): void;
+  /**
+   * Queues an INSERT of `messages` for the transaction's next statement (StoreTransaction.
+   * queueStatement); `onRows` gets its rows then. The row's own fields (the chat's last model
+   * choice) are updated from `messages` at once.
+   */
+  queueInsert(text: string, values: readonly unknown[], messages: readonly NewMessage[], onRows: (rows: readonly RawRow[]) => void): void;
   forgetTail(): void;
 }
 
@@ -81,6 +87,37 @@ export async function insertMessages(tx: HistoryTx, messages: readonly NewMessag
   if (messages.length === 0) return [];
   for (const m of messages) assertInsertable(tx, m);
   await tx.beforeHistoryWrite();
+  const { text, values } = insertStatement(tx, messages);
+  const inserted = insertedRows(await tx.query(text, values));
+  tx.noteInserted(inserted);
+  return inserted;
+}
+
+/**
+ * insertMessages, with the INSERT riding in the transaction's next round trip (the commit write's,
+ * for a transition whose last write it is): `onInserted` gets the rows when they have gone in,
+ * before the statement they went with answers. Until then the transaction's cached tail and
+ * insertedSince do not have them, so nothing of this transition may read those after it.
+ */
+export async function queueMessages(
+  tx: HistoryTx,
+  messages: readonly NewMessage[],
+  onInserted: (rows: ChatMessageRow[]) => void,
+): Promise<void> {
+  if (messages.length === 0) return onInserted([]);
+  for (const m of messages) assertInsertable(tx, m);
+  await tx.beforeHistoryWrite();
+  const { text, values } = insertStatement(tx, messages);
+  tx.queueInsert(text, values, messages, (raw) => {
+    const inserted = insertedRows(raw);
+    tx.noteInserted(inserted);
+    onInserted(inserted);
+  });
+}
+
+const insertedRows = (rows: readonly RawRow[]) => rows.map(messageFromRaw).sort((a, b) => a.seq - b.seq);
+
+function insertStatement(tx: HistoryTx, messages: readonly NewMessage[]): { text: string; values: unknown[] } {
   const values: unknown[] = [];
   const tuples = messages.map((m) => {
     const base = values.length;
@@ -97,10 +134,7 @@ export async function insertMessages(tx: HistoryTx, messages: readonly NewMessag
     );
     return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}::uuid, $${base + 5}, $${base + 6}::uuid, $${base + 7}, $${base + 8}, $${base + 9}::jsonb)`;
   });
-  const rows = await tx.query(`INSERT INTO chat_messages (${COLUMNS.join(", ")}) VALUES ${tuples.join(", ")} RETURNING *`, values);
-  const inserted = rows.map(messageFromRaw).sort((a, b) => a.seq - b.seq);
-  tx.noteInserted(inserted);
-  return inserted;
+  return { text: `INSERT INTO chat_messages (${COLUMNS.join(", ")}) VALUES ${tuples.join(", ")} RETURNING *`, values };
 }
 
 type PartsOnly = { role: ChatMessageRole; content: readonly { type: string }[] };
@@ -129,6 +163,21 @@ function cancellationMessages(tx: HistoryTx, pending: readonly ToolCallPart[], r
  * inserted row in order, synthetic ones included.
  */
 export async function insertHistory(tx: HistoryTx, messages: readonly NewMessage[], cancelReason: string): Promise<ChatMessageRow[]> {
+  return insertMessages(tx, await withCancellations(tx, messages, cancelReason));
+}
+
+/** insertHistory with queueMessages: the rows go to `onInserted` when the INSERT has gone out. */
+export async function queueHistory(
+  tx: HistoryTx,
+  messages: readonly NewMessage[],
+  cancelReason: string,
+  onInserted: (rows: ChatMessageRow[]) => void,
+): Promise<void> {
+  return queueMessages(tx, await withCancellations(tx, messages, cancelReason), onInserted);
+}
+
+/** `messages` with a synthetic cancellation in front of each user message that has outstanding tool calls. */
+async function withCancellations(tx: HistoryTx, messages: readonly NewMessage[], cancelReason: string): Promise<NewMessage[]> {
   if (messages.length === 0) return [];
   let tail: PartsOnly[] = messages.some((m) => m.role === "user") ? [...(await tx.activeTail())] : [];
   const rows: NewMessage[] = [];
@@ -142,7 +191,7 @@ export async function insertHistory(tx: HistoryTx, messages: readonly NewMessage
     rows.push(message);
     tail = advanceTail(tail, message);
   }
-  return insertMessages(tx, rows);
+  return rows;
 }
 
 /** Pending tool calls of the active tail; with dynamicOnly, only the chat's dynamic (client) tools. */

@@ -12,14 +12,27 @@
  * from inside SQL (raising an error); Postgres skips the rest of a query string after an error,
  * and the transaction is then rolled back as any other. A transaction that runs no statement
  * sends neither BEGIN nor COMMIT.
+ *
+ * A statement whose rows nothing needs at once can be queued (`queueStatement`): it goes out with
+ * the transaction's next statement, in its round trip when both can be inlined, and before COMMIT
+ * if none follows. The order of the statements is unchanged; only the round trip it takes is.
  */
 import type { Pool, PoolClient, QueryResult } from "@neondatabase/serverless";
 import { errorText, logger } from "../log/log";
 import { inlineParameters } from "./inline-parameters";
 import type { RawRow } from "./rows";
 
+/** A statement held for the next one's round trip (queueStatement). */
+interface Queued {
+  text: string;
+  values: readonly unknown[];
+  inlined: string | undefined;
+  onRows: (rows: RawRow[]) => void;
+}
+
 export class StoreTransaction {
   #statements: string[] = [];
+  #queued: Queued[] = [];
   readonly #afterCommit: (() => void)[] = [];
   readonly #client: PoolClient;
   /** BEGIN, until it has gone out. */
@@ -44,6 +57,7 @@ export class StoreTransaction {
 
   /** The connection, inside the transaction, for code that queries it directly. */
   async connection(): Promise<PoolClient> {
+    await this.flushQueued();
     await this.#sendBegin();
     return this.#client;
   }
@@ -60,12 +74,34 @@ export class StoreTransaction {
 
   async query<R extends RawRow = RawRow>(text: string, values: readonly unknown[] = []): Promise<R[]> {
     this.#record(text);
-    // Inlined only to share BEGIN's round trip: alone, it keeps its parameters.
-    const inlined = this.#pendingBegin === undefined ? undefined : inlineParameters(text, values);
-    if (inlined !== undefined) return (await this.#together<R>([inlined]))[0] as R[];
+    // Inlined only to share a round trip (BEGIN's, or queued statements'): alone, it keeps its parameters.
+    const queued = this.#queued.splice(0);
+    const inlined = this.#pendingBegin === undefined && queued.length === 0 ? undefined : inlineParameters(text, values);
+    if (inlined !== undefined && allInlined(queued)) return (await this.#withQueued<R>(queued, [inlined]))[0] as R[];
+    await this.#sendQueued(queued);
     await this.#sendBegin();
     const result = await this.#client.query(text, values as unknown[]);
     return result.rows as R[];
+  }
+
+  /**
+   * Holds `text` until the transaction's next statement (see the file header). `onRows` gets its
+   * rows when it has gone out, before that statement's caller resumes. A statement that fails
+   * fails the one it went out with, and the transaction.
+   */
+  queueStatement(text: string, values: readonly unknown[], onRows: (rows: RawRow[]) => void): void {
+    this.#record(text);
+    this.#queued.push({ text, values, inlined: inlineParameters(text, values), onRows });
+  }
+
+  /** Whether a queued statement has not gone out yet. */
+  get hasQueued(): boolean {
+    return this.#queued.length > 0;
+  }
+
+  /** Sends the queued statements now, on their own. */
+  async flushQueued(): Promise<void> {
+    await this.#sendQueued(this.#queued.splice(0));
   }
 
   /**
@@ -75,13 +111,14 @@ export class StoreTransaction {
    */
   async queryEach(statements: readonly { text: string; values?: readonly unknown[] }[]): Promise<RawRow[][]> {
     const inlined = statements.map((s) => inlineParameters(s.text, s.values ?? []));
-    if (statements.length < 2 || inlined.some((text) => text === undefined)) {
+    if (this.#queued.length > 0 && (!allInlined(this.#queued) || inlined.some((text) => text === undefined))) await this.flushQueued();
+    if (statements.length + this.#queued.length < 2 || inlined.some((text) => text === undefined)) {
       const rows: RawRow[][] = [];
       for (const s of statements) rows.push(await this.query(s.text, s.values));
       return rows;
     }
     for (const s of statements) this.#record(s.text);
-    return this.#together(inlined as string[]);
+    return this.#withQueued(this.#queued.splice(0), inlined as string[]);
   }
 
   /**
@@ -94,7 +131,8 @@ export class StoreTransaction {
     const inlined = inlineParameters(text, values);
     if (inlined === undefined) return this.query<R>(text, values);
     this.#record(text);
-    const [rows] = await this.#together<R>([inlined, "COMMIT"]);
+    if (!allInlined(this.#queued)) await this.flushQueued();
+    const [rows] = await this.#withQueued<R>(this.#queued.splice(0), [inlined, "COMMIT"]);
     this.#committedInline = true;
     return rows as R[];
   }
@@ -111,6 +149,24 @@ export class StoreTransaction {
     const results = (await this.#client.query(all.join(";\n"))) as unknown as QueryResult<R>[];
     const rows = results.map((result) => result.rows);
     return begin === undefined ? rows : rows.slice(1);
+  }
+
+  /** `statements` after the queued ones, in one round trip; each queued one gets its rows, the rest are answered. */
+  async #withQueued<R extends RawRow>(queued: readonly Queued[], statements: readonly string[]): Promise<R[][]> {
+    const rows = await this.#together<R>([...queued.map((q) => q.inlined as string), ...statements]);
+    for (const [i, q] of queued.entries()) q.onRows(rows[i] as RawRow[]);
+    return rows.slice(queued.length);
+  }
+
+  /** The queued statements on their own: one round trip when they can be inlined. */
+  async #sendQueued(queued: readonly Queued[]): Promise<void> {
+    if (queued.length === 0) return;
+    if (allInlined(queued) && queued.length + (this.#pendingBegin === undefined ? 0 : 1) >= 2) {
+      await this.#withQueued(queued, []);
+      return;
+    }
+    await this.#sendBegin();
+    for (const q of queued) q.onRows((await this.#client.query(q.text, q.values as unknown[])).rows as RawRow[]);
   }
 
   #record(text: string): void {
@@ -155,7 +211,12 @@ export async function runTransaction<T>(pool: Pool, fn: (t: StoreTransaction) =>
   try {
     value = await committed(
       client,
-      () => fn(t),
+      async () => {
+        const result = await fn(t);
+        // A queued statement no later one took goes out before COMMIT.
+        await t.flushQueued();
+        return result;
+      },
       () => t.open,
     );
   } catch (err) {
@@ -210,3 +271,5 @@ async function committed<T>(client: PoolClient, fn: () => Promise<T>, open: () =
   client.release();
   return value;
 }
+
+const allInlined = (queued: readonly Queued[]) => queued.every((q) => q.inlined !== undefined);

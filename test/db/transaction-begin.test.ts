@@ -1,7 +1,7 @@
 /**
  * BEGIN goes out with a transaction's first statement, and COMMIT with its last, when that
  * statement's parameters can be written as literals (src/db/transaction.ts): a round trip fewer
- * each, and still one transaction.
+ * each, and still one transaction. A queued statement goes out with the next one the same way.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { failedCommitCheck } from "../../src/db/pg-errors";
@@ -196,5 +196,90 @@ describe("a transaction's COMMIT", () => {
       });
       expect(rows[0]!.v).toEqual(hostile);
     }
+  });
+});
+
+describe("a queued statement", () => {
+  const TITLE = "UPDATE chats SET title = $2 WHERE id = $1 RETURNING title";
+  const title = async (id: string) => (await env.pool.query("SELECT title FROM chats WHERE id = $1", [id])).rows[0]!.title;
+
+  it("goes out with the next statement, in its round trip and before it, and answers first", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await version(chatId);
+    const rec = recordQueries(env.pool);
+    try {
+      const answered: string[] = [];
+      await runTransaction(env.pool, async (t) => {
+        await t.query(BUMP, [chatId]);
+        t.queueStatement(BUMP, [chatId], (rows) => answered.push(`bump ${rows[0]!.snapshot_version}`));
+        expect(t.hasQueued).toBe(true);
+        const rows = await t.queryThenCommit<{ title: string }>(TITLE, [chatId, "with the queued"]);
+        answered.push(`title ${rows[0]!.title}`);
+      });
+      expect(answered).toEqual([`bump ${before + 2}`, "title with the queued"]);
+      const inlinedBump = BUMP.replace("$1", `'${chatId}'`);
+      expect(rec.sent.map((q) => q.split("\n"))).toEqual([
+        ["BEGIN;", inlinedBump],
+        [`${inlinedBump};`, `UPDATE chats SET title = E'with the queued' WHERE id = '${chatId}' RETURNING title;`, "COMMIT"],
+      ]);
+      expect(await title(chatId)).toBe("with the queued");
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("goes out before COMMIT when no statement follows it", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await version(chatId);
+    const rec = recordQueries(env.pool);
+    try {
+      let answered = false;
+      await runTransaction(env.pool, async (t) => {
+        t.queueStatement(BUMP, [chatId], () => {
+          answered = true;
+        });
+      });
+      expect(answered).toBe(true);
+      expect(rec.sent.map((q) => q.split("\n")[0])).toEqual(["BEGIN;", "COMMIT"]);
+      expect(await version(chatId)).toBe(before + 1);
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("goes out alone, still first, when its parameters cannot be inlined", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const rec = recordQueries(env.pool);
+    const sql = "UPDATE chats SET title = $2::jsonb->>'t' WHERE id = $1";
+    try {
+      await runTransaction(env.pool, async (t) => {
+        t.queueStatement(sql, [chatId, { t: "queued json" }], () => {});
+        await t.queryThenCommit(TITLE.replace("title = $2", "title = title || $2"), [chatId, ", then this"]);
+      });
+      expect(rec.sent[0]).toBe("BEGIN");
+      expect(rec.sent[1]).toBe(sql);
+      expect(rec.sent).toHaveLength(3);
+      expect(await title(chatId)).toBe("queued json, then this");
+    } finally {
+      rec.stop();
+    }
+  });
+
+  it("fails the statement it went with when it fails, and the transaction rolls back", async () => {
+    const { chatId } = await makeChat(env, "W");
+    const before = await version(chatId);
+    const beforeTitle = await title(chatId);
+    let answered = false;
+    const failed = runTransaction(env.pool, async (t) => {
+      await t.query(BUMP, [chatId]);
+      t.queueStatement("SELECT chatd_check(false, $1)", ["queued_check"], () => {
+        answered = true;
+      });
+      await t.queryThenCommit(TITLE, [chatId, "never"]);
+    });
+    expect(failedCommitCheck(await failed.catch((e: unknown) => e))).toBe("queued_check");
+    expect(answered).toBe(false);
+    expect(await version(chatId)).toBe(before);
+    expect(await title(chatId)).toBe(beforeTitle);
   });
 });

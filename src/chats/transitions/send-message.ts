@@ -7,10 +7,11 @@
  * it in I1: the head is promoted at once (from R0 that head is m itself).
  */
 import type { ChatTx } from "../chat-tx";
-import { insertHistory } from "../history";
+import { queueHistory } from "../history";
 import { enqueue, promoteQueued } from "../queue";
 import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, ChatRow, QueuedHookContext } from "../../db/schema/chats";
 import { finishInterruption } from "./finish-interruption";
+import { StoreInvariantError } from "../errors";
 
 export type BusyBehavior = "queue" | "interrupt";
 
@@ -25,6 +26,11 @@ export interface SendMessageInput {
   hookContext?: QueuedHookContext[];
 }
 
+/**
+ * When m goes straight into history from W or E0, its INSERT goes out with the transaction's next
+ * statement (normally the commit write): `message` and `messages` may be read once the transaction
+ * has committed, and throw before (a copy of the result taken inside the transaction throws too).
+ */
 export interface SendMessageResult {
   /** m is waiting in the queue after this transaction. */
   queued: boolean;
@@ -55,12 +61,25 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
 
   if (from === "W" || from === "E0") {
     const context = hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null }));
-    const inserted = await insertHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON);
+    // The send's last write: its INSERT rides in the commit write's round trip, and the rows
+    // can be read once the transaction has committed (see SendMessageResult).
+    let inserted: ChatMessageRow[] | undefined;
+    await queueHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON, (rows) => {
+      inserted = rows;
+    });
     await tx.land("SendMessage", from, variant);
+    const rows = () => {
+      if (inserted === undefined) throw new StoreInvariantError(`SendMessage's rows on chat ${tx.chatId} were read before its commit`);
+      return inserted;
+    };
     return {
       queued: false,
-      message: inserted[inserted.length - 1 - context.length] ?? null,
-      messages: inserted,
+      get message() {
+        return rows()[rows().length - 1 - context.length] ?? null;
+      },
+      get messages() {
+        return rows();
+      },
       queuedMessage: null,
       promotedQueuedAt: null,
     };
