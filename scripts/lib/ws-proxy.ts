@@ -113,12 +113,14 @@ function pipe(
   let awaitingAnswer = false;
   // Frames that arrive before the TCP connection is up are written once it is: net.Socket buffers.
   ws.on("message", (data: Buffer | ArrayBuffer | Buffer[]) => {
-    const startsRoundTrip = !awaitingAnswer;
-    if (!awaitingAnswer) {
+    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
+    // A Terminate ends the connection and waits for nothing: a pool closing an idle connection
+    // inside a bench's window is not a round trip of the path it measures.
+    const startsRoundTrip = !awaitingAnswer && !isTerminate(bytes);
+    if (startsRoundTrip) {
       awaitingAnswer = true;
       opts.counts.roundTrips++;
     }
-    const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     opts.trace?.client(opts.conn, bytes, startsRoundTrip);
     later(() => {
       if (!tcp.destroyed) tcp.write(bytes);
@@ -144,3 +146,6 @@ function pipe(
     close();
   });
 }
+
+/** Postgres's Terminate message ('X', length 4) alone. */
+const isTerminate = (bytes: Buffer) => bytes.length === 5 && bytes[0] === 0x58 && bytes.readInt32BE(1) === 4;

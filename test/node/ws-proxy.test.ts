@@ -116,31 +116,49 @@ describe("the Neon driver through the local WebSocket proxy", () => {
 
   // Only against the embedded Postgres, which asks for a cleartext password as Neon's proxy does
   // (scripts/lib/stack.ts); a DATABASE_URL's server may ask for SCRAM.
-  it.skipIf(inject("pipelineConnect") !== "password")("opens a connection in two round trips, or in one with pipelineConnect", async () => {
+  it.skipIf(inject("pipelineConnect") !== "password")(
+    "opens a connection in two round trips, or with its first statement in one with pipelineConnect",
+    async () => {
+      const target = new URL(inject("databaseUrl"));
+      const proxy = await startWsProxy({ allow: [`${target.hostname}:${target.port}`] });
+      const firstQuery = async (pipelineConnect: "off" | "password") => {
+        const fresh = createPool({
+          databaseUrl: inject("databaseUrl"),
+          wsProxy: proxy.hostPort,
+          pipelineConnect,
+          webSocketConstructor: WebSocket,
+          max: 1,
+        });
+        try {
+          proxy.resetCounters();
+          const { rows } = await fresh.query<{ one: number }>("SELECT 1 AS one");
+          expect(rows[0]?.one).toBe(1);
+          return proxy.counters();
+        } finally {
+          await fresh.end();
+        }
+      };
+      try {
+        // The startup, then the password once asked for it, then the statement.
+        expect(await firstQuery("off")).toEqual({ roundTrips: 3, connections: 1 });
+        // The startup, the password and the statement together, as with Neon's proxy.
+        expect(await firstQuery("password")).toEqual({ roundTrips: 1, connections: 1 });
+      } finally {
+        await proxy.close();
+      }
+    },
+  );
+
+  it("does not count a closing connection's Terminate as a round trip", async () => {
     const target = new URL(inject("databaseUrl"));
     const proxy = await startWsProxy({ allow: [`${target.hostname}:${target.port}`] });
-    const firstQuery = async (pipelineConnect: "off" | "password") => {
-      const fresh = createPool({
-        databaseUrl: inject("databaseUrl"),
-        wsProxy: proxy.hostPort,
-        pipelineConnect,
-        webSocketConstructor: WebSocket,
-        max: 1,
-      });
-      try {
-        proxy.resetCounters();
-        const { rows } = await fresh.query<{ one: number }>("SELECT 1 AS one");
-        expect(rows[0]?.one).toBe(1);
-        return proxy.counters();
-      } finally {
-        await fresh.end();
-      }
-    };
     try {
-      // The startup, then the password once asked for it, then the statement.
-      expect(await firstQuery("off")).toEqual({ roundTrips: 3, connections: 1 });
-      // The startup and the password together, then the statement.
-      expect(await firstQuery("password")).toEqual({ roundTrips: 2, connections: 1 });
+      const fresh = createPool({ databaseUrl: inject("databaseUrl"), wsProxy: proxy.hostPort, webSocketConstructor: WebSocket, max: 1 });
+      await fresh.query("SELECT 1");
+      const before = proxy.counters().roundTrips;
+      await fresh.end();
+      await expect.poll(() => proxy.openConnections()).toBe(0);
+      expect(proxy.counters().roundTrips).toBe(before);
     } finally {
       await proxy.close();
     }
