@@ -15,8 +15,8 @@ export interface DbConnectionOptions {
   /** `host:port` of the local WebSocket proxy; empty or undefined in production. */
   wsProxy?: string | undefined;
   /**
-   * With `wsProxy`: "password" sends the startup and the password in one round trip, as the
-   * driver does with Neon's own proxy. Only for a server that asks for a cleartext password (the
+   * With `wsProxy`: "password" sends the startup, the password and the first statement in one
+   * round trip, as the driver does with Neon's own proxy. Only for a server that asks for a cleartext password (the
    * embedded Postgres of the local stack); any other answer would fail the connect. Default "off".
    */
   pipelineConnect?: "password" | "off" | undefined;

@@ -11,7 +11,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 
-/** Distinct clients kept; the least recently used goes first (a key or header change makes a new one). */
+/** Distinct clients kept; the least recently used goes first (a new key or model id makes a new one). */
 const MAX_SHARED_MODELS = 64;
 
 const shared = new Map<string, object>();
