@@ -3,9 +3,11 @@
  * attempt the step recorded. Every CommitStep of a turn goes through here (steps, tool results,
  * the stop hook's context, compaction), so each one is measured.
  *
- * `then` may apply a transition that follows the step in the same transaction, on the rows the
- * step inserted (generation.ts ends a turn this way): what the next task would have done after
- * reading the chat back, without the read and without a transaction of its own.
+ * `then` may apply a transition that follows the step in the same transaction, on the messages the
+ * step writes (generation.ts ends a turn this way): what the next task would have done after
+ * reading the chat back, without the read and without a transaction of its own. The step's INSERT
+ * rides in the round trip of the transaction's next statement (CommitStep), so `then` gets the
+ * messages as written; their rows come with the committed result.
  *
  * With `read` (the step's own fenced read, nothing written since: the fence is checked under the
  * lock) the next task starts from the chat as this commit left it instead of reading it back: the
@@ -17,7 +19,8 @@
 import type { ChatMessageRow } from "../db/schema/chats";
 import type { ChatTx } from "../chats/chat-tx";
 import type { Committed } from "../chats/store";
-import { type CommitStepInput, commitStep } from "../chats/transitions/commit-step";
+import { type CommitStepInput, type CommittedStep, commitStep } from "../chats/transitions/commit-step";
+import type { NewMessage } from "../chats/history";
 import { type ChatSnapshot, fencedUpdate, turnModelsAtCommit } from "./fenced-db";
 import type { TaskContext } from "./task-context";
 import type { TurnModelRows } from "../model-configs/turn-model-rows";
@@ -25,10 +28,11 @@ import type { TurnModelRows } from "../model-configs/turn-model-rows";
 export async function commitInStage<T = undefined>(
   ctx: TaskContext,
   input: CommitStepInput,
-  then?: (tx: ChatTx, inserted: readonly ChatMessageRow[]) => Promise<T>,
+  then?: (tx: ChatTx, written: readonly NewMessage[]) => Promise<T>,
   read?: ChatSnapshot,
-): Promise<Committed<T | undefined>> {
+): Promise<Committed<T | undefined> & { inserted: ChatMessageRow[] }> {
   const stage = ctx.trace.stage("commit");
+  let step: CommittedStep | undefined;
   return ctx.trace.within(stage, async () => {
     const committed = await fencedUpdate(ctx.store, ctx.fence, async (tx) => {
       // Registered before the commit's notifications, so it runs first once COMMIT is through;
@@ -43,10 +47,10 @@ export async function commitInStage<T = undefined>(
           handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)], ...(models ? { models } : {}) }),
         );
       }
-      const { messages } = await commitStep(tx, input);
-      return then ? then(tx, messages) : undefined;
+      step = await commitStep(tx, input);
+      return then ? then(tx, step.written) : undefined;
     });
     stage.set({ generation_attempt: committed.chat.generationAttempt });
-    return committed;
+    return { ...committed, inserted: step?.messages ?? [] };
   });
 }

@@ -9,7 +9,7 @@
  * it (the message that made the calls and the results answering them).
  */
 import { pendingToolCalls, syntheticCancellationResults, type ClassifiedState, type ToolCallPart } from "../chatstate/index";
-import { InvalidTransitionInputError } from "./errors";
+import { InvalidTransitionInputError, StoreInvariantError } from "./errors";
 import { pgJson } from "../db/pg-safe";
 import { messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatRow, MessageUsage } from "../db/schema/chats";
@@ -93,26 +93,35 @@ export async function insertMessages(tx: HistoryTx, messages: readonly NewMessag
   return inserted;
 }
 
+/** History whose INSERT is queued (queueMessages, queueHistory). */
+export interface QueuedHistory {
+  /** The messages as they will be written, in order (synthetic cancellations included). */
+  readonly written: readonly NewMessage[];
+  /** The inserted rows, once the INSERT has gone out (by the commit at the latest); throws before. */
+  rows(): ChatMessageRow[];
+}
+
 /**
  * insertMessages, with the INSERT riding in the transaction's next round trip (the commit write's,
- * for a transition whose last write it is): `onInserted` gets the rows when they have gone in,
- * before the statement they went with answers. Until then the transaction's cached tail and
- * insertedSince do not have them, so nothing of this transition may read those after it.
+ * for a transition whose last write it is). The rows come when it has gone out, before the
+ * statement it went with answers; until then they are not in the transaction's insertedSince, and
+ * the cached tail has them only once activeTail has sent it.
  */
-export async function queueMessages(
-  tx: HistoryTx,
-  messages: readonly NewMessage[],
-  onInserted: (rows: ChatMessageRow[]) => void,
-): Promise<void> {
-  if (messages.length === 0) return onInserted([]);
+export async function queueMessages(tx: HistoryTx, messages: readonly NewMessage[]): Promise<QueuedHistory> {
+  let inserted: ChatMessageRow[] | undefined = messages.length === 0 ? [] : undefined;
+  const rows = () => {
+    if (inserted === undefined) throw new StoreInvariantError(`history rows of chat ${tx.chatId} were read before their INSERT went out`);
+    return inserted;
+  };
+  if (messages.length === 0) return { written: [], rows };
   for (const m of messages) assertInsertable(tx, m);
   await tx.beforeHistoryWrite();
   const { text, values } = insertStatement(tx, messages);
   tx.queueInsert(text, values, messages, (raw) => {
-    const inserted = insertedRows(raw);
+    inserted = insertedRows(raw);
     tx.noteInserted(inserted);
-    onInserted(inserted);
   });
+  return { written: messages, rows };
 }
 
 const insertedRows = (rows: readonly RawRow[]) => rows.map(messageFromRaw).sort((a, b) => a.seq - b.seq);
@@ -166,14 +175,9 @@ export async function insertHistory(tx: HistoryTx, messages: readonly NewMessage
   return insertMessages(tx, await withCancellations(tx, messages, cancelReason));
 }
 
-/** insertHistory with queueMessages: the rows go to `onInserted` when the INSERT has gone out. */
-export async function queueHistory(
-  tx: HistoryTx,
-  messages: readonly NewMessage[],
-  cancelReason: string,
-  onInserted: (rows: ChatMessageRow[]) => void,
-): Promise<void> {
-  return queueMessages(tx, await withCancellations(tx, messages, cancelReason), onInserted);
+/** insertHistory with queueMessages. */
+export async function queueHistory(tx: HistoryTx, messages: readonly NewMessage[], cancelReason: string): Promise<QueuedHistory> {
+  return queueMessages(tx, await withCancellations(tx, messages, cancelReason));
 }
 
 /** `messages` with a synthetic cancellation in front of each user message that has outstanding tool calls. */

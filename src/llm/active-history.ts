@@ -9,6 +9,26 @@ import type { ChatMessageRow } from "../db/schema/chats";
 /** The columns this module reads; full rows fit. */
 export type HistoryRow = Pick<ChatMessageRow, "seq" | "role" | "content" | "deleted" | "modelOnly" | "compressed">;
 
+/** A message as a transaction writes it (src/chats/history.ts NewMessage). */
+type WrittenMessage = Pick<ChatMessageRow, "role" | "content"> & { modelOnly?: boolean; compressed?: boolean };
+
+/**
+ * `written` (messages a transaction is inserting) as the rows they will be after `history`, for a
+ * decision made before their INSERT has answered: only the columns this module reads, with seq
+ * numbers after the last of `history` (the real ones are larger still, and in the same order).
+ */
+export function rowsAsWritten(history: readonly HistoryRow[], written: readonly WrittenMessage[]): HistoryRow[] {
+  const last = history.reduce((max, row) => Math.max(max, row.seq), 0);
+  return written.map((m, i) => ({
+    seq: last + i + 1,
+    role: m.role,
+    content: m.content,
+    deleted: false,
+    modelOnly: m.modelOnly ?? false,
+    compressed: m.compressed ?? false,
+  }));
+}
+
 /** Not deleted, oldest first. */
 export function activeRows<R extends HistoryRow>(history: readonly R[]): R[] {
   return history.filter((row) => !row.deleted).sort((a, b) => a.seq - b.seq);

@@ -37,6 +37,7 @@ import type { TaskContext } from "../task-context";
 import { compactBeforeModelCall, compactOnRequest } from "./compaction";
 import type { ResolvedModelConfig } from "../../model-configs/resolve";
 import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
+import { type HistoryRow, rowsAsWritten } from "../../llm/active-history";
 import { toolStepOf } from "../../tools/chat-tools";
 import { logger } from "../../log/log";
 import type { Stage } from "../../observability/stage-tracer";
@@ -190,17 +191,13 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
         { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
       ];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
-      let after: ChatMessageRow[] = [];
       const committed = await commitInStage(
         ctx,
         { messages },
-        (tx, inserted) => {
-          after = [...history, ...inserted];
-          return endTurnInCommit(ctx, tx, after);
-        },
+        (tx, written) => endTurnInCommit(ctx, tx, [...history, ...rowsAsWritten(history, written)]),
         { chat, history },
       );
-      if (committed.value) turnEnded(ctx, committed.value, committed.chat, after, prepared.resolved);
+      if (committed.value) turnEnded(ctx, committed.value, committed.chat, [...history, ...committed.inserted], prepared.resolved);
       return;
     } catch (err) {
       if (!isModelCallError(err)) throw err;
@@ -224,7 +221,7 @@ type TurnEnd = { kind: "finished"; promoted: Promotion | null } | { kind: "requi
  * next decision would be that, otherwise nothing (the next task decides). A turn that would finish
  * is left to the next task when hooks are on: the stop hook is a call, not held under the lock.
  */
-async function endTurnInCommit(ctx: TaskContext, tx: ChatTx, history: readonly ChatMessageRow[]): Promise<TurnEnd | undefined> {
+async function endTurnInCommit(ctx: TaskContext, tx: ChatTx, history: readonly HistoryRow[]): Promise<TurnEnd | undefined> {
   const next = decideNextStep({ chat: tx.chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
   if (next.kind === "finish_turn" && !hooksOf(ctx).enabled) {
     const { promoted } = await finishTurn(tx);

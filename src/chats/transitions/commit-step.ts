@@ -9,7 +9,7 @@
 import { hookContextEvent } from "../hook-context-rows";
 import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError } from "../errors";
-import { insertHistory, type NewMessage } from "../history";
+import { type NewMessage, queueHistory } from "../history";
 import type { ChatMessageRow } from "../../db/schema/chats";
 
 export interface CommitStepInput {
@@ -17,14 +17,29 @@ export interface CommitStepInput {
   consumeCompactionRequest?: boolean;
 }
 
-export async function commitStep(tx: ChatTx, input: CommitStepInput): Promise<{ messages: ChatMessageRow[] }> {
+export interface CommittedStep {
+  /** The step's messages as written (a synthetic cancellation in front of a user row included). */
+  readonly written: readonly NewMessage[];
+  /**
+   * Their rows. The INSERT rides in the round trip of the transaction's next statement (the
+   * commit write's when the step is the last write): readable after the commit, throws before.
+   */
+  readonly messages: ChatMessageRow[];
+}
+
+export async function commitStep(tx: ChatTx, input: CommitStepInput): Promise<CommittedStep> {
   const from = tx.from("CommitStep");
   if (input.messages.length === 0) throw new InvalidTransitionInputError("CommitStep", from, "a step holds at least one message");
   if (input.messages.some((m) => m.role === "system" || (m.role === "user" && !m.modelOnly && hookContextEvent(m) === null))) {
     throw new InvalidTransitionInputError("CommitStep", from, "a step holds assistant, tool, model-only user and hook context messages");
   }
-  const messages = await insertHistory(tx, input.messages, "the turn continued without the tool result");
+  const queued = await queueHistory(tx, input.messages, "the turn continued without the tool result");
   await tx.land("CommitStep", from, undefined);
   if (input.consumeCompactionRequest) tx.set({ compactionRequestedAt: null });
-  return { messages };
+  return {
+    written: queued.written,
+    get messages() {
+      return queued.rows();
+    },
+  };
 }

@@ -11,7 +11,6 @@ import { queueHistory } from "../history";
 import { enqueue, promoteQueued } from "../queue";
 import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, ChatRow, QueuedHookContext } from "../../db/schema/chats";
 import { finishInterruption } from "./finish-interruption";
-import { StoreInvariantError } from "../errors";
 
 export type BusyBehavior = "queue" | "interrupt";
 
@@ -63,22 +62,16 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     const context = hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null }));
     // The send's last write: its INSERT rides in the commit write's round trip, and the rows
     // can be read once the transaction has committed (see SendMessageResult).
-    let inserted: ChatMessageRow[] | undefined;
-    await queueHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON, (rows) => {
-      inserted = rows;
-    });
+    const queued = await queueHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON);
     await tx.land("SendMessage", from, variant);
-    const rows = () => {
-      if (inserted === undefined) throw new StoreInvariantError(`SendMessage's rows on chat ${tx.chatId} were read before its commit`);
-      return inserted;
-    };
     return {
       queued: false,
       get message() {
-        return rows()[rows().length - 1 - context.length] ?? null;
+        const rows = queued.rows();
+        return rows[rows.length - 1 - context.length] ?? null;
       },
       get messages() {
-        return rows();
+        return queued.rows();
       },
       queuedMessage: null,
       promotedQueuedAt: null,
