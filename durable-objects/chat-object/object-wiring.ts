@@ -7,7 +7,7 @@
 import type { Pool } from "@neondatabase/serverless";
 import type { CommandContext } from "../../src/chat-commands/context";
 import { configFromEnv } from "../../src/config/env";
-import { createDb, createPool } from "../../src/db/client";
+import { connectionOf, createDb, createPool } from "../../src/db/client";
 import type { Notifier } from "../../src/chats/notifier";
 import type { ChatRow } from "../../src/db/schema/chats";
 import { ChatStore } from "../../src/chats/store";
@@ -75,12 +75,7 @@ export class ObjectWiring {
     if (!this.#pool) {
       const config = configFromEnv(this.platform.env);
       setLogLevel(config.LOG_LEVEL);
-      this.#pool = createPool({
-        databaseUrl: config.DATABASE_URL,
-        wsProxy: config.NEON_WS_PROXY,
-        pipelineConnect: config.NEON_PIPELINE_CONNECT,
-        max: POOL_SIZE,
-      });
+      this.#pool = createPool({ ...connectionOf(config), max: POOL_SIZE });
     }
     return this.#pool;
   }

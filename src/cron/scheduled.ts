@@ -5,7 +5,7 @@
  * objects, as a PATCH would (their open streams see the new state at once).
  */
 import { configFromEnv, type Config } from "../config/env";
-import { createPool } from "../db/client";
+import { connectionOf, createPool } from "../db/client";
 import type { Notifier } from "../chats/notifier";
 import { ChatStore } from "../chats/store";
 import { errorText, logger, setLogLevel } from "../log/log";
@@ -17,12 +17,7 @@ import { chatObjectStub } from "../placement/chat-object-stub";
 export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   const config: Config = configFromEnv(env);
   setLogLevel(config.LOG_LEVEL);
-  const pool = createPool({
-    databaseUrl: config.DATABASE_URL,
-    wsProxy: config.NEON_WS_PROXY,
-    pipelineConnect: config.NEON_PIPELINE_CONNECT,
-    max: 2,
-  });
+  const pool = createPool({ ...connectionOf(config), max: 2 });
   const object = (id: string) => chatObjectStub(env, id);
   const notifier: Notifier = {
     chatUpdated: (p) =>

@@ -28,6 +28,15 @@ export interface DbConnectionOptions {
 
 export type Db = NeonDatabase<typeof schema> & { $client: Pool };
 
+/** The connection settings of a validated config (src/config/env.ts), for createPool. */
+export function connectionOf(config: {
+  DATABASE_URL: string;
+  NEON_WS_PROXY: string;
+  NEON_PIPELINE_CONNECT: "off" | "password";
+}): Pick<DbConnectionOptions, "databaseUrl" | "wsProxy" | "pipelineConnect"> {
+  return { databaseUrl: config.DATABASE_URL, wsProxy: config.NEON_WS_PROXY, pipelineConnect: config.NEON_PIPELINE_CONNECT };
+}
+
 function configureDriver(opts: DbConnectionOptions): void {
   if (opts.webSocketConstructor) neonConfig.webSocketConstructor = opts.webSocketConstructor as typeof WebSocket;
   const proxy = opts.wsProxy;

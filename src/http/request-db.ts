@@ -6,7 +6,7 @@
  */
 import { createMiddleware } from "hono/factory";
 import { configFromEnv } from "../config/env";
-import { createDb, createPool } from "../db/client";
+import { connectionOf, createDb, createPool } from "../db/client";
 import type { AppEnv } from "./app-env";
 
 /** A request runs its queries one after another; two connections cover a transaction plus one read. */
@@ -19,12 +19,7 @@ const REQUEST_POOL_SIZE = 2;
 export const requestDb = createMiddleware<AppEnv>(async (c, next) => {
   if (c.var.db) return next();
   const config = configFromEnv(c.env);
-  const pool = createPool({
-    databaseUrl: config.DATABASE_URL,
-    wsProxy: config.NEON_WS_PROXY,
-    pipelineConnect: config.NEON_PIPELINE_CONNECT,
-    max: REQUEST_POOL_SIZE,
-  });
+  const pool = createPool({ ...connectionOf(config), max: REQUEST_POOL_SIZE });
   c.set("db", createDb(pool));
   try {
     await next();
