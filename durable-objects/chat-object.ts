@@ -23,6 +23,7 @@ import {
   type TokenCommandOutcome,
 } from "../src/chat-commands/command-table";
 import type { CommandContext } from "../src/chat-commands/context";
+import type { Caller } from "../src/accounts/authentication";
 import type { Outcome } from "../src/chat-commands/outcome";
 import { AlarmClock } from "./chat-object/alarm-clock";
 import { CHAT_ID_HEADER, CREDENTIALS_HEADER, STREAM_CURSORS_HEADER } from "./chat-object/headers";
@@ -160,26 +161,24 @@ export class ChatObject extends DurableObject<Env> implements ChatCommandRpc {
     cmd: TokenCommandInput<K>,
   ): Promise<TokenCommandOutcome<CommandValue<K>>> {
     if (!isChatCommand(name)) throw new Error(`not a chat command: ${String(name)}`);
-    const keys = this.#wiring.keys();
-    return runInRequest(requestIdFrom(requestId), () =>
-      keys.afterRequest(() =>
-        runCommandWithToken(
-          name,
-          cmd,
-          () => keys.callerFor(token),
-          (chatId) => this.#context(chatId),
-        ),
-      ),
-    );
+    return this.#withToken(requestId, token, (authenticate, context) => runCommandWithToken(name, cmd, authenticate, context));
   }
 
   /** POST /chats: the new chat's object authenticates its creator and checks the organization (docs/hot-path.md). */
   createWithToken(requestId: string, token: string, cmd: CreateRequest): Promise<TokenCommandOutcome<CommandValue<"create">>> {
+    return this.#withToken(requestId, token, (authenticate, context) => runCreateWithToken(cmd, authenticate, context));
+  }
+
+  /** `run` in the forwarding request's context, authenticating `token` on this object's keys (last_used_at written after it). */
+  #withToken<T>(
+    requestId: string,
+    token: string,
+    run: (authenticate: () => Promise<Caller>, context: (chatId: string) => CommandContext) => Promise<T>,
+  ): Promise<T> {
     const keys = this.#wiring.keys();
     return runInRequest(requestIdFrom(requestId), () =>
       keys.afterRequest(() =>
-        runCreateWithToken(
-          cmd,
+        run(
           () => keys.callerFor(token),
           (chatId) => this.#context(chatId),
         ),
