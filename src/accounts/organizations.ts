@@ -32,7 +32,7 @@ export async function getOrganizationWithRole(
     .leftJoin(organizationMembers, and(eq(organizationMembers.organizationId, organizations.id), eq(organizationMembers.userId, userId)))
     .where(eq(organizations.id, organizationId));
   if (!row) return null;
-  return { organization: row.organization, role: row.role === null ? null : row.role === "admin" ? "admin" : "member" };
+  return { organization: row.organization, role: row.role === null ? null : memberRoleOf(row.role) };
 }
 
 /**
@@ -85,8 +85,11 @@ export async function getMemberRole(db: Database, organizationId: string, userId
     .from(organizationMembers)
     .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.userId, userId)));
   if (!row) return null;
-  return row.role === "admin" ? "admin" : "member";
+  return memberRoleOf(row.role);
 }
+
+/** A stored membership role as the two this service knows (anything but "admin" is a member). */
+const memberRoleOf = (stored: string): MemberRole => (stored === "admin" ? "admin" : "member");
 
 export async function organizationIdsOf(db: Database, userId: string): Promise<string[]> {
   const rows = await db

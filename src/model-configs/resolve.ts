@@ -61,14 +61,13 @@ export async function resolveModelConfig(db: Database, request: ModelConfigReque
 
 /** The config `id` names with its provider, whatever its state or organization; undefined when none. */
 export async function readJoinedConfig(db: Database, id: string): Promise<Joined | undefined> {
-  // Not a UUID: it names nothing (and Postgres would reject the comparison).
-  if (!UUID.test(id)) return undefined;
-  const [found] = await joinedSelect(db).where(eq(chatModelConfigs.id, id));
+  const [found] = await readJoinedConfigs(db, [id]);
   return found;
 }
 
 /** The configs `ids` name with their providers, in one read (an id that names nothing is left out). */
 export async function readJoinedConfigs(db: Database, ids: readonly string[]): Promise<Joined[]> {
+  // Not a UUID: it names nothing (and Postgres would reject the comparison).
   const named = ids.filter((id) => UUID.test(id));
   return named.length === 0 ? [] : joinedSelect(db).where(inArray(chatModelConfigs.id, named));
 }

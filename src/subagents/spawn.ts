@@ -69,12 +69,10 @@ export async function selectChildModel(db: Database, request: SpawnRequest): Pro
     modelConfigId: personalRow.modelConfigId,
     reasoningEffort: isReasoningEffort(personalRow.reasoningEffort) ? personalRow.reasoningEffort : null,
   };
-  const organizationRow = parent.organizationModelConfigId === null ? null : { modelConfigId: parent.organizationModelConfigId };
-  const candidates = [
-    personal?.mode === "model" ? personal.modelConfigId : null,
-    organizationRow?.modelConfigId ?? null,
-    parent.lastModelConfigId,
-  ].filter((id): id is string => id !== null);
+  const organizationModel = parent.organizationModelConfigId;
+  const candidates = [personal?.mode === "model" ? personal.modelConfigId : null, organizationModel, parent.lastModelConfigId].filter(
+    (id): id is string => id !== null,
+  );
   const configs = await readJoinedConfigs(db, explicit === undefined ? candidates : [explicit, ...candidates]);
   if (explicit !== undefined) {
     try {
@@ -91,7 +89,7 @@ export async function selectChildModel(db: Database, request: SpawnRequest): Pro
   return resolveSubagentModel({
     explicit: { modelConfigId: request.modelConfigId, reasoningEffort: request.reasoningEffort },
     personal,
-    organization: organizationRow && { modelConfigId: organizationRow.modelConfigId },
+    organization: organizationModel === null ? null : { modelConfigId: organizationModel },
     parent: {
       modelConfigId: parent.lastModelConfigId,
       reasoningEffort: isReasoningEffort(parent.lastReasoningEffort) ? parent.lastReasoningEffort : null,
