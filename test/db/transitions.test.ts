@@ -37,6 +37,7 @@ import {
   sendMessage,
 } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
+import { recordQueries } from "./support/record-queries";
 
 let env: Env;
 beforeAll(async () => {
@@ -378,5 +379,38 @@ describe.concurrent("ReconcileInvalidState", () => {
       expect.objectContaining({ tool_call_id: chat.pendingCallId, is_error: true }),
     ]);
     expect((await queueOf(env, chat.chatId)).map((q) => q.id)).toEqual(chat.queue);
+  });
+});
+
+// Not concurrent: recordQueries sees every transaction on the pool.
+describe("round trips of the transitions that insert history last", () => {
+  it("Create with a first message takes two: the chat's INSERT with BEGIN, then the history's with the commit write and COMMIT", async () => {
+    const rec = recordQueries(env.pool);
+    const created = await createRoot({ content: text("first"), systemPrompt: "be brief" }).finally(rec.stop);
+    expect(rec.sent).toHaveLength(2);
+    expect(rec.sent[0]).toMatch(/^BEGIN;\nINSERT INTO chats/);
+    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*COMMIT$/);
+    expect(created.state).toBe("R0");
+    const stored = await history(env, created.chat.id);
+    expect(created.value.messages.map((m) => [m.id, m.role])).toEqual(stored.map((m) => [m.id, m.role]));
+    expect(stored.map((m) => m.role)).toEqual(["system", "user"]);
+  });
+
+  it("a client's tool results take two from A1: the row lock with BEGIN and the tail, then the INSERT with the commit write and COMMIT", async () => {
+    const chat = await makeChat(env, "A1", { owned: true });
+    const rec = recordQueries(env.pool);
+    const done = await apply(env.store, completeRequiresAction, chat.chatId, {
+      results: [{ tool_call_id: chat.pendingCallId!, output: "yes" }],
+    }).finally(rec.stop);
+    expect(rec.sent).toHaveLength(2);
+    expect(rec.sent[0]).toMatch(/^BEGIN;\nUPDATE chats SET snapshot_version[\s\S]* AS tail$/);
+    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*COMMIT$/);
+    expect(done.state).toBe("R1");
+    expect((await queueOf(env, chat.chatId)).map((q) => q.id)).toEqual(chat.queue);
+    const stored = (await history(env, chat.chatId)).at(-1);
+    expect(done.value.messages.map((m) => m.id)).toEqual([stored?.id]);
+    expect(stored?.content).toEqual([
+      { type: "tool-result", tool_call_id: chat.pendingCallId, tool_name: "ask_user", result: "yes", is_error: false },
+    ]);
   });
 });

@@ -15,7 +15,7 @@
 import { ChatNotFoundError, classify, landing, TransitionNotAllowedError } from "../../chatstate/index";
 import type { ChatTx } from "../chat-tx";
 import { FamilyArchivedError } from "../errors";
-import { insertHistory, type NewMessage } from "../history";
+import { queueHistory, type NewMessage } from "../history";
 import { chatFromRaw } from "../../db/rows";
 import type { ChatMessagePart, ChatMessageRow, ChatRow, DynamicToolDefinition } from "../../db/schema/chats";
 import { fallbackTitle } from "../title";
@@ -40,12 +40,16 @@ export interface CreateChatInput {
   mcpServerIds?: readonly string[];
   /** The author of the first message; defaults to the owner. */
   createdBy?: string | null;
-  /** Runs inside the transaction after the initial history is inserted (file links). */
+  /** Runs inside the transaction after the initial history (file links); its rows may not have been sent yet. */
   afterInsert?: (tx: ChatTx) => Promise<void>;
 }
 
+/**
+ * The initial history's INSERT goes out with the transaction's next statement (normally the commit
+ * write): `messages` may be read once the transaction has committed, and throws before.
+ */
 export interface CreateChatResult {
-  messages: ChatMessageRow[];
+  readonly messages: ChatMessageRow[];
 }
 
 /** Locks the family root FOR SHARE (see the file header); returns the root's id. */
@@ -129,8 +133,12 @@ export async function createChat(tx: ChatTx, input: CreateChatInput): Promise<Cr
       createdBy: input.createdBy ?? input.ownerId,
     });
   }
-  const messages = await insertHistory(tx, initial, "the chat was created");
+  const queued = await queueHistory(tx, initial, "the chat was created");
   await input.afterInsert?.(tx);
   await tx.land("Create", "N", variantOf(input));
-  return { messages };
+  return {
+    get messages() {
+      return queued.rows();
+    },
+  };
 }

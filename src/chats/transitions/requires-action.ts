@@ -12,7 +12,7 @@
  */
 import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError, ToolResultsMismatchError } from "../errors";
-import { insertHistory, pendingCalls, type NewMessage } from "../history";
+import { pendingCalls, queueHistory, type NewMessage } from "../history";
 import type { ChatMessageRow } from "../../db/schema/chats";
 
 export async function enterRequiresAction(tx: ChatTx, input: { now?: Date } = {}): Promise<{ deadline: Date }> {
@@ -53,7 +53,14 @@ function checkResults(pending: ReadonlyMap<string, string>, results: readonly To
   if (duplicate.length + unexpected.length + missing.length > 0) throw new ToolResultsMismatchError({ missing, unexpected, duplicate });
 }
 
-export async function completeRequiresAction(tx: ChatTx, input: CompleteRequiresActionInput): Promise<{ messages: ChatMessageRow[] }> {
+/**
+ * The results' INSERT goes out with the transaction's next statement (normally the commit write):
+ * `messages` may be read once the transaction has committed, and throws before.
+ */
+export async function completeRequiresAction(
+  tx: ChatTx,
+  input: CompleteRequiresActionInput,
+): Promise<{ readonly messages: ChatMessageRow[] }> {
   const from = tx.from("CompleteRequiresAction");
   const pending = new Map((await pendingCalls(tx, true)).map((call) => [call.tool_call_id, call.tool_name]));
   checkResults(pending, input.results);
@@ -72,9 +79,14 @@ export async function completeRequiresAction(tx: ChatTx, input: CompleteRequires
     modelConfigId: tx.chat.lastModelConfigId,
     createdBy,
   }));
-  const messages = await insertHistory(tx, [...results, ...(input.suffix ?? [])], "tool results were submitted");
+  // The transition's last write: landing in running reads nothing more (misc rule 1 does not apply).
+  const queued = await queueHistory(tx, [...results, ...(input.suffix ?? [])], "tool results were submitted");
   await tx.land("CompleteRequiresAction", from, undefined);
-  return { messages };
+  return {
+    get messages() {
+      return queued.rows();
+    },
+  };
 }
 completeRequiresAction.prefetchTail = () => true;
 
