@@ -138,14 +138,16 @@ export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCo
       ...(cmd.reasoningEffort === undefined ? {} : { reasoningEffort: cmd.reasoningEffort }),
       createdBy: cmd.callerId,
     });
-    if (prompt.context.length > 0) edited.messages.push(...(await insertHistory(tx, prompt.context, HOOK_CONTEXT_REASON)));
+    const context = prompt.context.length > 0 ? await insertHistory(tx, prompt.context, HOOK_CONTEXT_REASON) : [];
     await linkContentFiles(ctx, tx, content);
-    return edited;
+    return { edited, context };
   });
+  // The edit's rows are readable now that the transaction has committed (EditMessageResult).
+  const { edited, context } = value;
   return {
-    message: messageToWire(value.message),
-    messages: value.messages.map((m) => messageToWire(m)),
-    deleted_message_ids: value.deletedMessageIds,
+    message: messageToWire(edited.message),
+    messages: [...edited.messages, ...context].map((m) => messageToWire(m)),
+    deleted_message_ids: edited.deletedMessageIds,
     warnings: [],
   };
 }

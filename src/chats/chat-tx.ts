@@ -466,9 +466,9 @@ export class ChatTx implements HistoryTx {
     if (message.reasoningEffort != null) this.#chat = { ...this.#chat, lastReasoningEffort: message.reasoningEffort };
   }
 
-  /** After a soft delete the cached tail is stale. */
-  forgetTail(): void {
-    this.#tail = undefined;
+  /** After a soft delete that read what is left of the tail (cutAtUserMessage). */
+  replaceTail(rows: readonly ChatMessageRow[]): void {
+    this.#tail = [...rows];
   }
 
   noteQueueChange(delta: number): void {

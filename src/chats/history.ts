@@ -34,7 +34,8 @@ export interface HistoryTx {
    * choice) are updated from `messages` at once.
    */
   queueInsert(text: string, values: readonly unknown[], messages: readonly NewMessage[], onRows: (rows: readonly RawRow[]) => void): void;
-  forgetTail(): void;
+  /** The active tail is now `rows` (after a soft delete that read it). */
+  replaceTail(rows: readonly ChatMessageRow[]): void;
 }
 
 /** A message a transition inserts. `revision` and `queued_message_id` are never the caller's. */
@@ -213,21 +214,42 @@ export async function answerPendingToolCalls(tx: HistoryTx, options: { dynamicOn
   return insertMessages(tx, cancellationMessages(tx, pending, options.reason));
 }
 
-/** Marks the active history from `seq` on as deleted; returns the ids, oldest first. */
-export async function softDeleteFrom(tx: HistoryTx, seq: number): Promise<string[]> {
-  await tx.beforeHistoryWrite();
-  const rows = await tx.query<{ id: string; seq: string }>(
-    `UPDATE chat_messages SET deleted = true WHERE chat_id = $1 AND seq >= $2 AND NOT deleted RETURNING id, seq`,
-    [tx.chatId, seq],
-  );
-  tx.forgetTail();
-  return rows.sort((a, b) => Number(a.seq) - Number(b.seq)).map((r) => r.id);
+/** What cutAtUserMessage found and did. */
+export interface HistoryCut {
+  /** The active message with the id, as it was; undefined when the chat has none. */
+  target: ChatMessageRow | undefined;
+  /** The messages marked deleted, oldest first; none when the target is not a user-visible user message. */
+  deletedIds: string[];
 }
 
-/** The active message `id` of this chat, or undefined. */
-export async function findActiveMessage(tx: HistoryTx, id: string): Promise<ChatMessageRow | undefined> {
-  const [raw] = await tx.query(`SELECT * FROM chat_messages WHERE id = $2 AND chat_id = $1 AND NOT deleted`, [tx.chatId, id]);
-  return raw === undefined ? undefined : messageFromRaw(raw);
+/**
+ * EditMessage's truncation in one statement: reads active message `id`, and when it is a user
+ * message shown to the user, marks the active history from it on as deleted. The same statement
+ * reads the active tail that is left (the rows before the cut, from the last assistant message
+ * on), so the transaction's later history writes need no read of their own.
+ */
+export async function cutAtUserMessage(tx: HistoryTx, id: string): Promise<HistoryCut> {
+  await tx.beforeHistoryWrite();
+  // The statement's reads see the rows as they were before its UPDATE: the tail is bounded by the cut.
+  const [row] = await tx.query<{ target: RawRow | null; deleted: string[]; tail: RawRow[] }>(
+    `WITH target AS (
+       SELECT * FROM chat_messages WHERE id = $2 AND chat_id = $1 AND NOT deleted
+     ), cut AS (
+       UPDATE chat_messages m SET deleted = true FROM target t
+       WHERE m.chat_id = $1 AND m.seq >= t.seq AND NOT m.deleted AND t.role = 'user' AND NOT t.model_only
+       RETURNING m.id, m.seq
+     )
+     SELECT (SELECT to_jsonb(t) FROM target t) AS target,
+            (SELECT coalesce(jsonb_agg(c.id ORDER BY c.seq), '[]'::jsonb) FROM cut c) AS deleted,
+            (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]'::jsonb) FROM chat_messages m, target t
+             WHERE m.chat_id = $1 AND NOT m.deleted AND m.seq < t.seq
+               AND m.seq >= (SELECT max(a.seq) FROM chat_messages a
+                             WHERE a.chat_id = $1 AND NOT a.deleted AND a.role = 'assistant' AND a.seq < t.seq)) AS tail`,
+    [tx.chatId, id],
+  );
+  if (!row?.target) return { target: undefined, deletedIds: [] };
+  if (row.deleted.length > 0) tx.replaceTail(row.tail.map(messageFromRaw));
+  return { target: messageFromRaw(row.target), deletedIds: row.deleted };
 }
 
 /** "at least one uncompressed assistant message after the latest compaction boundary" (RequestCompaction). */

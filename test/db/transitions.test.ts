@@ -19,6 +19,7 @@ import {
   ToolResultsMismatchError,
 } from "../../src/chats/index";
 import { chatRow, history, makeChat, makeEnv, queueOf, snapshotRows, stateOf, text, toolCall, type Env } from "./fixtures";
+import { ACTIVE_TAIL_SQL } from "../../src/chats/history";
 import {
   abandon,
   clearContext,
@@ -382,6 +383,16 @@ describe.concurrent("ReconcileInvalidState", () => {
   });
 });
 
+/** A waiting chat with two finished turns: user, assistant, user, assistant. */
+async function twoTurns() {
+  const chat = await makeChat(env, "W");
+  const [first, firstReply] = (await history(env, chat.chatId)).map((m) => m.id);
+  const sent = await apply(env.store, sendMessage, chat.chatId, { content: text("second"), busyBehavior: "queue" });
+  const step = await apply(env.store, commitStep, chat.chatId, { messages: [{ role: "assistant", content: text("second reply") }] });
+  await apply(env.store, finishTurn, chat.chatId);
+  return { chatId: chat.chatId, first: first!, firstReply: firstReply!, second: sent.value.message!.id, reply: step.value.messages[0]!.id };
+}
+
 // Not concurrent: recordQueries sees every transaction on the pool.
 describe("round trips of the transitions that insert history last", () => {
   it("Create with a first message takes two: the chat's INSERT with BEGIN, then the history's with the commit write and COMMIT", async () => {
@@ -394,6 +405,36 @@ describe("round trips of the transitions that insert history last", () => {
     const stored = await history(env, created.chat.id);
     expect(created.value.messages.map((m) => [m.id, m.role])).toEqual(stored.map((m) => [m.id, m.role]));
     expect(stored.map((m) => m.role)).toEqual(["system", "user"]);
+  });
+
+  it("EditMessage of a later user message from W takes three: the row lock, the cut with its tail, the INSERT with the commit write", async () => {
+    const { chatId, second, reply } = await twoTurns();
+    const rec = recordQueries(env.pool);
+    const edited = await apply(env.store, editMessage, chatId, { messageId: second, content: text("second, rephrased") }).finally(rec.stop);
+    expect(rec.sent).toHaveLength(3);
+    expect(rec.sent[0]).toMatch(/^BEGIN;\nUPDATE chats SET snapshot_version/);
+    expect(rec.sent[1]).toMatch(/^WITH target AS/);
+    expect(rec.sent[2]).toMatch(/^INSERT INTO chat_messages[\s\S]*COMMIT$/);
+    expect(edited.state).toBe("R0");
+    expect(edited.value.deletedMessageIds).toEqual([second, reply]);
+    const active = (await history(env, chatId)).filter((m) => !m.deleted);
+    expect(active.map((m) => m.role)).toEqual(["user", "assistant", "user"]);
+    expect(active.at(-1)).toMatchObject({ id: edited.value.message.id, content: text("second, rephrased") });
+    expect(edited.value.messages.map((m) => m.id)).toEqual([edited.value.message.id]);
+  });
+
+  it("EditMessage leaves the transaction's cached tail equal to the tail read back, with or without an assistant message before the cut", async () => {
+    for (const cutAt of ["first", "second"] as const) {
+      const turns = await twoTurns();
+      const { value } = await env.store.update(turns.chatId, async (tx) => {
+        const edited = await editMessage(tx, { messageId: turns[cutAt], content: text("again") });
+        const cached = (await tx.activeTail()).map((m) => m.id);
+        const read = (await tx.query<{ id: string }>(ACTIVE_TAIL_SQL, [turns.chatId])).map((m) => m.id);
+        return { edited, cached, read };
+      });
+      expect(value.cached).toEqual(value.read);
+      expect(value.read).toEqual(cutAt === "first" ? [] : [turns.firstReply, value.edited.message.id]);
+    }
   });
 
   it("a client's tool results take two from A1: the row lock with BEGIN and the tail, then the INSERT with the commit write and COMMIT", async () => {

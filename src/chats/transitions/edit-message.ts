@@ -7,7 +7,7 @@
 import { MessageNotFoundError } from "../../chatstate/index";
 import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError, StoreInvariantError } from "../errors";
-import { findActiveMessage, insertHistory, softDeleteFrom, type NewMessage } from "../history";
+import { cutAtUserMessage, queueHistory, type NewMessage } from "../history";
 import { clearQueue } from "../queue";
 import type { ChatMessagePart, ChatMessageRow } from "../../db/schema/chats";
 
@@ -24,11 +24,15 @@ export interface EditMessageInput {
   suffix?: readonly NewMessage[];
 }
 
+/**
+ * The replacement's INSERT goes out with the transaction's next statement (normally the commit
+ * write): `message` and `messages` may be read once the transaction has committed, and throw before.
+ */
 export interface EditMessageResult {
   /** The replacement user message. */
-  message: ChatMessageRow;
+  readonly message: ChatMessageRow;
   /** Every history row inserted, in order (synthetic tool results, the replacement, the suffix). */
-  messages: ChatMessageRow[];
+  readonly messages: ChatMessageRow[];
   deletedMessageIds: string[];
   deletedQueuedMessageIds: string[];
 }
@@ -37,13 +41,11 @@ export const EDIT_REASON = "the conversation was edited";
 
 export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<EditMessageResult> {
   const from = tx.from("EditMessage");
-  const target = await findActiveMessage(tx, input.messageId);
+  const { target, deletedIds: deletedMessageIds } = await cutAtUserMessage(tx, input.messageId);
   if (target === undefined) throw new MessageNotFoundError(tx.chatId, input.messageId);
   if (target.role !== "user" || target.modelOnly) {
     throw new InvalidTransitionInputError("EditMessage", from, "only user messages shown to the user can be edited");
   }
-  const mark = tx.insertedCount;
-  const deletedMessageIds = await softDeleteFrom(tx, target.seq);
   const deletedQueuedMessageIds = await clearQueue(tx);
   const replacement: NewMessage = {
     role: "user",
@@ -52,10 +54,25 @@ export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<
     reasoningEffort: input.reasoningEffort === undefined ? target.reasoningEffort : input.reasoningEffort,
     createdBy: input.createdBy ?? target.createdBy,
   };
-  const inserted = await insertHistory(tx, [replacement, ...(input.suffix ?? [])], EDIT_REASON);
+  const queued = await queueHistory(tx, [replacement, ...(input.suffix ?? [])], EDIT_REASON);
+  const beforeLanding = tx.insertedCount;
   await tx.land("EditMessage", from, undefined, { cancelReason: EDIT_REASON });
-  // The replacement is the batch's first user row: only synthetic tool results can precede it.
-  const message = inserted.find((row) => row.role === "user");
-  if (message === undefined) throw new StoreInvariantError("EditMessage inserted no replacement");
-  return { message, messages: tx.insertedSince(mark), deletedMessageIds, deletedQueuedMessageIds };
+  // Misc rule 1's cancellations, if a suffix left dynamic calls pending; the landing sends the
+  // queued INSERT first in that case, so its rows may be among these.
+  const landed = tx.insertedSince(beforeLanding);
+  return {
+    get message() {
+      // The replacement is the batch's first user row: only synthetic tool results can precede it.
+      const message = queued.rows().find((row) => row.role === "user");
+      if (message === undefined) throw new StoreInvariantError("EditMessage inserted no replacement");
+      return message;
+    },
+    get messages() {
+      const rows = queued.rows();
+      const ids = new Set(rows.map((row) => row.id));
+      return [...rows, ...landed.filter((row) => !ids.has(row.id))];
+    },
+    deletedMessageIds,
+    deletedQueuedMessageIds,
+  };
 }
