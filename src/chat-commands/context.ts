@@ -34,7 +34,7 @@ export interface CommandContext {
    */
   acquireWith?(tx: ChatTx): Promise<void>;
   /**
-   * ChatStore.update for a command that may start a turn (SendMessage), run by the chat's own
+   * ChatStore.update for a command that may start a turn (SendMessage, EditMessage), run by the chat's own
    * worker so that it may acquire the chat in the same transaction (ChatWorker.updateAndAcquire).
    * Absent: the store's update, and the ownership hint after COMMIT.
    */

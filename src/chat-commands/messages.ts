@@ -54,8 +54,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     createdBy: cmd.callerId,
     hookContext: prompt.context.map((row) => ({ content: row.content, model_only: row.modelOnly ?? false })),
   };
-  const update = ctx.updateStartingTurn ?? ((chatId, fn, options) => ctx.store.update(chatId, fn, options));
-  const { value, chat } = await update(
+  const { value, chat } = await updateStartingTurn(ctx)(
     cmd.chatId,
     async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
@@ -78,6 +77,11 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     queued: sent.queued,
     warnings: [],
   };
+}
+
+/** The command's update: the chat worker's, which may acquire the chat in the transaction, or the store's. */
+function updateStartingTurn(ctx: CommandContext): NonNullable<CommandContext["updateStartingTurn"]> {
+  return ctx.updateStartingTurn ?? ((chatId, fn, options) => ctx.store.update(chatId, fn, options));
 }
 
 /**
@@ -129,7 +133,8 @@ export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCo
         sessionStart: true,
       })
     : { parts: content.parts, context: [] };
-  const { value } = await ctx.store.update(cmd.chatId, async (tx) => {
+  // An edit lands in running: the chat's own worker may acquire it in the same transaction.
+  const { value } = await updateStartingTurn(ctx)(cmd.chatId, async (tx) => {
     assertOwner(tx.chat, cmd.callerId);
     const edited = await editMessage(tx, {
       messageId: cmd.messageId,

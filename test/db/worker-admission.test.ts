@@ -27,7 +27,7 @@ import {
   worker,
   type WorkerEnv,
 } from "./support/worker-env";
-import { abandon, acquire, sendMessage } from "../../src/chats/transitions/index";
+import { abandon, acquire, editMessage, sendMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 import { recordQueries } from "./support/record-queries";
 import type { ChatTx } from "../../src/chats/chat-tx";
@@ -385,6 +385,28 @@ describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () =>
     expect(read?.models).toEqual({ chosen: undefined, fallback: undefined, compaction: { ownerThresholdPercent: null, override: null } });
     // Not one statement more than the send alone.
     expect(runs[0]!.statements).toBe(sendRuns[0]!.statements);
+  });
+
+  it("acquires a chat an edit put back to running, in the edit's own statements: the runner's read is the edited history", async () => {
+    const chat = await makeChat(env, "W");
+    const { store } = observedStore();
+    const ids = worker();
+    let collect: Awaited<ReturnType<typeof acquireInTransaction>>;
+    const rec = recordQueries(env.pool);
+    const committed = await store
+      .update(chat.chatId, async (tx) => {
+        await editMessage(tx, { messageId: chat.firstUserMessageId, content: [{ type: "text", text: "edited" }] });
+        collect = await acquireInTransaction(tx, { ...ids, limits: UNLIMITED, staleThresholdMs: STALE_MS });
+      })
+      .finally(rec.stop);
+    expect(committed.chat).toMatchObject({ status: "running", workerId: ids.workerId, runnerId: ids.runnerId });
+    expect(committed.applied.map((a) => a.transition)).toEqual(["EditMessage", "Acquire"]);
+    // The row lock, the cut, then the replacement's INSERT with the commit write that reads it back.
+    expect(rec.sent).toHaveLength(3);
+    const stored = await history(env, chat.chatId);
+    expect(stored.filter((m) => !m.deleted).map((m) => m.content)).toEqual([[{ type: "text", text: "edited" }]]);
+    // As the runner's read after a send: every row, the cut ones marked deleted.
+    expect(collect?.().history).toEqual(stored);
   });
 
   it("stages nothing when the pool has a limit, the chat has an owner, or the send leaves it not runnable", async () => {
