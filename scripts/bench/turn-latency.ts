@@ -4,7 +4,7 @@
  * in the same run. See docs/bench.md.
  *
  *   tsx scripts/bench/turn-latency.ts [--reps 20] [--warmup 3] [--prompt TEXT] [--no-parts] [--json FILE]
- *                                      [--follow-up]
+ *                                      [--follow-up | --edit]
  *                                      [--export-compare]
  *
  * --export-compare runs a second `wrangler dev` on the same database that exports its turn spans
@@ -62,6 +62,7 @@ interface Options {
   gapMs: number;
   traceModel: boolean;
   followUp: boolean;
+  edit: boolean;
   exportCompare: boolean;
   dbLatencyMs: number;
   keep: boolean;
@@ -82,6 +83,8 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
                          first-part time; adds one loopback hop to the service only)
   --follow-up            time each chat's second turn (after an untimed first one): the path of
                          every later turn of a conversation
+  --edit                 time an edit (PATCH) of the chat's first message after an untimed first
+                         turn, instead of a second send: the turn an edit restarts
   --export-compare       also run a service that exports traces to a local OTLP receiver, and
                          report its turns against the non-exporting one (on ÷ off, per rep)
   --db-latency-ms N      one-way delay of the database proxy (default: CHATD_DB_LATENCY_MS, else 0);
@@ -104,6 +107,7 @@ function parseOptions(): Options {
       "gap-ms": { type: "string", default: "250" },
       "trace-model": { type: "boolean", default: false },
       "follow-up": { type: "boolean", default: false },
+      edit: { type: "boolean", default: false },
       "export-compare": { type: "boolean", default: false },
       "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
@@ -126,7 +130,8 @@ function parseOptions(): Options {
         selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
         gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
         traceModel: values["trace-model"],
-        followUp: values["follow-up"],
+        followUp: values["follow-up"] || values.edit,
+        edit: values.edit,
         exportCompare: values["export-compare"],
         dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
         keep: values.keep,
@@ -246,6 +251,7 @@ async function main(): Promise<number> {
       prompt: opts.prompt,
       parts: opts.parts,
       followUp: opts.followUp,
+      edit: opts.edit,
       selectSettleMs: opts.selectSettleMs,
       turnEnd: watcher,
       tap,
@@ -321,7 +327,7 @@ async function main(): Promise<number> {
     // Other work on the machine moves every figure: say how busy it was.
     env.loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
     const heading =
-      `### Turn latency: ${reps.length} reps (+${opts.warmup} warm-up)${opts.followUp ? ", each a chat's second turn" : ""}, prompt \`${opts.prompt.length > 40 ? `${opts.prompt.slice(0, 40)}…` : opts.prompt}\`` +
+      `### Turn latency: ${reps.length} reps (+${opts.warmup} warm-up)${opts.edit ? ", each an edit of a chat's first message (PATCH where the rows say POST)" : opts.followUp ? ", each a chat's second turn" : ""}, prompt \`${opts.prompt.length > 40 ? `${opts.prompt.slice(0, 40)}…` : opts.prompt}\`` +
       `\n\n${env.cpus} CPUs, Node ${env.node}, wrangler ${env.wrangler} (\`wrangler dev\` CLI), commit ${env.commit}${env.dirty ? " (dirty)" : ""}` +
       `, load average (1 min) ${(env.loadavg_at_start as number[])[0]} at start, ${(env.loadavg_at_end as number[])[0]} at end` +
       `; turn end polled via ${opts.turnEnd === "db" ? "SELECT status" : "GET /chats/{id}"} every ${opts.pollMs} ms` +

@@ -3,6 +3,7 @@
  * episode the first message will create, then POST the message and time what follows. With
  * `followUp`, the chat first runs an untimed turn of its own and the timed turn is its second: the
  * path every later turn of a conversation takes (a prompt size to gate compaction on, a warm object).
+ * With `edit` as well, the timed request edits the first turn's message (PATCH) instead of sending.
  *
  * A POST to a waiting chat lands at history_version = snapshot_version + 1 (its transaction's new
  * snapshot), and the first model call of that turn is generation_attempt 1.
@@ -62,6 +63,8 @@ export interface ServiceTurnOptions {
   parts: boolean;
   /** Time the chat's second turn, after an untimed first one. */
   followUp: boolean;
+  /** With followUp: the second turn is an edit of the first message, not a send. */
+  edit: boolean;
   /** Wait after sending the episode selection, so the object has it before the turn starts. */
   selectSettleMs: number;
   turnEnd: TurnEndWatcher;
@@ -86,7 +89,12 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
   const createMs = performance.now() - createStarted;
   const atCreate = opts.db?.counters();
   if (created.status !== "waiting") throw new Error(`a chat created empty should be waiting, got ${created.status}`);
-  const chat = opts.followUp ? await afterFirstTurn(api, opts, created.id, deadline) : created;
+  const { chat, firstMessageId } = opts.followUp
+    ? await afterFirstTurn(api, opts, created.id, deadline)
+    : { chat: created, firstMessageId: "" };
+  const timed = opts.edit
+    ? () => api("PATCH", `/api/v2/chats/${chat.id}/messages/${firstMessageId}`, { content: [{ type: "text", text: opts.prompt }] }, 200)
+    : () => api("POST", `/api/v2/chats/${chat.id}/messages`, { content: [{ type: "text", text: opts.prompt }] }, 200);
 
   let socket: PartsSocket | undefined;
   try {
@@ -106,7 +114,7 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
     await sleep(opts.selectSettleMs);
     opts.db?.resetCounters();
     const started = performance.now();
-    await api("POST", `/api/v2/chats/${chat.id}/messages`, { content: [{ type: "text", text: opts.prompt }] }, 200);
+    await timed();
     const acked = performance.now();
     wireTraceFromEnv()?.mark("POST answered");
     const atAck = opts.db?.counters();
@@ -158,13 +166,24 @@ const FIRST_TURN_PROMPT = "/slow 1 Hello there, this is the first turn.";
 /** After the first turn: its title, written after the turn's end, is left time to land. */
 const AFTER_FIRST_TURN_MS = 300;
 
-async function afterFirstTurn(api: Api, opts: ServiceTurnOptions, chatId: string, deadline: number): Promise<ChatWire> {
-  await api("POST", `/api/v2/chats/${chatId}/messages`, { content: [{ type: "text", text: FIRST_TURN_PROMPT }] }, 200);
+async function afterFirstTurn(
+  api: Api,
+  opts: ServiceTurnOptions,
+  chatId: string,
+  deadline: number,
+): Promise<{ chat: ChatWire; firstMessageId: string }> {
+  const sent = await api<{ message?: { id: string } }>(
+    "POST",
+    `/api/v2/chats/${chatId}/messages`,
+    { content: [{ type: "text", text: FIRST_TURN_PROMPT }] },
+    200,
+  );
+  if (!sent.message) throw new Error("the first turn's message was queued, not sent");
   await opts.turnEnd.waitForWaiting(chatId, deadline);
   await sleep(AFTER_FIRST_TURN_MS);
   const chat = await api<ChatWire>("GET", `/api/v2/chats/${chatId}`, undefined, 200);
   if (chat.status !== "waiting") throw new Error(`after its first turn the chat should be waiting, got ${chat.status}`);
-  return chat;
+  return { chat, firstMessageId: sent.message.id };
 }
 
 /** After the turn's end: frames are awaited until none came for `quietMs`, at most `graceMs`. */
