@@ -419,11 +419,13 @@ export class ChatTx implements HistoryTx {
 
   /** Active history from the last active assistant message onwards (empty when there is none). */
   async activeTail(): Promise<readonly ChatMessageRow[]> {
-    // A queued INSERT's rows join the cached tail when it goes out: send it first.
-    if (this.#t.hasQueued) await this.#t.flushQueued();
     if (this.#tail === undefined) {
+      // A queued INSERT goes out first in the read's own round trip, and the read sees its rows.
       const rows = await this.query(ACTIVE_TAIL_SQL, [this.chatId]);
       this.#tail = rows.map(messageFromRaw);
+    } else if (this.#t.hasQueued) {
+      // Its rows join the cached tail when it goes out: send it first.
+      await this.#t.flushQueued();
     }
     return this.#tail;
   }

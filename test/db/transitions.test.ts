@@ -394,7 +394,7 @@ async function twoTurns() {
 }
 
 // Not concurrent: recordQueries sees every transaction on the pool.
-describe("round trips of the transitions that insert history last", () => {
+describe("round trips of transitions that write history", () => {
   it("Create with a first message takes two: the chat's INSERT with BEGIN, then the history's with the commit write and COMMIT", async () => {
     const rec = recordQueries(env.pool);
     const created = await createRoot({ content: text("first"), systemPrompt: "be brief" }).finally(rec.stop);
@@ -435,6 +435,23 @@ describe("round trips of the transitions that insert history last", () => {
       expect(value.cached).toEqual(value.read);
       expect(value.read).toEqual(cutAt === "first" ? [] : [turns.firstReply, value.edited.message.id]);
     }
+  });
+
+  it("a step that ends in requires_action takes three: the row lock, the step's INSERT with the tail read that sees it, the commit write", async () => {
+    const chat = await makeChat(env, "R0", { owned: true });
+    const callId = `call_${randomUUID()}`;
+    const rec = recordQueries(env.pool);
+    const entered = await env.store
+      .update(chat.chatId, async (tx) => {
+        await commitStep(tx, { messages: [{ role: "assistant", content: [{ type: "text", text: "need input" }, toolCall(callId)] }] });
+        return enterRequiresAction(tx);
+      })
+      .finally(rec.stop);
+    expect(rec.sent).toHaveLength(3);
+    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*SELECT m\.\* FROM chat_messages m/);
+    expect(entered.state).toBe("A0");
+    expect(entered.value.deadline).toEqual(entered.chat.requiresActionDeadlineAt);
+    expect((await history(env, chat.chatId)).at(-1)?.content).toContainEqual(toolCall(callId));
   });
 
   it("a client's tool results take two from A1: the row lock with BEGIN and the tail, then the INSERT with the commit write and COMMIT", async () => {
