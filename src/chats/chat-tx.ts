@@ -171,6 +171,8 @@ export class ChatTx implements HistoryTx {
   #chat: ChatRow;
   #queueLength: number;
   #tail: ChatMessageRow[] | undefined;
+  /** Each queued INSERT's messages until it goes out (queueInsert). */
+  #unsent: NewMessage[][] = [];
   #incrementAttempt = false;
   #retryState: { value: RetryState | null } | undefined;
   #grantHistoryEpoch = false;
@@ -455,7 +457,20 @@ export class ChatTx implements HistoryTx {
   queueInsert(text: string, values: readonly unknown[], messages: readonly NewMessage[], onRows: (rows: readonly RawRow[]) => void): void {
     this.#assertOpen();
     for (const message of messages) this.#noteModelChoice(message);
-    this.#t.queueStatement(text, values, onRows);
+    const batch = [...messages];
+    this.#unsent.push(batch);
+    this.#t.queueStatement(text, values, (rows) => {
+      this.#unsent = this.#unsent.filter((b) => b !== batch);
+      onRows(rows);
+    });
+  }
+
+  get cachedTail(): readonly ChatMessageRow[] | undefined {
+    return this.#tail;
+  }
+
+  get unsentMessages(): readonly NewMessage[] {
+    return this.#unsent.flat();
   }
 
   /**

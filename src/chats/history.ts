@@ -25,6 +25,10 @@ export interface HistoryTx {
   query<R extends RawRow = RawRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
   /** The active tail, read once per transaction and kept in step with its inserts. */
   activeTail(): Promise<readonly ChatMessageRow[]>;
+  /** The active tail as far as the transaction has it, without a read; undefined before the first. */
+  readonly cachedTail: readonly ChatMessageRow[] | undefined;
+  /** The messages of queued INSERTs that have not gone out yet, in order (not in the cached tail yet). */
+  readonly unsentMessages: readonly NewMessage[];
   /** Before every chat_messages write: flushes staged flags the revision trigger would reorder. */
   beforeHistoryWrite(): Promise<void>;
   noteInserted(rows: readonly ChatMessageRow[]): void;
@@ -149,6 +153,21 @@ function insertStatement(tx: HistoryTx, messages: readonly NewMessage[]): { text
 
 type PartsOnly = { role: ChatMessageRole; content: readonly { type: string }[] };
 
+/**
+ * The active tail's roles and contents, queued INSERTs counted as written: what pending tool calls
+ * are decided on. Memory has it when the tail is cached, or when an unsent message is an assistant
+ * message (the tail starts at the last one); only otherwise is it read, and the read carries the
+ * queued INSERT in its round trip.
+ */
+async function tailAsWritten(tx: HistoryTx): Promise<readonly PartsOnly[]> {
+  const unsent = tx.unsentMessages;
+  const cached = tx.cachedTail;
+  if (cached !== undefined) return unsent.reduce<readonly PartsOnly[]>(advanceTail, cached);
+  const lastAssistant = unsent.findLastIndex((m) => m.role === "assistant");
+  if (lastAssistant >= 0) return unsent.slice(lastAssistant);
+  return tx.activeTail();
+}
+
 function advanceTail<M extends PartsOnly>(tail: readonly PartsOnly[], message: M): PartsOnly[] {
   if (message.role === "assistant") return [message];
   return tail.length === 0 ? [] : [...tail, message];
@@ -184,7 +203,7 @@ export async function queueHistory(tx: HistoryTx, messages: readonly NewMessage[
 /** `messages` with a synthetic cancellation in front of each user message that has outstanding tool calls. */
 async function withCancellations(tx: HistoryTx, messages: readonly NewMessage[], cancelReason: string): Promise<NewMessage[]> {
   if (messages.length === 0) return [];
-  let tail: PartsOnly[] = messages.some((m) => m.role === "user") ? [...(await tx.activeTail())] : [];
+  let tail: PartsOnly[] = messages.some((m) => m.role === "user") ? [...(await tailAsWritten(tx))] : [];
   const rows: NewMessage[] = [];
   for (const message of messages) {
     if (message.role === "user") {
@@ -201,7 +220,7 @@ async function withCancellations(tx: HistoryTx, messages: readonly NewMessage[],
 
 /** Pending tool calls of the active tail; with dynamicOnly, only the chat's dynamic (client) tools. */
 export async function pendingCalls(tx: HistoryTx, dynamicOnly: boolean): Promise<ToolCallPart[]> {
-  const pending = pendingToolCalls(await tx.activeTail());
+  const pending = pendingToolCalls(await tailAsWritten(tx));
   if (!dynamicOnly) return pending;
   const names = dynamicToolNames(tx.chat);
   return pending.filter((call) => names.has(call.tool_name));

@@ -437,7 +437,7 @@ describe("round trips of transitions that write history", () => {
     }
   });
 
-  it("a step that ends in requires_action takes three: the row lock, the step's INSERT with the tail read that sees it, the commit write", async () => {
+  it("a step that ends in requires_action takes two: the pending calls are decided on the step's messages as written", async () => {
     const chat = await makeChat(env, "R0", { owned: true });
     const callId = `call_${randomUUID()}`;
     const rec = recordQueries(env.pool);
@@ -447,11 +447,32 @@ describe("round trips of transitions that write history", () => {
         return enterRequiresAction(tx);
       })
       .finally(rec.stop);
-    expect(rec.sent).toHaveLength(3);
-    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*SELECT m\.\* FROM chat_messages m/);
+    expect(rec.sent).toHaveLength(2);
+    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*COMMIT$/);
     expect(entered.state).toBe("A0");
     expect(entered.value.deadline).toEqual(entered.chat.requiresActionDeadlineAt);
     expect((await history(env, chat.chatId)).at(-1)?.content).toContainEqual(toolCall(callId));
+  });
+
+  it("a turn's last step that promotes the queue head takes three: the row lock, the step's INSERT with the promotion, the commit write", async () => {
+    const chat = await makeChat(env, "R1", { owned: true, queued: 2 });
+    const rec = recordQueries(env.pool);
+    const finished = await env.store
+      .update(chat.chatId, async (tx) => {
+        await commitStep(tx, { messages: [{ role: "assistant", content: text("done") }] });
+        return finishTurn(tx);
+      })
+      .finally(rec.stop);
+    expect(rec.sent).toHaveLength(3);
+    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*WITH target AS/);
+    expect(finished.state).toBe("R1");
+    expect(finished.value.promoted?.queued.id).toBe(chat.queue[0]);
+    const tail = (await history(env, chat.chatId)).slice(-2);
+    expect(tail.map((m) => [m.role, m.content])).toEqual([
+      ["assistant", text("done")],
+      ["user", text("queued 0")],
+    ]);
+    expect(tail[1]?.id).toBe(finished.value.promoted?.message.id);
   });
 
   it("a client's tool results take two from A1: the row lock with BEGIN and the tail, then the INSERT with the commit write and COMMIT", async () => {
