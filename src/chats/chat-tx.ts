@@ -432,14 +432,28 @@ export class ChatTx implements HistoryTx {
     return this.#tail;
   }
 
-  /** How many messages this transaction has inserted so far; see insertedSince. */
+  /**
+   * How many messages this transaction has inserted so far, queued INSERTs that have not gone out
+   * counted (their rows take these places when they arrive: they go out before any later
+   * statement); see insertedSince and insertedBetween.
+   */
   get insertedCount(): number {
-    return this.#inserted.length;
+    return this.#inserted.length + this.#unsent.reduce((n, batch) => n + batch.length, 0);
   }
 
   /** The messages inserted since `insertedCount` was `mark`, in order (a transition's own rows). */
   insertedSince(mark: number): ChatMessageRow[] {
     return this.#inserted.slice(mark);
+  }
+
+  /**
+   * The messages inserted between two readings of `insertedCount`, for a transition whose last
+   * INSERT may be queued: read it after the commit (it throws while a row is still to arrive).
+   */
+  insertedBetween(mark: number, end: number): ChatMessageRow[] {
+    if (this.#inserted.length < end)
+      throw new StoreInvariantError(`history rows of chat ${this.chatId} were read before their INSERT went out`);
+    return this.#inserted.slice(mark, end);
   }
 
   /** Keeps the cached tail in step with rows this transaction inserted. */

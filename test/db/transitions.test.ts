@@ -475,6 +475,29 @@ describe("round trips of transitions that write history", () => {
     expect(tail[1]?.id).toBe(finished.value.promoted?.message.id);
   });
 
+  it("FinishInterruption with a partial step takes two from I0, or three when the partial left a call open", async () => {
+    for (const open of [false, true]) {
+      const chat = await makeChat(env, "I0", { owned: true });
+      const callId = `call_${randomUUID()}`;
+      const content = open ? [{ type: "text" as const, text: "partial ans" }, toolCall(callId)] : text("partial ans");
+      const rec = recordQueries(env.pool);
+      const finished = await apply(env.store, finishInterruption, chat.chatId, { partial: [{ role: "assistant", content }] }).finally(
+        rec.stop,
+      );
+      // The row lock with the tail; the partial's INSERT rides with the next statement: the
+      // cancellation's INSERT when a call is open, else the commit write.
+      expect(rec.sent).toHaveLength(open ? 3 : 2);
+      expect(rec.sent[1]).toMatch(
+        open ? /^INSERT INTO chat_messages[\s\S]*INSERT INTO chat_messages/ : /^INSERT INTO chat_messages[\s\S]*COMMIT$/,
+      );
+      expect(finished.state).toBe("W");
+      const stored = (await history(env, chat.chatId)).slice(open ? -2 : -1);
+      expect(finished.value.messages.map((m) => m.id)).toEqual(stored.map((m) => m.id));
+      expect(stored.map((m) => m.role)).toEqual(open ? ["assistant", "tool"] : ["assistant"]);
+      if (open) expect(stored[1]?.content[0]).toMatchObject({ type: "tool-result", tool_call_id: callId, is_error: true });
+    }
+  });
+
   it("a client's tool results take two from A1: the row lock with BEGIN and the tail, then the INSERT with the commit write and COMMIT", async () => {
     const chat = await makeChat(env, "A1", { owned: true });
     const rec = recordQueries(env.pool);

@@ -54,12 +54,11 @@ export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<
     reasoningEffort: input.reasoningEffort === undefined ? target.reasoningEffort : input.reasoningEffort,
     createdBy: input.createdBy ?? target.createdBy,
   };
+  const mark = tx.insertedCount;
   const queued = await queueHistory(tx, [replacement, ...(input.suffix ?? [])], EDIT_REASON);
-  const beforeLanding = tx.insertedCount;
+  // Misc rule 1's cancellations follow, if a suffix left dynamic calls pending.
   await tx.land("EditMessage", from, undefined, { cancelReason: EDIT_REASON });
-  // Misc rule 1's cancellations, if a suffix left dynamic calls pending; the landing sends the
-  // queued INSERT first in that case, so its rows may be among these.
-  const landed = tx.insertedSince(beforeLanding);
+  const end = tx.insertedCount;
   return {
     get message() {
       // The replacement is the batch's first user row: only synthetic tool results can precede it.
@@ -68,9 +67,7 @@ export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<
       return message;
     },
     get messages() {
-      const rows = queued.rows();
-      const ids = new Set(rows.map((row) => row.id));
-      return [...rows, ...landed.filter((row) => !ids.has(row.id))];
+      return tx.insertedBetween(mark, end);
     },
     deletedMessageIds,
     deletedQueuedMessageIds,

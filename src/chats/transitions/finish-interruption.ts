@@ -8,7 +8,7 @@
  */
 import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError } from "../errors";
-import { answerPendingToolCalls, insertMessages, type NewMessage } from "../history";
+import { answerPendingToolCalls, queueMessages, type NewMessage } from "../history";
 import { promoteQueued, type Promotion } from "../queue";
 import type { ChatMessageRow } from "../../db/schema/chats";
 
@@ -20,9 +20,13 @@ export interface FinishInterruptionInput {
   reason?: string;
 }
 
+/**
+ * The partial suffix's INSERT goes out with the transaction's next statement: `messages` may be
+ * read once the transaction has committed, and throws before.
+ */
 export interface FinishInterruptionResult {
   /** Every history row inserted: the partial suffix, synthetic results, the promoted head. */
-  messages: ChatMessageRow[];
+  readonly messages: ChatMessageRow[];
   /** The promoted queue head (I1 only). */
   promoted: Promotion | null;
 }
@@ -35,15 +39,23 @@ export async function finishInterruption(tx: ChatTx, input: FinishInterruptionIn
   }
   const mark = tx.insertedCount;
   const reason = input.reason ?? INTERRUPTED_REASON;
-  await insertMessages(tx, partial);
+  // Its calls left open are judged on it as written; the INSERT rides with the next statement.
+  await queueMessages(tx, partial);
   await answerPendingToolCalls(tx, { dynamicOnly: false, reason });
+  let promoted: Promotion | null = null;
   if (from === "I0") {
     await tx.land("FinishInterruption", from, undefined);
-    return { messages: tx.insertedSince(mark), promoted: null };
+  } else {
+    promoted = await promoteQueued(tx, "head", reason);
+    await tx.land("FinishInterruption", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty after promoting head");
   }
-  const promoted = await promoteQueued(tx, "head", reason);
-  await tx.land("FinishInterruption", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty after promoting head");
-  return { messages: tx.insertedSince(mark), promoted };
+  const end = tx.insertedCount;
+  return {
+    get messages() {
+      return tx.insertedBetween(mark, end);
+    },
+    promoted,
+  };
 }
 
 /** FinishInterruption's prefetch: it always reads the active tail. */
