@@ -109,8 +109,9 @@ export interface QueuedHistory {
 /**
  * insertMessages, with the INSERT riding in the transaction's next round trip (the commit write's,
  * for a transition whose last write it is). The rows come when it has gone out, before the
- * statement it went with answers; until then they are not in the transaction's insertedSince, and
- * the cached tail has them only once activeTail has sent it.
+ * statement it went with answers; until then they are not in the transaction's insertedSince (its
+ * insertedCount counts them), and the cached tail has them only once activeTail has sent it.
+ * Pending tool calls are judged on them as written meanwhile (tailAsWritten).
  */
 export async function queueMessages(tx: HistoryTx, messages: readonly NewMessage[]): Promise<QueuedHistory> {
   let inserted: ChatMessageRow[] | undefined = messages.length === 0 ? [] : undefined;
