@@ -456,6 +456,18 @@ export class ChatTx implements HistoryTx {
     return this.#inserted.slice(mark, end);
   }
 
+  /**
+   * A transition's result: `fields` with `messages`, the rows it inserted since `insertedCount`
+   * was `mark`, up to now. A getter, read after the commit (insertedBetween); spreading the
+   * result inside the transaction throws as reading it does.
+   */
+  withRowsSince<T extends object>(mark: number, fields: T): T & { readonly messages: ChatMessageRow[] } {
+    const end = this.insertedCount;
+    return Object.defineProperty(fields, "messages", { get: () => this.insertedBetween(mark, end), enumerable: true }) as T & {
+      readonly messages: ChatMessageRow[];
+    };
+  }
+
   /** Keeps the cached tail in step with rows this transaction inserted. */
   noteInserted(rows: readonly ChatMessageRow[]): void {
     for (const row of rows) {

@@ -227,11 +227,13 @@ export async function pendingCalls(tx: HistoryTx, dynamicOnly: boolean): Promise
   return pending.filter((call) => names.has(call.tool_name));
 }
 
-/** Closes pending tool calls with synthetic cancellation results; returns the inserted rows. */
-export async function answerPendingToolCalls(tx: HistoryTx, options: { dynamicOnly: boolean; reason: string }): Promise<ChatMessageRow[]> {
+/**
+ * Closes pending tool calls with synthetic cancellation results. Their INSERT is queued
+ * (queueMessages): the transition's rows are read after the commit (ChatTx.withRowsSince).
+ */
+export async function answerPendingToolCalls(tx: HistoryTx, options: { dynamicOnly: boolean; reason: string }): Promise<void> {
   const pending = await pendingCalls(tx, options.dynamicOnly);
-  if (pending.length === 0) return [];
-  return insertMessages(tx, cancellationMessages(tx, pending, options.reason));
+  if (pending.length > 0) await queueMessages(tx, cancellationMessages(tx, pending, options.reason));
 }
 
 /** What cutAtUserMessage found and did. */

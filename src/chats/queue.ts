@@ -89,8 +89,6 @@ export async function moveToHead(tx: ChatTx, queued: ChatQueuedMessageRow): Prom
 }
 
 export interface Promotion {
-  /** Synthetic cancellation results inserted first (misc rule 2), then the promoted message. */
-  readonly inserted: ChatMessageRow[];
   readonly message: ChatMessageRow;
   readonly queued: ChatQueuedMessageRow;
 }
@@ -101,7 +99,8 @@ export interface Promotion {
  */
 export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelReason: string): Promise<Promotion> {
   // Misc rule 2 before the user message lands; no statement when nothing is pending.
-  const cancellations = await answerPendingToolCalls(tx, { dynamicOnly: false, reason: cancelReason });
+  // Their INSERT rides with the promotion's statement.
+  await answerPendingToolCalls(tx, { dynamicOnly: false, reason: cancelReason });
   await tx.beforeHistoryWrite();
   const [row] = await tx.query<{ deleted: number; queued: RawRow | null; message: RawRow | null }>(
     `WITH target AS (
@@ -131,12 +130,12 @@ export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelR
   tx.noteInserted([message]);
   const queued = queuedFromRaw(row.queued);
   // A lifecycle hook's context for this prompt follows it into history (docs/hooks.md).
-  const context = queued.hookContext?.length
-    ? await insertHistory(
-        tx,
-        queued.hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null })),
-        cancelReason,
-      )
-    : [];
-  return { inserted: [...cancellations, message, ...context], message, queued };
+  if (queued.hookContext?.length) {
+    await insertHistory(
+      tx,
+      queued.hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null })),
+      cancelReason,
+    );
+  }
+  return { message, queued };
 }

@@ -22,6 +22,7 @@ import { chatRow, history, makeChat, makeEnv, queueOf, snapshotRows, stateOf, te
 import { ACTIVE_TAIL_SQL } from "../../src/chats/history";
 import {
   abandon,
+  cancelRequiresAction,
   clearContext,
   commitStep,
   completeRequiresAction,
@@ -475,7 +476,7 @@ describe("round trips of transitions that write history", () => {
     expect(tail[1]?.id).toBe(finished.value.promoted?.message.id);
   });
 
-  it("FinishInterruption with a partial step takes two from I0, or three when the partial left a call open", async () => {
+  it("FinishInterruption with a partial step takes two from I0, the cancellation of a call it left open included", async () => {
     for (const open of [false, true]) {
       const chat = await makeChat(env, "I0", { owned: true });
       const callId = `call_${randomUUID()}`;
@@ -484,18 +485,31 @@ describe("round trips of transitions that write history", () => {
       const finished = await apply(env.store, finishInterruption, chat.chatId, { partial: [{ role: "assistant", content }] }).finally(
         rec.stop,
       );
-      // The row lock with the tail; the partial's INSERT rides with the next statement: the
-      // cancellation's INSERT when a call is open, else the commit write.
-      expect(rec.sent).toHaveLength(open ? 3 : 2);
-      expect(rec.sent[1]).toMatch(
-        open ? /^INSERT INTO chat_messages[\s\S]*INSERT INTO chat_messages/ : /^INSERT INTO chat_messages[\s\S]*COMMIT$/,
-      );
+      // The row lock with the tail; the partial's INSERT, and the open call's cancellation (judged
+      // on the partial as written), ride with the commit write.
+      expect(rec.sent).toHaveLength(2);
+      const inserts = open
+        ? /^INSERT INTO chat_messages[\s\S]*INSERT INTO chat_messages[\s\S]*COMMIT$/
+        : /^INSERT INTO chat_messages[\s\S]*COMMIT$/;
+      expect(rec.sent[1]).toMatch(inserts);
       expect(finished.state).toBe("W");
       const stored = (await history(env, chat.chatId)).slice(open ? -2 : -1);
       expect(finished.value.messages.map((m) => m.id)).toEqual(stored.map((m) => m.id));
       expect(stored.map((m) => m.role)).toEqual(open ? ["assistant", "tool"] : ["assistant"]);
       if (open) expect(stored[1]?.content[0]).toMatchObject({ type: "tool-result", tool_call_id: callId, is_error: true });
     }
+  });
+
+  it("CancelRequiresAction takes two from A0: the row lock with the tail, the cancellations' INSERT with the commit write", async () => {
+    const chat = await makeChat(env, "A0", { owned: true });
+    const rec = recordQueries(env.pool);
+    const cancelled = await apply(env.store, cancelRequiresAction, chat.chatId).finally(rec.stop);
+    expect(rec.sent).toHaveLength(2);
+    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*COMMIT$/);
+    expect(cancelled.state).toBe("R0");
+    const stored = (await history(env, chat.chatId)).at(-1);
+    expect(cancelled.value.messages.map((m) => m.id)).toEqual([stored?.id]);
+    expect(stored?.content[0]).toMatchObject({ type: "tool-result", tool_call_id: chat.pendingCallId, is_error: true });
   });
 
   it("a client's tool results take two from A1: the row lock with BEGIN and the tail, then the INSERT with the commit write and COMMIT", async () => {

@@ -58,18 +58,14 @@ export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<
   const queued = await queueHistory(tx, [replacement, ...(input.suffix ?? [])], EDIT_REASON);
   // Misc rule 1's cancellations follow, if a suffix left dynamic calls pending.
   await tx.land("EditMessage", from, undefined, { cancelReason: EDIT_REASON });
-  const end = tx.insertedCount;
-  return {
+  return tx.withRowsSince(mark, {
     get message() {
       // The replacement is the batch's first user row: only synthetic tool results can precede it.
       const message = queued.rows().find((row) => row.role === "user");
       if (message === undefined) throw new StoreInvariantError("EditMessage inserted no replacement");
       return message;
     },
-    get messages() {
-      return tx.insertedBetween(mark, end);
-    },
     deletedMessageIds,
     deletedQueuedMessageIds,
-  };
+  });
 }

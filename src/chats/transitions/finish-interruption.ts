@@ -49,13 +49,7 @@ export async function finishInterruption(tx: ChatTx, input: FinishInterruptionIn
     promoted = await promoteQueued(tx, "head", reason);
     await tx.land("FinishInterruption", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty after promoting head");
   }
-  const end = tx.insertedCount;
-  return {
-    get messages() {
-      return tx.insertedBetween(mark, end);
-    },
-    promoted,
-  };
+  return tx.withRowsSince(mark, { promoted });
 }
 
 /** FinishInterruption's prefetch: it always reads the active tail. */

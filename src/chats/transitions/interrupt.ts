@@ -17,8 +17,8 @@ export const USER_INTERRUPT_REASON = "the user interrupted the chat";
 export interface InterruptResult {
   /** FinishInterruption ran in this transaction because nothing owned the chat. */
   finished: boolean;
-  /** Every history row inserted, in order (synthetic tool results, a promoted queue head). */
-  messages: ChatMessageRow[];
+  /** Every history row inserted, in order (synthetic tool results, a promoted queue head); read after the commit. */
+  readonly messages: ChatMessageRow[];
 }
 
 export async function interrupt(tx: ChatTx, input: { reason?: string } = {}): Promise<InterruptResult> {
@@ -28,15 +28,15 @@ export async function interrupt(tx: ChatTx, input: { reason?: string } = {}): Pr
   if (state === "I0" || state === "I1") {
     if (tx.ownership() === "O") throw new TransitionNotAllowedError("Interrupt", state);
     await finishInterruption(tx, { reason });
-    return { finished: true, messages: tx.insertedSince(mark) };
+    return tx.withRowsSince(mark, { finished: true });
   }
   const from = tx.from("Interrupt");
   const to = await tx.land("Interrupt", from, undefined, { cancelReason: reason });
   if ((to === "I0" || to === "I1") && tx.ownership() === "U") {
     await finishInterruption(tx, { reason });
-    return { finished: true, messages: tx.insertedSince(mark) };
+    return tx.withRowsSince(mark, { finished: true });
   }
-  return { finished: false, messages: tx.insertedSince(mark) };
+  return tx.withRowsSince(mark, { finished: false });
 }
 
 /** The requires-action and unowned paths read the active tail. */

@@ -29,8 +29,8 @@ export interface PromoteQueuedMessageResult {
   queuedMessage: ChatQueuedMessageRow;
   /** The history message (E1, A1); null when it stays at the head of the queue (R1, I1). */
   message: ChatMessageRow | null;
-  /** Every history row inserted, in order (synthetic tool results, then the message). */
-  messages: ChatMessageRow[];
+  /** Every history row inserted, in order (synthetic tool results, then the message); read after the commit. */
+  readonly messages: ChatMessageRow[];
 }
 
 export const PROMOTE_REASON = "a queued message was promoted";
@@ -49,7 +49,7 @@ export async function promoteQueuedMessage(tx: ChatTx, input: { queuedMessageId:
   await tx.land("PromoteQueuedMessage", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty", {
     cancelReason: PROMOTE_REASON,
   });
-  return { queuedMessage, message: promoted.message, messages: tx.insertedSince(mark) };
+  return tx.withRowsSince(mark, { queuedMessage, message: promoted.message });
 }
 
 /** From E1 and A1 the promotion answers outstanding tool calls first: it reads the tail. */

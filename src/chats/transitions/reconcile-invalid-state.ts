@@ -11,11 +11,12 @@ import type { ChatMessageRow } from "../../db/schema/chats";
 
 export const INVALID_STATE_REASON = "the chat was reset from an invalid state";
 
-export async function reconcileInvalidState(tx: ChatTx): Promise<{ messages: ChatMessageRow[] }> {
+export async function reconcileInvalidState(tx: ChatTx): Promise<{ readonly messages: ChatMessageRow[] }> {
   const from = tx.from("ReconcileInvalidState");
-  const messages = await answerPendingToolCalls(tx, { dynamicOnly: true, reason: INVALID_STATE_REASON });
+  const mark = tx.insertedCount;
+  await answerPendingToolCalls(tx, { dynamicOnly: true, reason: INVALID_STATE_REASON });
   await tx.land("ReconcileInvalidState", from, tx.queueLength === 0 ? "no queued messages" : "queued messages");
   tx.set({ lastError: INVALID_STATE_LAST_ERROR });
-  return { messages };
+  return tx.withRowsSince(mark, {});
 }
 reconcileInvalidState.prefetchTail = () => true;

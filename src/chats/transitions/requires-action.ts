@@ -92,10 +92,10 @@ completeRequiresAction.prefetchTail = () => true;
 
 export const REQUIRES_ACTION_TIMEOUT_REASON = "no tool result arrived before the deadline";
 
-export async function cancelRequiresAction(tx: ChatTx, input: { reason?: string } = {}): Promise<{ messages: ChatMessageRow[] }> {
+export async function cancelRequiresAction(tx: ChatTx, input: { reason?: string } = {}): Promise<{ readonly messages: ChatMessageRow[] }> {
   const from = tx.from("CancelRequiresAction");
   const mark = tx.insertedCount;
   await tx.land("CancelRequiresAction", from, undefined, { cancelReason: input.reason ?? REQUIRES_ACTION_TIMEOUT_REASON });
-  return { messages: tx.insertedSince(mark) };
+  return tx.withRowsSince(mark, {});
 }
 cancelRequiresAction.prefetchTail = () => true;

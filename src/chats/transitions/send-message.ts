@@ -84,7 +84,7 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     const promoted = await promoteQueued(tx, "head", NEW_MESSAGE_REASON);
     const queuedMessage = await enqueue(tx, { ...m, hookContext });
     await tx.land("SendMessage", from, variant);
-    return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage, promotedQueuedAt: promoted.queued.createdAt };
+    return tx.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt: promoted.queued.createdAt });
   }
 
   const queuedMessage = await enqueue(tx, { ...m, hookContext });
@@ -93,11 +93,11 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     const finished = await finishInterruption(tx, {});
     const promotedQueuedAt = finished.promoted?.queued.createdAt ?? null;
     if (finished.promoted?.queued.id === queuedMessage.id) {
-      return { queued: false, message: finished.promoted.message, messages: tx.insertedSince(mark), queuedMessage: null, promotedQueuedAt };
+      return tx.withRowsSince(mark, { queued: false, message: finished.promoted.message, queuedMessage: null, promotedQueuedAt });
     }
-    return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage, promotedQueuedAt };
+    return tx.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt });
   }
-  return { queued: true, message: null, messages: tx.insertedSince(mark), queuedMessage, promotedQueuedAt: null };
+  return tx.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt: null });
 }
 
 /** Reads the active tail with the queue count when the send will need it (rule 2, rule 1, unowned interrupt). */
