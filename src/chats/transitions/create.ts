@@ -133,12 +133,11 @@ export async function createChat(tx: ChatTx, input: CreateChatInput): Promise<Cr
       createdBy: input.createdBy ?? input.ownerId,
     });
   }
-  const queued = await queueHistory(tx, initial, "the chat was created");
+  const mark = tx.insertedCount;
+  await queueHistory(tx, initial, "the chat was created");
+  // The initial history only: what afterInsert adds is its caller's.
+  const result = tx.withRowsSince(mark, {});
   await input.afterInsert?.(tx);
   await tx.land("Create", "N", variantOf(input));
-  return {
-    get messages() {
-      return queued.rows();
-    },
-  };
+  return result;
 }

@@ -80,13 +80,10 @@ export async function completeRequiresAction(
     createdBy,
   }));
   // The transition's last write: landing in running reads nothing more (misc rule 1 does not apply).
-  const queued = await queueHistory(tx, [...results, ...(input.suffix ?? [])], "tool results were submitted");
+  const mark = tx.insertedCount;
+  await queueHistory(tx, [...results, ...(input.suffix ?? [])], "tool results were submitted");
   await tx.land("CompleteRequiresAction", from, undefined);
-  return {
-    get messages() {
-      return queued.rows();
-    },
-  };
+  return tx.withRowsSince(mark, {});
 }
 completeRequiresAction.prefetchTail = () => true;
 

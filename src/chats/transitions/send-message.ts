@@ -64,18 +64,15 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     // can be read once the transaction has committed (see SendMessageResult).
     const queued = await queueHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON);
     await tx.land("SendMessage", from, variant);
-    return {
+    return tx.withRowsSince(mark, {
       queued: false,
       get message() {
         const rows = queued.rows();
         return rows[rows.length - 1 - context.length] ?? null;
       },
-      get messages() {
-        return queued.rows();
-      },
       queuedMessage: null,
       promotedQueuedAt: null,
-    };
+    });
   }
 
   if (from === "E1") {
