@@ -3,7 +3,8 @@
  * (durable-objects/chat-object/notification-faults.ts) drops half of every object's `chat:update`
  * notifications and wake hints, duplicates a fifth, and reorders or delays some of the rest, while
  * seeded rounds of turns run on a few chats with stream clients connected (one reconnecting now
- * and then with its resume cursors). The test stands in for the Cron Trigger and fires the sweep
+ * and then with its resume cursors). Every third round sends to every chat at once, more chats than
+ * slots, so wake hints are sent (and faulted) in every run, not only when the random rounds collide. The test stands in for the Cron Trigger and fires the sweep
  * every 1.5 s.
  *
  * After each round, once the database has settled (every chat waiting, every message answered):
@@ -28,6 +29,10 @@ const CHATS = Number(process.env.NOTIFICATION_FAULTS_CHATS ?? "6");
 const CLIENTS_PER_CHAT = 2;
 /** Fewer slots than chats: some chats wait for one, so slot-release wake hints matter too. */
 const ROOT_CONCURRENCY = 3;
+/** Every third round, from the first, is contended (see the loop); its turns last about 8 x 60 ms. */
+const CONTENDED_EVERY = 3;
+const CONTENDED_WORDS = 8;
+const CONTENDED_PACE_MS = 60;
 const POLL_MS = 2_000;
 const SWEEP_MS = 1_500;
 /** The poll's read and send on a loaded 2-core machine (shared with other suites), on top of one poll interval. */
@@ -257,15 +262,20 @@ async function run(): Promise<void> {
   try {
     while (turn < TURNS) {
       round++;
-      const batch = Math.min(TURNS - turn, 1 + Math.floor(rand() * 10));
+      // A contended round sends one slow turn to every chat back to back: CHATS - ROOT_CONCURRENCY
+      // of them find no slot, so wake hints go out every time (each waiting chat's own, and one per
+      // released slot), and the faults on that channel cannot depend on the random workload's luck.
+      const contended = (round - 1) % CONTENDED_EVERY === 0 && TURNS - turn >= CHATS;
+      const batch = contended ? CHATS : Math.min(TURNS - turn, 1 + Math.floor(rand() * 10));
       const reconnectAt = rand() < 0.3 ? Math.floor(rand() * batch) : -1;
       let reconnecting: Promise<void> = Promise.resolve();
       const touched = new Set<string>();
       for (let i = 0; i < batch; i++) {
-        const chatId = pick(ids);
+        const chatId = contended ? ids[i]! : pick(ids);
         const n = ++turn;
-        const answer = Array.from({ length: 2 + Math.floor(rand() * 8) }, (_, w) => `t${n}w${w}`).join(" ");
-        const text = `/slow ${Math.floor(rand() * 40)} ${answer}`;
+        const words = contended ? CONTENDED_WORDS : 2 + Math.floor(rand() * 8);
+        const answer = Array.from({ length: words }, (_, w) => `t${n}w${w}`).join(" ");
+        const text = `/slow ${contended ? CONTENDED_PACE_MS : Math.floor(rand() * 40)} ${answer}`;
         const res = await fetch(`${dev.url}/api/v2/chats/${chatId}/messages`, {
           method: "POST",
           headers,
@@ -280,7 +290,7 @@ async function run(): Promise<void> {
           reconnects++;
           reconnecting = client.connect(dev, d.token, true);
         }
-        await new Promise((r) => setTimeout(r, Math.floor(rand() * 300)));
+        if (!contended) await new Promise((r) => setTimeout(r, Math.floor(rand() * 300)));
       }
       await reconnecting;
 
