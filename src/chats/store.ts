@@ -167,11 +167,13 @@ export class ChatStore {
       if (raw === undefined) return undefined;
       const committed = committedFromRaw(raw);
       publishAfterCommit(t, this.notifier, committed);
-      return { raw, statements: t.statements };
+      return { raw, committed, statements: t.statements };
     });
     if (found === undefined) return undefined;
-    const raw = found.raw.unchanged === true ? found.raw : { ...found.raw, queue_length: await this.#queueLength(owned.chatId) };
-    const committed = committedFromRaw(raw);
+    const committed =
+      found.raw.unchanged === true
+        ? found.committed
+        : committedFromRaw({ ...found.raw, queue_length: await this.#queueLength(owned.chatId) });
     const landed = committed.state;
     if (landed !== "R0" && landed !== "R1")
       throw new StoreInvariantError(`chat ${owned.chatId} recorded an attempt and landed in ${landed}`);
