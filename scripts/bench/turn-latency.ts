@@ -43,6 +43,8 @@ const DEFAULT_PROMPT =
   "to its clients, commits the assistant message, finishes the turn, and waits for the next message from the user in " +
   "this small benchmark run today";
 const MAX_REPS = 1000;
+/** --think-ms's default: only what the first turn's title needs to land (AFTER_FIRST_TURN_MS). */
+const DEFAULT_THINK_MS = 300;
 /** After a signal: stopping wrangler dev (SIGTERM, then SIGKILL after 5 s) and Postgres. */
 const CLEANUP_TIMEOUT_MS = 30_000;
 /** After a signal, how long a stack or wrangler dev still starting is waited for before exiting. */
@@ -63,6 +65,7 @@ interface Options {
   traceModel: boolean;
   followUp: boolean;
   edit: boolean;
+  thinkMs: number;
   exportCompare: boolean;
   dbLatencyMs: number;
   keep: boolean;
@@ -85,6 +88,9 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
                          every later turn of a conversation
   --edit                 time an edit (PATCH) of the chat's first message after an untimed first
                          turn, instead of a second send: the turn an edit restarts
+  --think-ms N           with --follow-up or --edit: the pause after the first turn (default 300),
+                         a user's reading and typing; past the object's CHAT_DB_IDLE_TIMEOUT_MS its
+                         connections are gone
   --export-compare       also run a service that exports traces to a local OTLP receiver, and
                          report its turns against the non-exporting one (on ÷ off, per rep)
   --db-latency-ms N      one-way delay of the database proxy (default: CHATD_DB_LATENCY_MS, else 0);
@@ -108,6 +114,7 @@ function parseOptions(): Options {
       "trace-model": { type: "boolean", default: false },
       "follow-up": { type: "boolean", default: false },
       edit: { type: "boolean", default: false },
+      "think-ms": { type: "string" },
       "export-compare": { type: "boolean", default: false },
       "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
@@ -118,6 +125,9 @@ function parseOptions(): Options {
       if (prompt.trim() === "") throw new UsageError("--prompt must not be empty");
       const turnEnd = values["turn-end"];
       if (turnEnd !== "db" && turnEnd !== "api") throw new UsageError(`--turn-end must be db or api, got "${turnEnd}"`);
+      const followUp = values["follow-up"] || values.edit;
+      if (values["think-ms"] !== undefined && !followUp)
+        throw new UsageError("--think-ms needs --follow-up or --edit (it is the pause between two turns)");
       return {
         reps: int("reps", values.reps, 1, MAX_REPS),
         warmup: int("warmup", values.warmup, 0, MAX_REPS),
@@ -130,8 +140,9 @@ function parseOptions(): Options {
         selectSettleMs: int("select-settle-ms", values["select-settle-ms"], 0, 10_000),
         gapMs: int("gap-ms", values["gap-ms"], 0, 60_000),
         traceModel: values["trace-model"],
-        followUp: values["follow-up"] || values.edit,
+        followUp,
         edit: values.edit,
+        thinkMs: values["think-ms"] === undefined ? DEFAULT_THINK_MS : int("think-ms", values["think-ms"], 0, 600_000),
         exportCompare: values["export-compare"],
         dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
         keep: values.keep,
@@ -252,6 +263,7 @@ async function main(): Promise<number> {
       parts: opts.parts,
       followUp: opts.followUp,
       edit: opts.edit,
+      thinkMs: opts.thinkMs,
       selectSettleMs: opts.selectSettleMs,
       turnEnd: watcher,
       tap,
@@ -327,7 +339,7 @@ async function main(): Promise<number> {
     // Other work on the machine moves every figure: say how busy it was.
     env.loadavg_at_end = loadavg().map((v) => Math.round(v * 100) / 100);
     const heading =
-      `### Turn latency: ${reps.length} reps (+${opts.warmup} warm-up)${opts.edit ? ", each an edit of a chat's first message (PATCH where the rows say POST)" : opts.followUp ? ", each a chat's second turn" : ""}, prompt \`${opts.prompt.length > 40 ? `${opts.prompt.slice(0, 40)}…` : opts.prompt}\`` +
+      `### Turn latency: ${reps.length} reps (+${opts.warmup} warm-up)${opts.edit ? ", each an edit of a chat's first message (PATCH where the rows say POST)" : opts.followUp ? ", each a chat's second turn" : ""}${opts.followUp ? ` ${opts.thinkMs} ms after the first` : ""}, prompt \`${opts.prompt.length > 40 ? `${opts.prompt.slice(0, 40)}…` : opts.prompt}\`` +
       `\n\n${env.cpus} CPUs, Node ${env.node}, wrangler ${env.wrangler} (\`wrangler dev\` CLI), commit ${env.commit}${env.dirty ? " (dirty)" : ""}` +
       `, load average (1 min) ${(env.loadavg_at_start as number[])[0]} at start, ${(env.loadavg_at_end as number[])[0]} at end` +
       `; turn end polled via ${opts.turnEnd === "db" ? "SELECT status" : "GET /chats/{id}"} every ${opts.pollMs} ms` +

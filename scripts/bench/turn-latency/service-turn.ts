@@ -3,6 +3,7 @@
  * episode the first message will create, then POST the message and time what follows. With
  * `followUp`, the chat first runs an untimed turn of its own and the timed turn is its second: the
  * path every later turn of a conversation takes (a prompt size to gate compaction on, a warm object).
+ * `thinkMs` pauses between the two turns as a user reading the answer and typing would.
  * With `edit` as well, the timed request edits the first turn's message (PATCH) instead of sending.
  *
  * A POST to a waiting chat lands at history_version = snapshot_version + 1 (its transaction's new
@@ -65,6 +66,8 @@ export interface ServiceTurnOptions {
   followUp: boolean;
   /** With followUp: the second turn is an edit of the first message, not a send. */
   edit: boolean;
+  /** With followUp: the pause after the first turn, a user's reading and typing (at least AFTER_FIRST_TURN_MS). */
+  thinkMs: number;
   /** Wait after sending the episode selection, so the object has it before the turn starts. */
   selectSettleMs: number;
   turnEnd: TurnEndWatcher;
@@ -180,7 +183,7 @@ async function afterFirstTurn(
   );
   if (!sent.message) throw new Error("the first turn's message was queued, not sent");
   await opts.turnEnd.waitForWaiting(chatId, deadline);
-  await sleep(AFTER_FIRST_TURN_MS);
+  await sleep(Math.max(AFTER_FIRST_TURN_MS, opts.thinkMs));
   const chat = await api<ChatWire>("GET", `/api/v2/chats/${chatId}`, undefined, 200);
   if (chat.status !== "waiting") throw new Error(`after its first turn the chat should be waiting, got ${chat.status}`);
   return { chat, firstMessageId: sent.message.id };
