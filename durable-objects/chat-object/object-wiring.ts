@@ -70,16 +70,12 @@ export class ObjectWiring {
 
   constructor(private readonly platform: ObjectPlatform) {}
 
-  /**
-   * The pool lives as long as the object: warm connections make transitions fast. They stay open
-   * CHAT_DB_IDLE_TIMEOUT_MS after their last use, so a user's next message after a pause to read
-   * and type does not pay a new connection (docs/hot-path.md).
-   */
+  /** The pool lives as long as the object: warm connections make transitions fast. */
   pool(): Pool {
     if (!this.#pool) {
       const config = configFromEnv(this.platform.env);
       setLogLevel(config.LOG_LEVEL);
-      this.#pool = createPool({ ...connectionOf(config), max: POOL_SIZE, idleTimeoutMs: config.CHAT_DB_IDLE_TIMEOUT_MS });
+      this.#pool = createPool({ ...connectionOf(config), max: POOL_SIZE });
     }
     return this.#pool;
   }

@@ -89,8 +89,7 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
   --edit                 time an edit (PATCH) of the chat's first message after an untimed first
                          turn, instead of a second send: the turn an edit restarts
   --think-ms N           with --follow-up or --edit: the pause after the first turn (default 300),
-                         a user's reading and typing; past the object's CHAT_DB_IDLE_TIMEOUT_MS its
-                         connections are gone
+                         a user's reading and typing
   --export-compare       also run a service that exports traces to a local OTLP receiver, and
                          report its turns against the non-exporting one (on ÷ off, per rep)
   --db-latency-ms N      one-way delay of the database proxy (default: CHATD_DB_LATENCY_MS, else 0);

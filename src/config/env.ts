@@ -34,10 +34,6 @@ export const configSchema = z.object({
   CHAT_STALE_THRESHOLD_MS: int("CHAT_STALE_THRESHOLD_MS", 300),
   CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),
   CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
-  // How long a chat object's database connections stay open unused (docs/hot-path.md).
-  CHAT_DB_IDLE_TIMEOUT_MS: int("CHAT_DB_IDLE_TIMEOUT_MS", 1000)
-    .pipe(z.number().max(600_000, { error: "CHAT_DB_IDLE_TIMEOUT_MS must be at most 600000" }))
-    .default(60_000),
   // How long a chat's object trusts an API key it read (docs/hot-path.md): the bound within which a
   // deleted key or a suspended user stops authenticating there. 0: read the key on every request.
   CHAT_AUTH_CACHE_MS: int("CHAT_AUTH_CACHE_MS", 0).pipe(z.number().max(60_000, { error: "CHAT_AUTH_CACHE_MS must be at most 60000" })),

@@ -22,11 +22,6 @@ export interface DbConnectionOptions {
   pipelineConnect?: "password" | "off" | undefined;
   /** A WebSocket constructor where the runtime has none (Node 20: the `ws` package). */
   webSocketConstructor?: unknown;
-  /**
-   * How long a connection may sit unused before the pool closes it; the driver's default is 10 s.
-   * A chat's object keeps its connections through a user's think time (CHAT_DB_IDLE_TIMEOUT_MS).
-   */
-  idleTimeoutMs?: number | undefined;
   /** Connections this pool may hold; a Durable Object needs only a few. */
   max?: number;
 }
@@ -66,12 +61,7 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 export function createPool(opts: DbConnectionOptions): Pool {
   configureDriver(opts);
-  const pool = new Pool({
-    connectionString: opts.databaseUrl,
-    max: opts.max ?? 5,
-    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-    ...(opts.idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: opts.idleTimeoutMs }),
-  });
+  const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
   // An idle connection that drops (server restart, proxy gone, isolate teardown) is an 'error'
   // event on the pool; unhandled it would crash the isolate. The next query reconnects.
   pool.on("error", (err: Error) => logger.warn("db_idle_connection_error", { error: err.message }));

@@ -48,13 +48,6 @@ describe("deployment options", () => {
     expect(() => parseConfig({ ...valid, CHAT_HOOK_ADMISSION_PERCENT: "150" })).toThrow("CHAT_HOOK_ADMISSION_PERCENT must be at most 100");
   });
 
-  it("keeps a chat object's idle connections 60 s unless told otherwise, within 1 s to 10 min", () => {
-    expect(parseConfig(valid).CHAT_DB_IDLE_TIMEOUT_MS).toBe(60_000);
-    expect(parseConfig({ ...valid, CHAT_DB_IDLE_TIMEOUT_MS: "10000" }).CHAT_DB_IDLE_TIMEOUT_MS).toBe(10_000);
-    expect(() => parseConfig({ ...valid, CHAT_DB_IDLE_TIMEOUT_MS: "500" })).toThrow("CHAT_DB_IDLE_TIMEOUT_MS must be at least 1000");
-    expect(() => parseConfig({ ...valid, CHAT_DB_IDLE_TIMEOUT_MS: "600001" })).toThrow("CHAT_DB_IDLE_TIMEOUT_MS must be at most 600000");
-  });
-
   it("accepts 0 as unlimited concurrency", () => {
     expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY: "0" }).CHAT_ROOT_CONCURRENCY).toBe(0);
   });
