@@ -51,7 +51,7 @@ export async function prepareGeneration(
   const { chat, history } = read;
   // The tools start at once (an MCP server's connect is not the database's). The model config and
   // the attribution check go side by side only when two connections are warm: otherwise the second
-  // read would open a connection (a chat's first turn, or one after the pool's idle timeout), which
+  // read would open a connection (a chat's first turn, or one after the server dropped one), which
   // costs more round trips than running them one after the other.
   const pendingTools = ctx.toolsFor(chat, toolStepOf(history));
   pendingTools.catch(() => {});
