@@ -38,6 +38,7 @@ import {
 import { failedCommitCheck } from "../db/pg-errors";
 import { StoreInvariantError } from "./errors";
 import { answerPendingToolCalls, ACTIVE_TAIL_SQL, type HistoryTx, type NewMessage } from "./history";
+import { leaseFreshSql } from "./lease-freshness";
 import { chatUpdatePayload, type Notifier } from "./notifier";
 import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow, ChatRow, RetryState } from "../db/schema/chats";
@@ -594,7 +595,7 @@ export class ChatTx implements HistoryTx {
     const failures = new Map<string, () => Error>();
     if (last) {
       const bind = (value: unknown) => values.push(value);
-      sql += `, ${leaseFreshOfRowSql(bind(this.#options.staleThresholdMs), heartbeat !== undefined)} AS lease_fresh`;
+      sql += `, ${leaseFreshSql("chats", bind(this.#options.staleThresholdMs), heartbeat === undefined ? undefined : STAGED_HEARTBEAT)} AS lease_fresh`;
       const conditions = [...this.#ownConditions(bind), ...this.#commitChecks.flatMap((check) => check.conditions?.(bind) ?? [])];
       for (const [i, condition] of conditions.entries()) {
         const name = `commit_check_${i}`;
@@ -666,25 +667,9 @@ const HEARTBEAT_UPSERT_SQL = (runnerParam: number) =>
 /** The queue length of the chat row `chats` as a statement's snapshot sees it. */
 const QUEUE_LENGTH_OF_ROW_SQL = "(SELECT count(*)::int FROM chat_queued_messages q WHERE q.chat_id = chats.id)";
 
-/**
- * Whether the owner's lease of the row `chats` is fresh ("either worker_id or runner_id is NULL,
- * or there is no fresh heartbeat row for the current (chat_id, runner_id)" is the negation).
- * `$staleParam` holds the threshold in ms. With `stagedHeartbeat` the statement upserts a
- * heartbeat in its STAGED_HEARTBEAT CTE, which its own subqueries cannot see in the table: the
- * CTE's row counts as the fresh one.
- */
-function leaseFreshOfRowSql(staleParam: number, stagedHeartbeat: boolean): string {
-  const staged = stagedHeartbeat ? `EXISTS (SELECT 1 FROM ${STAGED_HEARTBEAT} sh WHERE sh.runner_id = chats.runner_id) OR ` : "";
-  return `(chats.worker_id IS NOT NULL AND chats.runner_id IS NOT NULL AND (${staged}EXISTS (
-      SELECT 1 FROM chat_heartbeats h
-      WHERE h.chat_id = chats.id AND h.runner_id = chats.runner_id
-        AND h.heartbeat_at > statement_timestamp() - $${staleParam}::int * interval '1 millisecond'
-    )))`;
-}
-
 /** Extra RETURNING columns of a write that reads its rows back for publishing: the queue length and the lease (committedFromRaw). */
 export function committedExtrasSql(staleParam: number): string {
-  return `${QUEUE_LENGTH_OF_ROW_SQL} AS queue_length, ${leaseFreshOfRowSql(staleParam, false)} AS lease_fresh`;
+  return `${QUEUE_LENGTH_OF_ROW_SQL} AS queue_length, ${leaseFreshSql("chats", staleParam)} AS lease_fresh`;
 }
 
 export function committedFromRaw(raw: RawRow): CommittedChat {

@@ -56,7 +56,8 @@ import type { RawRow } from "../../db/rows";
 import { acquire } from "../../chats/transitions/ownership";
 import { historyFromJson, historyJsonSql, turnModelsAtCommit } from "../fenced-db";
 import type { TurnModelRows } from "../../model-configs/turn-model-rows";
-import { freshSinceSql, leaseFreshSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
+import { freshSinceSql, leaseFreshSql } from "../../chats/lease-freshness";
+import { RUNNABLE_STATUSES, runnableSql } from "./lease";
 import {
   ADMISSION_LOCK_KEYS,
   ADMISSION_LOCK_NAMESPACE,

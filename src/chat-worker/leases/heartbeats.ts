@@ -21,7 +21,7 @@
 import type { Pool } from "@neondatabase/serverless";
 import type { Queryable } from "../../db/rows";
 import { runTransaction, type TransactionObserver } from "../../db/transaction";
-import { freshSinceSql } from "./lease";
+import { freshSinceSql } from "../../chats/lease-freshness";
 import { ADMISSION_LOCK_KEYS, ADMISSION_LOCK_NAMESPACE, assertThreshold, timeoutSetting } from "./pools";
 
 export interface RunnerRef {

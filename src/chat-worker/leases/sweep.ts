@@ -11,7 +11,8 @@
  */
 import type { ChatStatus } from "../../chatstate/index";
 import type { Queryable } from "../../db/rows";
-import { inPoolSql, leaseFreshSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
+import { leaseFreshSql } from "../../chats/lease-freshness";
+import { inPoolSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
 import { assertThreshold, type PoolName } from "./pools";
 
 export interface FindRunnableOptions {
