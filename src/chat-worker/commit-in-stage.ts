@@ -34,22 +34,29 @@ export async function commitInStage<T = undefined>(
   const stage = ctx.trace.stage("commit");
   let step: CommittedStep | undefined;
   return ctx.trace.within(stage, async () => {
-    const committed = await fencedUpdate(ctx.store, ctx.fence, async (tx) => {
-      // Registered before the commit's notifications, so it runs first once COMMIT is through;
-      // by then tx.chat is the committed row.
-      const { handOff } = ctx;
-      if (read && handOff) {
-        let models: TurnModelRows | undefined;
-        // A commit that ended the turn (or released the chat) has no next model call to read for.
-        const nextStepCallsModel = () => tx.chat.status === "running" && tx.chat.workerId !== null;
-        tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows), nextStepCallsModel));
-        tx.transaction.afterCommit(() =>
-          handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)], ...(models ? { models } : {}) }),
-        );
-      }
-      step = await commitStep(tx, input);
-      return then ? then(tx, step.written) : undefined;
-    });
+    // A `then` may end the turn (FinishTurn), promoting the queue head: read it with the lock.
+    const committed = await fencedUpdate(
+      ctx.store,
+      ctx.fence,
+      async (tx) => {
+        // Registered before the commit's notifications, so it runs first once COMMIT is through;
+        // by then tx.chat is the committed row.
+        const { handOff } = ctx;
+        if (read && handOff) {
+          let models: TurnModelRows | undefined;
+          // A commit that ended the turn (or released the chat) has no next model call to read for.
+          const nextStepCallsModel = () => tx.chat.status === "running" && tx.chat.workerId !== null;
+          tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows), nextStepCallsModel));
+          tx.transaction.afterCommit(() =>
+            handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)], ...(models ? { models } : {}) }),
+          );
+        }
+        step = await commitStep(tx, input);
+        return then ? then(tx, step.written) : undefined;
+      },
+      false,
+      then !== undefined,
+    );
     stage.set({ generation_attempt: committed.chat.generationAttempt });
     return { ...committed, inserted: step?.messages ?? [] };
   });

@@ -95,12 +95,16 @@ export function turnModelsAtCommit(found: (models: TurnModelRows) => void, wante
   };
 }
 
-/** `prefetchTail`: the transition reads the active history tail (saves a statement). */
+/**
+ * `prefetchTail`: the transition reads the active history tail (saves a statement).
+ * `prefetchQueueHead`: it may promote the queue head, whose promotion then rides with the commit.
+ */
 export function fencedUpdate<T>(
   store: ChatStore,
   fence: Fence,
   fn: (tx: ChatTx) => Promise<T>,
   prefetchTail = false,
+  prefetchQueueHead = false,
 ): Promise<Committed<T>> {
   return store.update(
     fence.chatId,
@@ -108,7 +112,7 @@ export function fencedUpdate<T>(
       checkFence(tx.chat, fence);
       return fn(tx);
     },
-    { prefetchTail },
+    { prefetchTail, prefetchQueueHead },
   );
 }
 

@@ -40,8 +40,8 @@ import { StoreInvariantError } from "./errors";
 import { answerPendingToolCalls, ACTIVE_TAIL_SQL, type HistoryTx, type NewMessage } from "./history";
 import { leaseFreshSql } from "./lease-freshness";
 import { chatUpdatePayload, type Notifier } from "./notifier";
-import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
-import type { ChatMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+import { chatFromRaw, messageFromRaw, queuedFromRaw, type RawRow } from "../db/rows";
+import type { ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
 import type { StoreTransaction } from "../db/transaction";
 import { ownershipOf } from "../chatstate/chat-versions";
 
@@ -115,24 +115,43 @@ export function unchangedSinceSnapshotSql(alias: string, ownBumps: 0 | 1): strin
       FROM chats s WHERE s.id = ${alias}.id), false)`;
 }
 
-/** Prefetch the active history tail with the queue count (one statement instead of two). */
+/** Prefetch the active history tail (and the queue head) with the queue count (one statement instead of two). */
 export type TailPrefetch = boolean | ((chat: ChatRow) => boolean);
 
+/** What the row lock reads besides the row and the queue count. */
+export interface LockReads {
+  tail: TailPrefetch;
+  /** The queue head: a promotion of it then rides with the next statement (queue.ts). Tail prefetches read it too. */
+  queueHead?: boolean;
+}
+
+const TAIL_SQL = `(SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t)`;
+/** The queue head as a JSON row, or null for an empty queue. */
+const QUEUE_HEAD_SQL = "(SELECT to_jsonb(q) FROM chat_queued_messages q WHERE q.chat_id = $1 AND q.position = 0)";
+
+/** The select-list of the count (and the tail, and the head) for $1's chat. */
+function queueReadsSql(withTail: boolean, withHead: boolean): string {
+  return [
+    "(SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length",
+    ...(withTail ? [`${TAIL_SQL} AS tail`] : []),
+    ...(withTail || withHead ? [`${QUEUE_HEAD_SQL} AS queue_head`] : []),
+  ].join(",\n    ");
+}
+
 /**
- * The lock-and-bump with the queue count (and the tail) in its RETURNING: one round trip instead
- * of two, valid only when nothing was committed on the chat between the statement's snapshot and
- * the row lock. Its subqueries read that snapshot, taken before any wait for the lock, while the
- * row comes back as locked; every write to a chat's queue or history bumps the row under its lock
- * first (ChatTx is the only writer), so the row as the snapshot saw it being one bump behind the
- * locked one means the counts are current. Otherwise `unchanged` is false and they are read again.
+ * The lock-and-bump with the queue count (and the tail, and the head) in its RETURNING: one round
+ * trip instead of two, valid only when nothing was committed on the chat between the statement's
+ * snapshot and the row lock. Its subqueries read that snapshot, taken before any wait for the
+ * lock, while the row comes back as locked; every write to a chat's queue or history bumps the row
+ * under its lock first (ChatTx is the only writer), so the row as the snapshot saw it being one
+ * bump behind the locked one means the counts are current. Otherwise `unchanged` is false and they
+ * are read again (recountSql).
  */
-function lockBumpAndReadSql(withTail: boolean, guarded = false): string {
+function lockBumpAndReadSql(withTail: boolean, withHead: boolean, guarded: boolean): string {
   return `UPDATE chats SET snapshot_version = snapshot_version + 1 WHERE id = $1${guarded ? ` AND ${LOCK_ROW_GUARD_SQL}` : ""}
   RETURNING *,
     ${unchangedSinceSnapshotSql("chats", 1)} AS unchanged,
-    (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length${
-      withTail ? `,\n    (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail` : ""
-    }`;
+    ${queueReadsSql(withTail, withHead)}`;
 }
 
 /** The transaction-local setting a guard statement leaves for ChatTx.lockIf's row lock. */
@@ -153,18 +172,22 @@ export interface LockGuard {
   values: readonly unknown[];
 }
 
-const LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false);
-const LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true);
-const GUARDED_LOCK_BUMP_AND_COUNT_SQL = lockBumpAndReadSql(false, true);
-const GUARDED_LOCK_BUMP_COUNT_AND_TAIL_SQL = lockBumpAndReadSql(true, true);
+/** The lock statements by what they read (built once each). */
+const LOCK_SQL = new Map<string, string>();
+function lockSql(withTail: boolean, withHead: boolean, guarded: boolean): string {
+  const key = `${withTail}/${withHead}/${guarded}`;
+  const built = LOCK_SQL.get(key);
+  if (built !== undefined) return built;
+  const sql = lockBumpAndReadSql(withTail, withHead, guarded);
+  LOCK_SQL.set(key, sql);
+  return sql;
+}
 
 /** A chat's queue length ($1 the chat id), as `queue_length`. */
 export const QUEUE_LENGTH_SQL = `SELECT count(*)::int AS queue_length FROM chat_queued_messages WHERE chat_id = $1`;
 
-const QUEUE_LENGTH_AND_TAIL_SQL = `
-  SELECT
-    (SELECT count(*)::int FROM chat_queued_messages WHERE chat_id = $1) AS queue_length,
-    (SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t) AS tail`;
+/** The lock's reads again, on a fresh snapshot, after a commit the lock waited for. */
+const recountSql = (withTail: boolean, withHead: boolean) => `SELECT ${queueReadsSql(withTail, withHead)}`;
 
 export class ChatTx implements HistoryTx {
   readonly #t: StoreTransaction;
@@ -184,6 +207,8 @@ export class ChatTx implements HistoryTx {
   #expected: ExecutionState | undefined;
   #applied: AppliedTransition[] = [];
   #inserted: ChatMessageRow[] = [];
+  /** The queue head as this transaction left it: null for an empty queue, undefined when not read. */
+  #queueHead: ChatQueuedMessageRow | null | undefined;
   #committed = false;
 
   private constructor(t: StoreTransaction, chat: ChatRow, queueLength: number, tail: ChatMessageRow[] | undefined, options: ChatTxOptions) {
@@ -203,10 +228,10 @@ export class ChatTx implements HistoryTx {
    * in the first statement either way: a small read where a round trip is the cost.
    * Throws ChatNotFoundError when the row does not exist.
    */
-  static async lock(t: StoreTransaction, chatId: string, options: ChatTxOptions, prefetchTail: TailPrefetch = false): Promise<ChatTx> {
-    const [raw] = await t.query(prefetchTail === false ? LOCK_BUMP_AND_COUNT_SQL : LOCK_BUMP_COUNT_AND_TAIL_SQL, [chatId]);
+  static async lock(t: StoreTransaction, chatId: string, options: ChatTxOptions, reads: LockReads = { tail: false }): Promise<ChatTx> {
+    const [raw] = await t.query(lockSql(reads.tail !== false, reads.queueHead === true, false), [chatId]);
     if (raw === undefined) throw new ChatNotFoundError(chatId);
-    return ChatTx.#locked(t, chatId, raw, options, prefetchTail);
+    return ChatTx.#locked(t, chatId, raw, options, reads);
   }
 
   /**
@@ -219,40 +244,37 @@ export class ChatTx implements HistoryTx {
     t: StoreTransaction,
     chatId: string,
     options: ChatTxOptions,
-    prefetchTail: TailPrefetch,
+    reads: LockReads,
     guard: LockGuard,
   ): Promise<{ guardRow: RawRow | undefined; tx: ChatTx | undefined }> {
-    const lock = prefetchTail === false ? GUARDED_LOCK_BUMP_AND_COUNT_SQL : GUARDED_LOCK_BUMP_COUNT_AND_TAIL_SQL;
+    const lock = lockSql(reads.tail !== false, reads.queueHead === true, true);
     const [guardRows, lockRows] = await t.queryEach([guard, { text: lock, values: [chatId] }]);
     const raw = lockRows?.[0];
-    return { guardRow: guardRows?.[0], tx: raw === undefined ? undefined : await ChatTx.#locked(t, chatId, raw, options, prefetchTail) };
+    return { guardRow: guardRows?.[0], tx: raw === undefined ? undefined : await ChatTx.#locked(t, chatId, raw, options, reads) };
   }
 
-  static async #locked(
-    t: StoreTransaction,
-    chatId: string,
-    raw: RawRow,
-    options: ChatTxOptions,
-    prefetchTail: TailPrefetch,
-  ): Promise<ChatTx> {
-    const locked = raw as RawRow & { unchanged: boolean; queue_length: number; tail?: RawRow[] };
+  static async #locked(t: StoreTransaction, chatId: string, raw: RawRow, options: ChatTxOptions, reads: LockReads): Promise<ChatTx> {
+    type Prefetched = { queue_length: number; tail?: RawRow[]; queue_head?: RawRow | null };
+    const locked = raw as RawRow & Prefetched & { unchanged: boolean };
     const chat = chatFromRaw(locked);
-    const wantTail = typeof prefetchTail === "function" ? prefetchTail(chat) : prefetchTail;
-    if (locked.unchanged === true) {
-      const tail = locked.tail === undefined ? undefined : locked.tail.map(messageFromRaw);
-      return new ChatTx(t, chat, locked.queue_length, tail, options);
-    }
-    if (!wantTail) {
-      const [row] = await t.query<{ queue_length: number }>(QUEUE_LENGTH_SQL, [chatId]);
-      return new ChatTx(t, chat, row?.queue_length ?? 0, undefined, options);
-    }
-    const [row] = await t.query<{ queue_length: number; tail: RawRow[] }>(QUEUE_LENGTH_AND_TAIL_SQL, [chatId]);
-    return new ChatTx(t, chat, row?.queue_length ?? 0, (row?.tail ?? []).map(messageFromRaw), options);
+    const handle = (read: Prefetched) => {
+      const tx = new ChatTx(t, chat, read.queue_length, read.tail?.map(messageFromRaw), options);
+      if (read.queue_head !== undefined) tx.#queueHead = read.queue_head === null ? null : queuedFromRaw(read.queue_head);
+      return tx;
+    };
+    if (locked.unchanged === true) return handle(locked);
+    // A prefetch that depends on the row asks again on what the lock holds.
+    const wantTail = typeof reads.tail === "function" ? reads.tail(chat) : reads.tail;
+    const wantHead = reads.queueHead === true;
+    const [row] = await t.query<Prefetched>(wantTail || wantHead ? recountSql(wantTail, wantHead) : QUEUE_LENGTH_SQL, [chatId]);
+    return handle({ ...row, queue_length: row?.queue_length ?? 0, ...(wantTail ? { tail: row?.tail ?? [] } : {}) });
   }
 
   /** The handle for a chat Create has just inserted in this transaction (empty queue and history). */
   static forCreated(t: StoreTransaction, chat: ChatRow, options: ChatTxOptions): ChatTx {
-    return new ChatTx(t, chat, 0, [], options);
+    const tx = new ChatTx(t, chat, 0, [], options);
+    tx.#queueHead = null;
+    return tx;
   }
 
   get chatId(): string {
@@ -266,6 +288,11 @@ export class ChatTx implements HistoryTx {
 
   get queueLength(): number {
     return this.#queueLength;
+  }
+
+  /** The queue head, when the lock read it (with the tail) and the queue writes kept it: undefined otherwise. */
+  get queueHead(): ChatQueuedMessageRow | null | undefined {
+    return this.#queueHead;
   }
 
   get options(): Readonly<ChatTxOptions> {
@@ -515,7 +542,12 @@ export class ChatTx implements HistoryTx {
     this.#tail = [...rows];
   }
 
-  noteQueueChange(delta: number): void {
+  /**
+   * After a write to the queue: its length moved by `delta`, and its head is `head` (null: the
+   * queue is empty; undefined: not known without a read).
+   */
+  noteQueueChange(delta: number, head: ChatQueuedMessageRow | null | undefined): void {
+    this.#queueHead = head;
     this.#queueLength += delta;
     if (this.#queueLength < 0) throw new StoreInvariantError(`queue length of chat ${this.chatId} went negative`);
   }

@@ -5,11 +5,12 @@
  *
  * Every promotion into history goes through promoteQueued: it answers outstanding tool calls
  * (misc rule 2), then deletes the queue row and inserts it as a user message carrying
- * queued_message_id in one statement, and fails unless exactly one queue row was deleted.
+ * queued_message_id in one statement. That statement rides with the next one when the row lock
+ * read the head; on its own, it fails unless exactly one queue row was deleted.
  */
 import type { ChatTx } from "./chat-tx";
 import { QueueFullError, StoreInvariantError } from "./errors";
-import { answerPendingToolCalls, insertHistory } from "./history";
+import { answerPendingToolCalls, queueHistory } from "./history";
 import { messageFromRaw, queuedFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, QueuedHookContext } from "../db/schema/chats";
 
@@ -40,8 +41,10 @@ export async function enqueue(tx: ChatTx, message: NewQueuedMessage): Promise<Ch
     ],
   );
   if (raw === undefined) throw new StoreInvariantError("queue insert returned no row");
-  tx.noteQueueChange(+1);
-  return queuedFromRaw(raw);
+  const queued = queuedFromRaw(raw);
+  // Appended at the tail: it is the head only of a queue that was empty.
+  tx.noteQueueChange(+1, tx.queueLength === 0 ? queued : tx.queueHead);
+  return queued;
 }
 
 export async function findQueued(tx: ChatTx, queuedMessageId: string): Promise<ChatQueuedMessageRow | undefined> {
@@ -63,8 +66,9 @@ export async function removeQueued(tx: ChatTx, queuedMessageId: string): Promise
     [tx.chatId, queuedMessageId],
   );
   if (!row?.removed) return undefined;
-  tx.noteQueueChange(-1);
-  return queuedFromRaw(row.removed);
+  const removed = queuedFromRaw(row.removed);
+  tx.noteQueueChange(-1, tx.queueLength === 1 ? null : removed.position === 0 ? undefined : tx.queueHead);
+  return removed;
 }
 
 /** Deletes the whole queue (EditMessage); returns the deleted ids in queue order. */
@@ -74,7 +78,7 @@ export async function clearQueue(tx: ChatTx): Promise<string[]> {
     `DELETE FROM chat_queued_messages WHERE chat_id = $1 RETURNING id, position`,
     [tx.chatId],
   );
-  tx.noteQueueChange(-rows.length);
+  tx.noteQueueChange(-rows.length, null);
   return rows.sort((a, b) => a.position - b.position).map((r) => r.id);
 }
 
@@ -86,27 +90,18 @@ export async function moveToHead(tx: ChatTx, queued: ChatQueuedMessageRow): Prom
      WHERE chat_id = $1 AND position <= $3`,
     [tx.chatId, queued.id, queued.position],
   );
+  tx.noteQueueChange(0, { ...queued, position: 0 });
 }
 
 export interface Promotion {
+  /** The promoted user message. A getter: with a queued promotion, read it after the commit. */
   readonly message: ChatMessageRow;
   readonly queued: ChatQueuedMessageRow;
 }
 
-/**
- * Promotes the queue head (`"head"`) or a given queued message into history as a user message.
- * Throws StoreInvariantError unless exactly one queue row was deleted.
- */
-export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelReason: string): Promise<Promotion> {
-  // Misc rule 2 before the user message lands; no statement when nothing is pending.
-  // Their INSERT rides with the promotion's statement.
-  await answerPendingToolCalls(tx, { dynamicOnly: false, reason: cancelReason });
-  await tx.beforeHistoryWrite();
-  const [row] = await tx.query<{ deleted: number; queued: RawRow | null; message: RawRow | null }>(
-    `WITH target AS (
-       DELETE FROM chat_queued_messages
-       WHERE chat_id = $1 AND ${target === "head" ? "position = 0" : "id = $2"}
-       RETURNING *
+/** Deletes queue row $2 of chat $1, closes the gap, and inserts it into history as a user message. */
+const PROMOTE_SQL = (targetSql: string) => `WITH target AS (
+       DELETE FROM chat_queued_messages WHERE chat_id = $1 AND ${targetSql} RETURNING *
      ), shifted AS (
        UPDATE chat_queued_messages q SET position = q.position - 1
        FROM target t WHERE q.chat_id = $1 AND q.position > t.position
@@ -115,7 +110,67 @@ export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelR
        INSERT INTO chat_messages (chat_id, role, content, queued_message_id, model_config_id, reasoning_effort, created_by)
        SELECT chat_id, 'user', content, id, model_config_id, reasoning_effort, created_by FROM target
        RETURNING *
-     )
+     )`;
+
+/**
+ * Promotes the queue head (`"head"`) or a given queued message into history as a user message.
+ * When the transaction knows the head (its lock read it with the tail), promoting the head is
+ * queued: it rides with the next statement (the commit write's, for the transition's last write),
+ * and `message` is read after the commit. Otherwise it is one statement of its own, which throws
+ * StoreInvariantError unless exactly one queue row was deleted. A queued promotion needs no such
+ * check: the row lock keeps the head as read, and the commit write checks the queue's length.
+ */
+export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelReason: string): Promise<Promotion> {
+  // Misc rule 2 before the user message lands; no statement when nothing is pending.
+  // Their INSERT rides with the promotion's statement.
+  await answerPendingToolCalls(tx, { dynamicOnly: false, reason: cancelReason });
+  await tx.beforeHistoryWrite();
+  const head = target === "head" ? tx.queueHead : undefined;
+  const { queued, message } = head ? queuePromotion(tx, head) : await promoteNow(tx, target);
+  // A lifecycle hook's context for this prompt follows it into history (docs/hooks.md).
+  if (queued.hookContext?.length) {
+    await queueHistory(
+      tx,
+      queued.hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null })),
+      cancelReason,
+    );
+  }
+  return {
+    queued,
+    get message() {
+      return message();
+    },
+  };
+}
+
+function queuePromotion(tx: ChatTx, head: ChatQueuedMessageRow): { queued: ChatQueuedMessageRow; message: () => ChatMessageRow } {
+  let promoted: ChatMessageRow | undefined;
+  const written = {
+    role: "user" as const,
+    content: head.content,
+    modelConfigId: head.modelConfigId,
+    reasoningEffort: head.reasoningEffort,
+    createdBy: head.createdBy,
+  };
+  tx.queueInsert(`${PROMOTE_SQL("id = $2")} SELECT * FROM promoted`, [tx.chatId, head.id], [written], (rows) => {
+    if (rows.length !== 1)
+      throw new StoreInvariantError(`promoting the head of chat ${tx.chatId} inserted ${rows.length} messages, want 1`);
+    promoted = messageFromRaw(rows[0]!);
+    tx.noteInserted([promoted]);
+  });
+  tx.noteQueueChange(-1, tx.queueLength === 1 ? null : undefined);
+  return {
+    queued: head,
+    message: () => {
+      if (promoted === undefined) throw new StoreInvariantError(`the promoted message of chat ${tx.chatId} was read before it was written`);
+      return promoted;
+    },
+  };
+}
+
+async function promoteNow(tx: ChatTx, target: string): Promise<{ queued: ChatQueuedMessageRow; message: () => ChatMessageRow }> {
+  const [row] = await tx.query<{ deleted: number; queued: RawRow | null; message: RawRow | null }>(
+    `${PROMOTE_SQL(target === "head" ? "position = 0" : "id = $2")}
      SELECT (SELECT count(*)::int FROM target) AS deleted,
             (SELECT to_jsonb(t) FROM target t LIMIT 1) AS queued,
             (SELECT to_jsonb(p) FROM promoted p LIMIT 1) AS message,
@@ -125,17 +180,8 @@ export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelR
   if (row === undefined || row.deleted !== 1 || !row.queued || !row.message) {
     throw new StoreInvariantError(`promoting ${target} of chat ${tx.chatId} deleted ${row?.deleted ?? 0} queue rows, want exactly 1`);
   }
-  tx.noteQueueChange(-1);
+  tx.noteQueueChange(-1, tx.queueLength === 1 ? null : undefined);
   const message = messageFromRaw(row.message);
   tx.noteInserted([message]);
-  const queued = queuedFromRaw(row.queued);
-  // A lifecycle hook's context for this prompt follows it into history (docs/hooks.md).
-  if (queued.hookContext?.length) {
-    await insertHistory(
-      tx,
-      queued.hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null })),
-      cancelReason,
-    );
-  }
-  return { message, queued };
+  return { queued: queuedFromRaw(row.queued), message: () => message };
 }

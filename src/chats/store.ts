@@ -37,6 +37,7 @@ import {
   type AppliedTransition,
   type ChatTxOptions,
   type LockGuard,
+  type LockReads,
   type TailPrefetch,
 } from "./chat-tx";
 import type { RawRow } from "../db/rows";
@@ -86,9 +87,16 @@ export interface Committed<T> {
 export interface UpdateOptions {
   /** Read the active history tail together with the queue count; the transition declares it (transitions/transition.ts). */
   prefetchTail?: TailPrefetch;
+  /** Read the queue head with the row lock, for a transaction that may promote it (FinishTurn after a step). */
+  prefetchQueueHead?: boolean;
   /** A heartbeat older than this is stale for this transaction's ownership hint, when the caller's threshold is not the store's (the worker's). */
   staleThresholdMs?: number;
 }
+
+const lockReads = (options: UpdateOptions): LockReads => ({
+  tail: options.prefetchTail ?? false,
+  queueHead: options.prefetchQueueHead ?? false,
+});
 
 /** What the guard of `updateGuarded` answers to end the transaction without locking. */
 export interface Answered<A> {
@@ -141,7 +149,7 @@ export class ChatStore {
     options: UpdateOptions = {},
   ): Promise<Answered<A> | Committed<T>> {
     return this.transaction(async (t) => {
-      const { guardRow, tx } = await ChatTx.lockIf(t, chatId, this.#txOptions(options), options.prefetchTail ?? false, guard);
+      const { guardRow, tx } = await ChatTx.lockIf(t, chatId, this.#txOptions(options), lockReads(options), guard);
       const answered = guard.answer(guardRow);
       if (answered) {
         if (tx) throw new StoreInvariantError(`chat ${chatId} was locked by a guard that answered without it`);
@@ -265,7 +273,7 @@ export class ChatStore {
     fn: (tx: ChatTx) => Promise<T>,
     options: UpdateOptions,
   ): Promise<Committed<T>> {
-    const tx = await ChatTx.lock(t, chatId, this.#txOptions(options), options.prefetchTail ?? false);
+    const tx = await ChatTx.lock(t, chatId, this.#txOptions(options), lockReads(options));
     return this.#commit(t, tx, await fn(tx));
   }
 

@@ -27,7 +27,7 @@ describe("the commit write's checks", () => {
       .update(chat.chatId, async (tx) => {
         await tx.query(TITLE, [chat.chatId, "written before the check"]);
         // No transition landed, so only the statement can notice the miscount.
-        tx.noteQueueChange(1);
+        tx.noteQueueChange(1, undefined);
       })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreInvariantError);
@@ -42,7 +42,7 @@ describe("the commit write's checks", () => {
     const err = await env.store
       .update(chat.chatId, async (tx) => {
         await sendMessage(tx, { content: text("hello"), busyBehavior: "queue" });
-        tx.noteQueueChange(1);
+        tx.noteQueueChange(1, undefined);
       })
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(StoreInvariantError);

@@ -455,25 +455,40 @@ describe("round trips of transitions that write history", () => {
     expect((await history(env, chat.chatId)).at(-1)?.content).toContainEqual(toolCall(callId));
   });
 
-  it("a turn's last step that promotes the queue head takes three: the row lock, the step's INSERT with the promotion, the commit write", async () => {
-    const chat = await makeChat(env, "R1", { owned: true, queued: 2 });
-    const rec = recordQueries(env.pool);
-    const finished = await env.store
-      .update(chat.chatId, async (tx) => {
-        await commitStep(tx, { messages: [{ role: "assistant", content: text("done") }] });
-        return finishTurn(tx);
-      })
-      .finally(rec.stop);
-    expect(rec.sent).toHaveLength(3);
-    expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*WITH target AS/);
-    expect(finished.state).toBe("R1");
-    expect(finished.value.promoted?.queued.id).toBe(chat.queue[0]);
-    const tail = (await history(env, chat.chatId)).slice(-2);
-    expect(tail.map((m) => [m.role, m.content])).toEqual([
-      ["assistant", text("done")],
-      ["user", text("queued 0")],
-    ]);
-    expect(tail[1]?.id).toBe(finished.value.promoted?.message.id);
+  it("a turn's last step that promotes the queue head takes two with the head read by the lock, three without", async () => {
+    for (const prefetchQueueHead of [true, false]) {
+      const chat = await makeChat(env, "R1", { owned: true, queued: 2 });
+      const rec = recordQueries(env.pool);
+      const finished = await env.store
+        .update(
+          chat.chatId,
+          async (tx) => {
+            await commitStep(tx, { messages: [{ role: "assistant", content: text("done") }] });
+            return finishTurn(tx);
+          },
+          { prefetchQueueHead },
+        )
+        .finally(rec.stop);
+      if (prefetchQueueHead) {
+        // The row lock reads the head; the step's INSERT and the promotion ride with the commit write.
+        expect(rec.sent).toHaveLength(2);
+        expect(rec.sent[0]).toMatch(/ AS queue_head$/);
+        expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*WITH target AS[\s\S]*COMMIT$/);
+      } else {
+        expect(rec.sent).toHaveLength(3);
+        expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*WITH target AS/);
+      }
+      expect(finished.state).toBe("R1");
+      expect(finished.value.promoted?.queued.id).toBe(chat.queue[0]);
+      const tail = (await history(env, chat.chatId)).slice(-2);
+      expect(tail.map((m) => [m.role, m.content])).toEqual([
+        ["assistant", text("done")],
+        ["user", text("queued 0")],
+      ]);
+      expect(tail[1]?.id).toBe(finished.value.promoted?.message.id);
+      expect(tail[1]?.queuedMessageId).toBe(chat.queue[0]);
+      expect((await queueOf(env, chat.chatId)).map((q) => [q.id, q.position])).toEqual([[chat.queue[1], 0]]);
+    }
   });
 
   it("FinishInterruption with a partial step takes two from I0, the cancellation of a call it left open included", async () => {
@@ -519,7 +534,7 @@ describe("round trips of transitions that write history", () => {
       results: [{ tool_call_id: chat.pendingCallId!, output: "yes" }],
     }).finally(rec.stop);
     expect(rec.sent).toHaveLength(2);
-    expect(rec.sent[0]).toMatch(/^BEGIN;\nUPDATE chats SET snapshot_version[\s\S]* AS tail$/);
+    expect(rec.sent[0]).toMatch(/^BEGIN;\nUPDATE chats SET snapshot_version[\s\S]* AS tail,[\s\S]* AS queue_head$/);
     expect(rec.sent[1]).toMatch(/^INSERT INTO chat_messages[\s\S]*COMMIT$/);
     expect(done.state).toBe("R1");
     expect((await queueOf(env, chat.chatId)).map((q) => q.id)).toEqual(chat.queue);

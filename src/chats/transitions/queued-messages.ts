@@ -49,7 +49,12 @@ export async function promoteQueuedMessage(tx: ChatTx, input: { queuedMessageId:
   await tx.land("PromoteQueuedMessage", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty", {
     cancelReason: PROMOTE_REASON,
   });
-  return tx.withRowsSince(mark, { queuedMessage, message: promoted.message });
+  return tx.withRowsSince(mark, {
+    queuedMessage,
+    get message() {
+      return promoted.message;
+    },
+  });
 }
 
 /** From E1 and A1 the promotion answers outstanding tool calls first: it reads the tail. */

@@ -89,8 +89,17 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
   if (variant === "interrupt" && to === "I1" && tx.ownership() === "U") {
     const finished = await finishInterruption(tx, {});
     const promotedQueuedAt = finished.promoted?.queued.createdAt ?? null;
-    if (finished.promoted?.queued.id === queuedMessage.id) {
-      return tx.withRowsSince(mark, { queued: false, message: finished.promoted.message, queuedMessage: null, promotedQueuedAt });
+    const promoted = finished.promoted;
+    if (promoted?.queued.id === queuedMessage.id) {
+      // The promotion may be queued: its row is read after the commit, as `messages` is.
+      return tx.withRowsSince(mark, {
+        queued: false,
+        get message() {
+          return promoted.message;
+        },
+        queuedMessage: null,
+        promotedQueuedAt,
+      });
     }
     return tx.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt });
   }
