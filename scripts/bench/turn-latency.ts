@@ -25,7 +25,8 @@ import { localWorkerVars } from "../lib/worker-vars";
 import { startWranglerDev, type WranglerDev } from "../lib/wrangler-dev";
 import { measureModelStream } from "./turn-latency/model-baseline";
 import { type ModelTap, startModelTap } from "./turn-latency/model-tap";
-import { computeFigures, markdown, type RepRecord } from "./turn-latency/report";
+import { measureQueuedTurn, type QueuedTurnTiming } from "./turn-latency/queued-turn";
+import { computeFigures, markdown, type RepRecord, summarize } from "./turn-latency/report";
 import { measureServiceTurn, type ServiceTurnOptions } from "./turn-latency/service-turn";
 import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-latency/turn-end";
 import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
@@ -66,6 +67,7 @@ interface Options {
   followUp: boolean;
   edit: boolean;
   thinkMs: number;
+  queued: boolean;
   exportCompare: boolean;
   dbLatencyMs: number;
   keep: boolean;
@@ -90,6 +92,9 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
                          turn, instead of a second send: the turn an edit restarts
   --think-ms N           with --follow-up or --edit: the pause after the first turn (default 300),
                          a user's reading and typing
+  --queued               with --trace-model: time the turn a queued message starts instead: a
+                         second message sent while the prompt's turn runs; from the first model
+                         call's last byte to the queued message's model call (the promotion)
   --export-compare       also run a service that exports traces to a local OTLP receiver, and
                          report its turns against the non-exporting one (on ÷ off, per rep)
   --db-latency-ms N      one-way delay of the database proxy (default: CHATD_DB_LATENCY_MS, else 0);
@@ -114,6 +119,7 @@ function parseOptions(): Options {
       "follow-up": { type: "boolean", default: false },
       edit: { type: "boolean", default: false },
       "think-ms": { type: "string" },
+      queued: { type: "boolean", default: false },
       "export-compare": { type: "boolean", default: false },
       "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
@@ -125,6 +131,8 @@ function parseOptions(): Options {
       const turnEnd = values["turn-end"];
       if (turnEnd !== "db" && turnEnd !== "api") throw new UsageError(`--turn-end must be db or api, got "${turnEnd}"`);
       const followUp = values["follow-up"] || values.edit;
+      if (values.queued && !values["trace-model"]) throw new UsageError("--queued needs --trace-model (the model tap times it)");
+      if (values.queued && followUp) throw new UsageError("--queued times its own pair of turns: leave out --follow-up and --edit");
       if (values["think-ms"] !== undefined && !followUp)
         throw new UsageError("--think-ms needs --follow-up or --edit (it is the pause between two turns)");
       return {
@@ -141,6 +149,7 @@ function parseOptions(): Options {
         traceModel: values["trace-model"],
         followUp,
         edit: values.edit,
+        queued: values.queued,
         thinkMs: values["think-ms"] === undefined ? DEFAULT_THINK_MS : int("think-ms", values["think-ms"], 0, 600_000),
         exportCompare: values["export-compare"],
         dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
@@ -272,6 +281,17 @@ async function main(): Promise<number> {
     const runBaseline = () => measureModelStream({ fakeModelUrl, prompt: opts.prompt, timeoutMs: opts.turnTimeoutMs });
     const runService = () => measureServiceTurn(service);
     const runExporting = exportingWorker && (() => measureServiceTurn({ ...service, baseUrl: exportingWorker.url }));
+    if (opts.queued && tap) {
+      const queued = { ...service, tap, db: stack.db };
+      return (await runQueuedReps(
+        opts,
+        () => measureQueuedTurn(queued),
+        () => interrupted,
+        env,
+      ))
+        ? 0
+        : 130;
+    }
 
     const reps: RepRecord[] = [];
     const exportReps: RepRecord[] = [];
@@ -365,6 +385,44 @@ async function main(): Promise<number> {
     await cleanup();
     process.off("exit", onExit);
   }
+}
+
+/** --queued: warm-ups, then timed reps of measureQueuedTurn, and their table. False when interrupted. */
+async function runQueuedReps(
+  opts: Options,
+  measure: () => Promise<QueuedTurnTiming>,
+  interrupted: () => boolean,
+  env: Record<string, unknown>,
+): Promise<boolean> {
+  const timed: QueuedTurnTiming[] = [];
+  for (let i = 0; i < opts.warmup + opts.reps && !interrupted(); i++) {
+    const warm = i < opts.warmup;
+    const rep = await measure();
+    log("info", warm ? "bench_warmup" : "bench_rep", {
+      rep: warm ? i : i - opts.warmup,
+      gap_ms: Math.round(rep.gapMs * 10) / 10,
+      db_round_trips: rep.roundTrips,
+    });
+    if (!warm) timed.push(rep);
+    await sleep(opts.gapMs);
+  }
+  if (interrupted()) return false;
+  const row = (name: string, s: ReturnType<typeof summarize>) =>
+    s ? `| ${name} | ${s.n} | ${s.median.toFixed(1)} | ${s.p90.toFixed(1)} | ${s.min.toFixed(1)} | ${s.max.toFixed(1)} |` : "";
+  process.stdout.write(
+    [
+      `### A queued message's turn: ${timed.length} reps (+${opts.warmup} warm-up), prompt \`${opts.prompt.slice(0, 40)}…\``,
+      "",
+      `${env.cpus} CPUs, commit ${env.commit}${env.dirty ? " (dirty)" : ""}; database proxy delay ${opts.dbLatencyMs} ms each way`,
+      "",
+      "| figure | n | median | p90 | min | max |",
+      "|---|---|---|---|---|---|",
+      row("the turn's last model byte → the queued message's model request (ms)", summarize(timed.map((r) => r.gapMs))),
+      row("database round trips in between", summarize(timed.map((r) => r.roundTrips))),
+      "",
+    ].join("\n"),
+  );
+  return true;
 }
 
 /** The promise's value, or undefined if it fails or (with a limit) takes longer than `ms`. */

@@ -16,6 +16,8 @@ export interface ModelCall {
   lastByteAt: number | undefined;
   /** The database proxy's round trips (since its last reset) when the request arrived, with `dbRoundTrips` given. */
   dbRoundTrips: number | undefined;
+  /** The same counter when the response's last byte went back. */
+  dbRoundTripsAtLastByte: number | undefined;
 }
 
 export interface ModelTap {
@@ -42,6 +44,7 @@ export async function startModelTap(targetUrl: string, opts: ModelTapOptions = {
       firstByteAt: undefined,
       lastByteAt: undefined,
       dbRoundTrips: opts.dbRoundTrips?.(),
+      dbRoundTripsAtLastByte: undefined,
     };
     if (calls.length < MAX_CALLS) calls.push(call);
     wireTraceFromEnv()?.mark(`model request ${req.method} ${req.url}`);
@@ -55,6 +58,7 @@ export async function startModelTap(targetUrl: string, opts: ModelTapOptions = {
         });
         up.on("end", () => {
           call.lastByteAt = performance.now();
+          call.dbRoundTripsAtLastByte = opts.dbRoundTrips?.();
           res.end();
         });
         up.on("error", () => res.destroy());

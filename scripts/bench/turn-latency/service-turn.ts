@@ -169,9 +169,9 @@ const FIRST_TURN_PROMPT = "/slow 1 Hello there, this is the first turn.";
 /** After the first turn: its title, written after the turn's end, is left time to land. */
 const AFTER_FIRST_TURN_MS = 300;
 
-async function afterFirstTurn(
+export async function afterFirstTurn(
   api: Api,
-  opts: ServiceTurnOptions,
+  opts: Pick<ServiceTurnOptions, "turnEnd" | "thinkMs">,
   chatId: string,
   deadline: number,
 ): Promise<{ chat: ChatWire; firstMessageId: string }> {
@@ -222,9 +222,9 @@ async function devServerFloor(baseUrl: string, timeoutMs: number): Promise<numbe
   return times.sort((a, b) => a - b)[Math.floor(FLOOR_REQUESTS / 2)]!;
 }
 
-type Api = <T = unknown>(method: string, path: string, body: unknown, expect: number) => Promise<T>;
+export type Api = <T = unknown>(method: string, path: string, body: unknown, expect: number) => Promise<T>;
 
-function apiClient(baseUrl: string, token: string, timeoutMs: number): Api {
+export function apiClient(baseUrl: string, token: string, timeoutMs: number): Api {
   return async <T>(method: string, path: string, body: unknown, expect: number): Promise<T> => {
     const res = await fetch(`${baseUrl}${path}`, {
       method,
