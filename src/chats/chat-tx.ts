@@ -290,7 +290,7 @@ export class ChatTx implements HistoryTx {
     return this.#queueLength;
   }
 
-  /** The queue head, when the lock read it (with the tail) and the queue writes kept it: undefined otherwise. */
+  /** The queue head, when the lock read it (LockReads) and the queue writes since kept it: undefined otherwise. */
   get queueHead(): ChatQueuedMessageRow | null | undefined {
     return this.#queueHead;
   }
