@@ -4,8 +4,8 @@
  * notifications and wake hints, duplicates a fifth, and reorders or delays some of the rest, while
  * seeded rounds of turns run on a few chats with stream clients connected (one reconnecting now
  * and then with its resume cursors). Every third round sends to every chat at once, more chats than
- * slots, so wake hints are sent (and faulted) in every run, not only when the random rounds collide. The test stands in for the Cron Trigger and fires the sweep
- * every 1.5 s.
+ * slots, so wake hints are sent (and faulted) in every run, not only when the random rounds
+ * collide. The test stands in for the Cron Trigger and fires the sweep every 1.5 s.
  *
  * After each round, once the database has settled (every chat waiting, every message answered):
  * every client's folded state (the SDK's own reducer) equals the database's — messages by id and
