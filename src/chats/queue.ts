@@ -127,6 +127,7 @@ export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelR
   await tx.beforeHistoryWrite();
   const head = target === "head" ? tx.queueHead : undefined;
   const { queued, message } = head ? queuePromotion(tx, head) : await promoteNow(tx, target);
+  tx.noteQueueChange(-1, tx.queueLength === 1 ? null : undefined);
   // A lifecycle hook's context for this prompt follows it into history (docs/hooks.md).
   if (queued.hookContext?.length) {
     await queueHistory(
@@ -158,7 +159,6 @@ function queuePromotion(tx: ChatTx, head: ChatQueuedMessageRow): { queued: ChatQ
     promoted = messageFromRaw(rows[0]!);
     tx.noteInserted([promoted]);
   });
-  tx.noteQueueChange(-1, tx.queueLength === 1 ? null : undefined);
   return {
     queued: head,
     message: () => {
@@ -180,7 +180,6 @@ async function promoteNow(tx: ChatTx, target: string): Promise<{ queued: ChatQue
   if (row === undefined || row.deleted !== 1 || !row.queued || !row.message) {
     throw new StoreInvariantError(`promoting ${target} of chat ${tx.chatId} deleted ${row?.deleted ?? 0} queue rows, want exactly 1`);
   }
-  tx.noteQueueChange(-1, tx.queueLength === 1 ? null : undefined);
   const message = messageFromRaw(row.message);
   tx.noteInserted([message]);
   return { queued: queuedFromRaw(row.queued), message: () => message };

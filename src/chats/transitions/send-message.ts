@@ -88,8 +88,8 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
   const to = await tx.land("SendMessage", from, variant, { cancelReason: NEW_MESSAGE_REASON });
   if (variant === "interrupt" && to === "I1" && tx.ownership() === "U") {
     const finished = await finishInterruption(tx, {});
-    const promotedQueuedAt = finished.promoted?.queued.createdAt ?? null;
     const promoted = finished.promoted;
+    const promotedQueuedAt = promoted?.queued.createdAt ?? null;
     if (promoted?.queued.id === queuedMessage.id) {
       // The promotion may be queued: its row is read after the commit, as `messages` is.
       return tx.withRowsSince(mark, {
