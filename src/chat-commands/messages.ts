@@ -5,7 +5,7 @@
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
 import type { ChatTx } from "../chats/chat-tx";
 import { DEFAULT_CHAT_TITLE, fallbackTitle } from "../chats/title";
-import { insertHistory } from "../chats/history";
+import { queueHistory } from "../chats/history";
 import { editMessage } from "../chats/transitions/edit-message";
 import { sendMessage } from "../chats/transitions/send-message";
 import { type ChatMessageWire, type ChatQueuedMessageWire, messageToWire, queuedToWire } from "../wire/chat-wire";
@@ -143,7 +143,8 @@ export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCo
       ...(cmd.reasoningEffort === undefined ? {} : { reasoningEffort: cmd.reasoningEffort }),
       createdBy: cmd.callerId,
     });
-    const context = prompt.context.length > 0 ? await insertHistory(tx, prompt.context, HOOK_CONTEXT_REASON) : [];
+    // After the replacement, in the same queued round trip (the commit write's, at the latest).
+    const context = await queueHistory(tx, prompt.context, HOOK_CONTEXT_REASON);
     await linkContentFiles(ctx, tx, content);
     return { edited, context };
   });
@@ -151,7 +152,7 @@ export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCo
   const { edited, context } = value;
   return {
     message: messageToWire(edited.message),
-    messages: [...edited.messages, ...context].map((m) => messageToWire(m)),
+    messages: [...edited.messages, ...context.rows()].map((m) => messageToWire(m)),
     deleted_message_ids: edited.deletedMessageIds,
     warnings: [],
   };
