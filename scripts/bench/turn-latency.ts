@@ -26,7 +26,7 @@ import { startWranglerDev, type WranglerDev } from "../lib/wrangler-dev";
 import { measureModelStream } from "./turn-latency/model-baseline";
 import { type ModelTap, startModelTap } from "./turn-latency/model-tap";
 import { measureQueuedTurn, type QueuedTurnTiming } from "./turn-latency/queued-turn";
-import { computeFigures, markdown, type RepRecord, summarize } from "./turn-latency/report";
+import { computeFigures, count, markdown, ms, type RepRecord, SUMMARY_HEADER, summarize, summaryRow } from "./turn-latency/report";
 import { measureServiceTurn, type ServiceTurnOptions } from "./turn-latency/service-turn";
 import { type TurnEndMode, type TurnEndWatcher, turnEndWatcher } from "./turn-latency/turn-end";
 import { type OtlpReceiver, startOtlpReceiver } from "../lib/otlp-receiver";
@@ -407,18 +407,15 @@ async function runQueuedReps(
     await sleep(opts.gapMs);
   }
   if (interrupted()) return false;
-  const row = (name: string, s: ReturnType<typeof summarize>) =>
-    s ? `| ${name} | ${s.n} | ${s.median.toFixed(1)} | ${s.p90.toFixed(1)} | ${s.min.toFixed(1)} | ${s.max.toFixed(1)} |` : "";
   process.stdout.write(
     [
       `### A queued message's turn: ${timed.length} reps (+${opts.warmup} warm-up), prompt \`${opts.prompt.slice(0, 40)}…\``,
       "",
       `${env.cpus} CPUs, commit ${env.commit}${env.dirty ? " (dirty)" : ""}; database proxy delay ${opts.dbLatencyMs} ms each way`,
       "",
-      "| figure | n | median | p90 | min | max |",
-      "|---|---|---|---|---|---|",
-      row("the turn's last model byte → the queued message's model request (ms)", summarize(timed.map((r) => r.gapMs))),
-      row("database round trips in between", summarize(timed.map((r) => r.roundTrips))),
+      ...SUMMARY_HEADER,
+      ...summaryRow("the turn's last model byte → the queued message's model request (ms)", summarize(timed.map((r) => r.gapMs)), ms),
+      ...summaryRow("database round trips in between", summarize(timed.map((r) => r.roundTrips)), count),
       "",
     ].join("\n"),
   );

@@ -2,7 +2,7 @@
  * The tracing exporter's overhead: per rep, the exporting service's turn against the plain one's
  * (same baseline, same machine, same minute), as on ÷ off ratios.
  */
-import { type RepRecord, summarize } from "./report";
+import { type RepRecord, SUMMARY_HEADER, summarize, summaryRow, x } from "./report";
 
 export function exportOverhead(off: readonly RepRecord[], on: readonly RepRecord[], turnsExported: number): string {
   const pairs = on.flatMap((r) => {
@@ -18,10 +18,8 @@ export function exportOverhead(off: readonly RepRecord[], on: readonly RepRecord
   const lines = [
     `### Tracing export overhead: ${pairs.length} paired reps, ${turnsExported} chat_turn spans received`,
     "",
-    "| figure | n | median | p90 | min | max |",
-    "|---|---|---|---|---|---|",
+    ...SUMMARY_HEADER,
+    ...rows.flatMap(([name, s]) => summaryRow(name, s, x)),
   ];
-  const x = (v: number) => `${v.toFixed(2)}x`;
-  for (const [name, s] of rows) if (s) lines.push(`| ${name} | ${s.n} | ${x(s.median)} | ${x(s.p90)} | ${x(s.min)} | ${x(s.max)} |`);
   return `${lines.join("\n")}\n`;
 }

@@ -90,16 +90,21 @@ export function computeFigures(reps: RepRecord[]): Figures {
   };
 }
 
-const ms = (v: number) => v.toFixed(1);
-const x = (v: number) => `${v.toFixed(2)}x`;
+export const ms = (v: number) => v.toFixed(1);
+export const x = (v: number) => `${v.toFixed(2)}x`;
+export const count = (v: number) => `${Math.round(v * 10) / 10}`;
+
+/** The header of a table of summaries (summaryRow). */
+export const SUMMARY_HEADER = ["| figure | n | median | p90 | min | max |", "|---|---|---|---|---|---|"];
+
+/** One figure's row; none for a figure nobody measured (no parts socket, no --trace-model). */
+export function summaryRow(name: string, s: Summary | undefined, fmt: (v: number) => string): string[] {
+  return s ? [`| ${name} | ${s.n} | ${fmt(s.median)} | ${fmt(s.p90)} | ${fmt(s.min)} | ${fmt(s.max)} |`] : [];
+}
 
 export function markdown(figures: Figures, heading: string): string {
-  const lines: string[] = [heading, ""];
-  lines.push("| figure | n | median | p90 | min | max |", "|---|---|---|---|---|---|");
-  // A figure nobody measured (no parts socket, no --trace-model) is left out.
-  const row = (name: string, s: Summary | undefined, fmt: (v: number) => string) => {
-    if (s) lines.push(`| ${name} | ${s.n} | ${fmt(s.median)} | ${fmt(s.p90)} | ${fmt(s.min)} | ${fmt(s.max)} |`);
-  };
+  const lines: string[] = [heading, "", ...SUMMARY_HEADER];
+  const row = (name: string, s: Summary | undefined, fmt: (v: number) => string) => lines.push(...summaryRow(name, s, fmt));
   lines.push("| **ratios (paired per rep)** | | | | | |");
   for (const [name, s] of Object.entries(figures.ratios)) row(name, s, x);
   lines.push("| **overheads, ms (paired per rep)** | | | | | |");
@@ -107,6 +112,6 @@ export function markdown(figures: Figures, heading: string): string {
   lines.push("| **timings, ms** | | | | | |");
   for (const [name, s] of Object.entries(figures.timings)) row(name, s, ms);
   lines.push("| **database round trips (counted by the proxy)** | | | | | |");
-  for (const [name, s] of Object.entries(figures.roundTrips)) row(name, s, (v) => `${Math.round(v * 10) / 10}`);
+  for (const [name, s] of Object.entries(figures.roundTrips)) row(name, s, count);
   return lines.join("\n") + "\n";
 }
