@@ -1,11 +1,11 @@
 import { mkdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
-import { cloudflareTest } from "@cloudflare/vitest-pool-workers";
+import { cloudflareTest } from "@cloudflare/vitest-plugin";
 
 // One `vitest run` for every layer. Each project is a layer of the stack:
 //   unit    pure modules, no I/O
 //   node    Node-side code against the real Postgres, proxy and fake model
-//   worker  the API inside workerd (@cloudflare/vitest-pool-workers), same Postgres through the proxy
+//   worker  the API inside workerd (@cloudflare/vitest-plugin), same Postgres through the proxy
 //   runner  chats running by themselves inside workerd, against the fake model
 //   e2e     a running `wrangler dev` over real HTTP and WebSocket
 // The stack (Postgres, migrations, proxy, fake model) starts once per run and is shared.

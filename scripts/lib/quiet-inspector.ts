@@ -1,9 +1,10 @@
 /**
  * Takes the DevTools seat of a `wrangler dev` (the CLI) and turns the runtime's Network domain off.
  *
- * The CLI always runs an inspector proxy (a worker in the dev proxy's workerd) that enables the
- * Network domain on the worker and keeps every inspector event in memory until a DevTools client
- * attaches. With the Network domain on, every chunk of every subrequest body is an event: the
+ * The CLI always runs an inspector proxy (a worker in the dev proxy's workerd) that keeps every
+ * runtime message in memory until a DevTools client attaches. Since wrangler 4.100 it enables the
+ * Network domain only while a client is attached, so attaching turns it on, and this client turns it
+ * off again. With the Network domain on, every chunk of every subrequest body is an event: the
  * model's SSE streams, the Neon driver's WebSocket frames. With no client, none is ever let go.
  * Measured in R6's Postgres restart (50 chats streaming): the dev proxy's workerd grew from 60 MB
  * to 1.1 GB within 30 s and forwarded requests 10 to 25 s late, while the worker itself answered

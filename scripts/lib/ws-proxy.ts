@@ -12,10 +12,15 @@
  * the count is the number of waits on the database, independent of machine noise.
  */
 import { createServer, type Server } from "node:http";
+import { createRequire } from "node:module";
 import { connect } from "node:net";
-import { WebSocketServer, type WebSocket } from "ws";
+import type { WebSocket } from "ws";
 import { log } from "./log";
 import { type WireTrace, wireTraceFromEnv } from "./pg-wire-trace";
+
+// Node's own resolution: the workerd test projects load their globalSetup (the stack) under the
+// vitest plugin's "browser" export condition, where `ws` is a stub without a server.
+const { WebSocketServer } = createRequire(import.meta.url)("ws") as typeof import("ws");
 
 export interface WsProxy {
   port: number;

@@ -9,7 +9,6 @@
  * Prints `ready on <url>` when the worker is up; stops on SIGINT/SIGTERM.
  */
 import { parseArgs } from "node:util";
-import { getNodeCompat } from "miniflare";
 import { unstable_startWorker } from "wrangler";
 
 const { values } = parseArgs({
@@ -33,8 +32,8 @@ const bindings = Object.fromEntries(
 const worker = await unstable_startWorker({
   config: values.config,
   bindings,
-  // As the CLI does: the Node.js compat mode follows from the config's date and flags.
-  build: { nodejsCompatMode: (config) => getNodeCompat(config.compatibility_date, config.compatibility_flags ?? []).mode },
+  // No build.nodejsCompatMode: since wrangler 4.1xx, startWorker derives it from the config's date
+  // and flags, as the CLI does (miniflare no longer exports getNodeCompat).
   dev: {
     inspector: values["inspector-port"] ? { hostname: "127.0.0.1", port: Number(values["inspector-port"]) } : false,
     watch: false,
