@@ -237,10 +237,14 @@ describe("turn spans", () => {
     await until(u, id, "waiting");
     let waits: Span[] = [];
     await expect
-      .poll(async () => {
-        waits = (await chatSpans(id)).filter((s) => s.name === "queue_wait");
-        return waits.length;
-      })
+      .poll(
+        async () => {
+          waits = (await chatSpans(id)).filter((s) => s.name === "queue_wait");
+          return waits.length;
+        },
+        // The exporter sends after the turn ends: the default second is too short on a loaded machine.
+        { timeout: 20_000, interval: 200, message: "waiting for the queue_wait span" },
+      )
       .toBe(1);
     expect(waits[0]!.parentSpanId).toBeNull();
     expect(waits[0]!.startMs).toBeGreaterThanOrEqual(queuedAt - 1_000);
