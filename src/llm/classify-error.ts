@@ -6,7 +6,7 @@
  * Retryable, as the spec lists: 408, 429, 5xx (529 included) and network failures. Every other
  * status is final, including 409, which the AI SDK itself would retry.
  */
-import { APICallError, RetryError } from "ai";
+import { APICallError, RetryError, StreamProviderError } from "ai";
 import { type ModelErrorKind, ModelCallError } from "./model-call-error";
 
 /** Error `code`s of a dropped or refused connection (the AI SDK's own list, for errors it does not wrap). */
@@ -74,6 +74,15 @@ export function classifyModelError(error: unknown, provider: string): ModelCallE
       return build(error.isRetryable ? "network" : "unknown", error.isRetryable, provider, error.message, undefined, error);
     }
     return fromFacts(facts, provider, error.message, error);
+  }
+
+  if (StreamProviderError.isInstance(error)) {
+    // AI SDK 7 wraps a provider's in-stream error object in a StreamProviderError. Read the
+    // provider's own payload first (what SDK 6 handed over as is), then the status and codes the
+    // provider package derived for it.
+    const facts = streamErrorFacts(error.data) ?? streamErrorFacts({ statusCode: error.statusCode, code: error.code, type: error.type });
+    if (facts) return fromFacts(facts, provider, error.message, error);
+    return build("unknown", false, provider, error.message, undefined, error);
   }
 
   const streamed = streamErrorFacts(error);

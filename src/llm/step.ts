@@ -126,7 +126,7 @@ export async function runModelStep(input: RunModelStepInput): Promise<StepOutcom
   }
   if (collected.failure) throw classifyModelError(collected.failure.error, provider);
   if (!collected.finish) {
-    // Defensive: the SDK synthesizes a finish ("other") even when the provider closed without one.
+    // Defensive: the SDK synthesizes a finish ("interrupted") even when the provider closed without one.
     throw new ModelCallError({
       kind: "network",
       retryable: true,
@@ -161,7 +161,7 @@ function stepUsage(usage: LanguageModelUsage): StepUsage {
     inputTokens: usage.inputTokens,
     outputTokens: usage.outputTokens,
     totalTokens: usage.totalTokens,
-    reasoningTokens: usage.outputTokenDetails?.reasoningTokens ?? usage.reasoningTokens,
-    cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens ?? usage.cachedInputTokens,
+    reasoningTokens: usage.outputTokenDetails?.reasoningTokens,
+    cachedInputTokens: usage.inputTokenDetails?.cacheReadTokens,
   };
 }

@@ -32,17 +32,18 @@ export interface PacingOptions {
 }
 
 /**
- * The same model, its streams paced. Models of the older specification (v2) are returned as they
- * are: the SDK adapts them itself and the providers built here are all v3.
+ * The same model, its streams paced. Models of the oldest specification (v2) are returned as they
+ * are: the SDK adapts them itself. The providers built here are all v4; wrapLanguageModel adapts
+ * a v3 model (the tests' mocks) and returns a v4 one.
  */
 export function pacedModel(model: ChatLanguageModel, options: PacingOptions = {}): ChatLanguageModel {
-  if (model.specificationVersion !== "v3") return model;
+  if (model.specificationVersion === "v2") return model;
   const every = options.deltasPerPause ?? DELTAS_PER_PAUSE;
   const pause = options.yieldToEventLoop ?? nextTask;
   return wrapLanguageModel({
     model,
     middleware: {
-      specificationVersion: "v3",
+      specificationVersion: "v4",
       wrapStream: async ({ doStream }) => {
         const result = await doStream();
         return { ...result, stream: result.stream.pipeThrough(pauseEvery(every, pause)) };

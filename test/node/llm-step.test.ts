@@ -266,8 +266,8 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     expect(outcome.assistant).toEqual([{ type: "text", text: "one two" }]);
   });
 
-  it("returns a stream the provider closed after output but before a finish as a response with finish reason other", async () => {
-    // The SDK synthesizes the finish (reason "other", no usage): not a failure, the text is kept.
+  it("returns a stream the provider closed after output but before a finish as a response with finish reason interrupted", async () => {
+    // The SDK synthesizes the finish (reason "interrupted" since AI SDK 7, "other" before; no usage): not a failure, the text is kept.
     const text = unique("cut short here");
     if (c.type === "openai-compatible") {
       // That SDK refuses a stream without a finish reason instead (InvalidResponseDataError): a
@@ -276,7 +276,7 @@ describe.each(CASES)("runModelStep through $name", (c) => {
       return;
     }
     const { outcome } = await run(c, userPrompt(`/cut ${text}`));
-    expect(response(outcome)).toMatchObject({ assistant: [{ type: "text", text }], finishReason: "other" });
+    expect(response(outcome)).toMatchObject({ assistant: [{ type: "text", text }], finishReason: "interrupted" });
   });
 
   it("classifies a connection reset after output started as a retryable network error", async () => {

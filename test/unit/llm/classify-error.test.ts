@@ -1,4 +1,4 @@
-import { APICallError, RetryError } from "ai";
+import { APICallError, RetryError, StreamProviderError } from "ai";
 import { describe, expect, it } from "vitest";
 import { classifyModelError } from "../../../src/llm/classify-error";
 import { ModelCallError } from "../../../src/llm/model-call-error";
@@ -166,6 +166,35 @@ describe("classifyModelError: errors inside a started stream", () => {
       kind: "server",
       retryable: true,
       statusCode: 500,
+    });
+  });
+
+  it("reads the provider payload of an AI SDK 7 StreamProviderError", () => {
+    const overloaded = new StreamProviderError({
+      message: "Overloaded",
+      type: "overloaded_error",
+      statusCode: 529,
+      data: { type: "overloaded_error", message: "Overloaded" },
+    });
+    expect(classifyModelError(overloaded, "anthropic")).toMatchObject({ kind: "overloaded", retryable: true, statusCode: 529 });
+    const quota = new StreamProviderError({
+      message: "quota",
+      type: "insufficient_quota",
+      code: "insufficient_quota",
+      statusCode: 429,
+      data: { error: { message: "quota", type: "insufficient_quota", code: "insufficient_quota" } },
+    });
+    expect(classifyModelError(quota, "openai")).toMatchObject({ kind: "rate_limit", retryable: false, statusCode: 429 });
+    const derived = new StreamProviderError({
+      message: "odd",
+      type: "mystery",
+      statusCode: 500,
+      data: { type: "mystery", message: "odd" },
+    });
+    expect(classifyModelError(derived, "openai")).toMatchObject({ kind: "server", retryable: true, statusCode: 500 });
+    expect(classifyModelError(new StreamProviderError({ message: "weird", type: "mystery" }), "openai")).toMatchObject({
+      kind: "unknown",
+      retryable: false,
     });
   });
 
