@@ -17,6 +17,11 @@ const STACK = "./test/support/stack-setup.ts";
 // the run. Every test makes its own users, organizations and chats, so no file sees another's rows.
 const SHARED_WORKER = { isolate: false } as const;
 
+// expect.poll's default wait. Since vitest 5 a poll also gives up on a callback still running at its
+// timeout (vitest 4 waited for it); the default second is shorter than one API round trip takes on
+// a loaded 2-core machine. Polls that wait on something slow name their own timeout.
+const POLL = { expect: { poll: { timeout: 5_000 } } } as const;
+
 // wrangler.toml serves the web app's build as static assets and refuses a missing folder; the
 // `client` project builds it (test/support/client-setup.ts), the other projects only need it to exist.
 mkdirSync("./dist/web", { recursive: true });
@@ -60,7 +65,7 @@ function workersProject(
         },
       })),
     ],
-    test: { name, include: [include], globalSetup: [STACK, ...(extra.globalSetup ?? [])], testTimeout, ...SHARED_WORKER },
+    test: { name, include: [include], globalSetup: [STACK, ...(extra.globalSetup ?? [])], testTimeout, ...SHARED_WORKER, ...POLL },
   };
 }
 
@@ -76,6 +81,7 @@ export default defineConfig({
           include: ["test/unit/**/*.test.ts"],
           environment: "node",
           ...SHARED_WORKER,
+          ...POLL,
         },
       },
       {
@@ -84,6 +90,7 @@ export default defineConfig({
           include: ["test/db/**/*.test.ts", "test/node/**/*.test.ts"],
           environment: "node",
           ...SHARED_WORKER,
+          ...POLL,
           globalSetup: [STACK],
           testTimeout: 30_000,
           hookTimeout: 60_000,
@@ -138,6 +145,7 @@ export default defineConfig({
           globalSetup: [STACK, "./test/support/e2e-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          ...POLL,
         },
       },
       {
@@ -150,6 +158,7 @@ export default defineConfig({
           globalSetup: [STACK, "./test/support/client-setup.ts"],
           testTimeout: 90_000,
           hookTimeout: 180_000,
+          ...POLL,
         },
       },
     ],

@@ -233,7 +233,9 @@ describe("turn spans", () => {
     await modelCalled(u, id);
     const queuedAt = Date.now();
     await send(u, id, `next ${nonce()}`);
-    await expect.poll(async () => (await turnsOf(u, id, 2)).map((t) => t.outcome)).toEqual(["completed", "completed"]);
+    await expect
+      .poll(async () => (await turnsOf(u, id, 2)).map((t) => t.outcome), { timeout: 20_000, interval: 200 })
+      .toEqual(["completed", "completed"]);
     await until(u, id, "waiting");
     let waits: Span[] = [];
     await expect
