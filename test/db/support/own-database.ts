@@ -32,6 +32,9 @@ export async function createOwnDatabase(prefix: string, serverUrl: string = inje
   const url = own.toString();
   await runMigrations(url);
   const pool = new pg.Pool({ connectionString: url, max: 20 });
+  // An idle client's error (the server ending it, as DROP ... WITH (FORCE) does to a client still
+  // closing) is emitted on the pool; unheard, it is an uncaught exception that fails the run.
+  pool.on("error", () => {});
   const db: Database = drizzle({ client: pool, schema, casing: "snake_case" });
   return {
     url,
