@@ -2,10 +2,11 @@
  * Hibernation and eviction, done for real: the runtime goes away while stream sockets are open and
  * a turn is streaming, then comes back on the same address and Durable Object storage: the eviction
  * a redeploy or a crashed host causes, with every socket dropped and every object rebuilt. (The
- * vitest plugin's evictDurableObject waits for an object to be idle, so it cannot evict one mid-turn;
- * test/runner/hibernation.test.ts uses it where it can.) The SDK's stream clients reconnect by themselves
- * with their cursors and must catch up without a gap or a re-sent message, and the turn must land
- * exactly once. Once with SIGKILL (a crash), once with a graceful stop (a redeploy or an eviction).
+ * vitest plugin's evictDurableObject evicts only an idle object, and a chat object holding its
+ * database connections never is: docs/toolchain.md.) The SDK's stream clients reconnect by
+ * themselves with their cursors and must catch up without a gap or a re-sent message, and the turn
+ * must land exactly once. Once with SIGKILL (a crash), once with a graceful stop (a redeploy or an
+ * eviction).
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { createChat, type Deployment, deployment, STALE_THRESHOLD_MS, sweepNow, words } from "./support/deployment";
