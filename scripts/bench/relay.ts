@@ -166,9 +166,19 @@ async function relayTurn(
   return run;
 }
 
+/** Whether scripts/bench/relay/node_modules holds exactly the versions its package.json pins. */
+function relayDependenciesInstalled(): boolean {
+  const pinned = (JSON.parse(readFileSync(`${RELAY_DIR}/package.json`, "utf8")) as { dependencies: Record<string, string> }).dependencies;
+  return Object.entries(pinned).every(([name, version]) => {
+    const installed = `${RELAY_DIR}/node_modules/${name}/package.json`;
+    return existsSync(installed) && (JSON.parse(readFileSync(installed, "utf8")) as { version: string }).version === version;
+  });
+}
+
 async function main(session: Session, opts: Options): Promise<number> {
-  if (!existsSync(`${RELAY_DIR}/node_modules/ws`)) {
-    // The relay bench keeps its own pinned dependencies (the peer's agents packages among them).
+  if (!relayDependenciesInstalled()) {
+    // The relay bench keeps its own pinned dependencies (the peer's agents packages among them);
+    // an install from before a bump of its package.json is replaced.
     log("info", "bench_install", { dir: RELAY_DIR });
     execFileSync("npm", ["ci", "--no-audit", "--no-fund", "--prefix", RELAY_DIR], { stdio: ["ignore", process.stderr, process.stderr] });
   }

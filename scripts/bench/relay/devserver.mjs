@@ -1,7 +1,7 @@
 // Starts and stops wrangler's local dev server for one worker folder, and reads the memory and
 // CPU of the workerd process that runs the worker (Linux /proc).
 //
-// Two ways to start it, both with wrangler 4.86.0 and its workerd:
+// Two ways to start it, both with the wrangler pinned in package.json and its workerd:
 //  - inspector: false (default): wrangler's own startWorker API with `dev.inspector: false`,
 //    run as `node devserver.mjs --serve ...` in a child process. Same runtime, same dev proxy.
 //  - inspector: true: the `wrangler dev` CLI, exactly as a developer runs it. The CLI always
@@ -12,7 +12,6 @@
 // Either way there are two workerd processes: a dev proxy on `port`, and the worker itself on
 // a random loopback port (`directOrigin`), so the bench can skip the proxy hop.
 import { spawn } from "node:child_process";
-import { createRequire } from "node:module";
 import fs from "node:fs";
 import path from "node:path";
 import { parseArgs } from "node:util";
@@ -137,8 +136,6 @@ async function serve() {
     },
   });
   const { unstable_startWorker } = await import("wrangler");
-  // As the CLI does: the Node.js compat mode follows from the config's date and flags.
-  const { getNodeCompat } = createRequire(path.join(here, "node_modules", "wrangler", "package.json"))("miniflare");
   const bindings = Object.fromEntries(
     (values.var ?? []).map((kv) => {
       const i = kv.indexOf(":");
@@ -148,7 +145,8 @@ async function serve() {
   const worker = await unstable_startWorker({
     config: path.resolve("wrangler.toml"),
     bindings,
-    build: { nodejsCompatMode: (config) => getNodeCompat(config.compatibility_date, config.compatibility_flags ?? []).mode },
+    // No build.nodejsCompatMode: since wrangler 4.1xx, startWorker derives it from the config's date
+    // and flags, as the CLI does (miniflare 5 no longer exports getNodeCompat).
     dev: {
       inspector: false,
       watch: false,
