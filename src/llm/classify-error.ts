@@ -79,10 +79,9 @@ export function classifyModelError(error: unknown, provider: string): ModelCallE
   if (StreamProviderError.isInstance(error)) {
     // AI SDK 7 wraps a provider's in-stream error object in a StreamProviderError. Read the
     // provider's own payload first (what SDK 6 handed over as is), then the status and codes the
-    // provider package derived for it.
+    // provider package derived for it; with neither, the checks below decide, as for any error.
     const facts = streamErrorFacts(error.data) ?? streamErrorFacts({ statusCode: error.statusCode, code: error.code, type: error.type });
     if (facts) return fromFacts(facts, provider, error.message, error);
-    return build("unknown", false, provider, error.message, undefined, error);
   }
 
   const streamed = streamErrorFacts(error);
