@@ -5,7 +5,7 @@
  * pipes the provider's parts into a queue that never pushes back. When a fast model's bytes are
  * already buffered, every read resolves at once, and the provider's parsing (SSE, JSON, schema
  * validation: ~0.2 ms a chunk in workerd) runs chunk after chunk on promise continuations. A timer
- * cannot fire in between. The relay waits one timer turn before it sends a burst, so at 200
+ * cannot fire in between. The relay waits at least one timer turn before it sends a burst, so at 200
  * sockets and 5,000 chunks the first part went out about a second after the model's first token:
  * only once the whole response had been parsed. The step's own consumer sat behind that queue too,
  * so it could not fix this by yielding.

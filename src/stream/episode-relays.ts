@@ -9,10 +9,18 @@
  * the shared reader, so nothing falls between them. Each loop still judges every part against its
  * own cursors (the spec's Part operation); the relay only moves parts.
  *
- * Woken by a part, the relay lets the current task finish before it takes the burst: when the
- * object is busy, the model's chunks that are already waiting are added first and go out together,
- * so a saturated object sends fewer, larger frames instead of falling further behind; when it is
- * idle this costs one turn of the event loop.
+ * Woken by a part, the relay lets the current turn of the event loop finish before it takes the
+ * burst, so parts that are already waiting go out with it. The first burst after a quiet spell
+ * (the first token among them) costs just that turn. While a stream is busy (its previous burst
+ * went out less than GATHER_MS ago) the relay goes on gathering turn by turn until QUIET_TURNS
+ * turns in a row bring nothing, MAX_BURST parts are in, or GATHER_MS have passed: a saturated
+ * object sends fewer, larger frames instead of falling further behind.
+ *
+ * One turn used to be enough to gather a busy stream: under workerd 1.20260426 every read of an
+ * already-buffered body ran before a timer. Under 1.20261117 a timer turn runs between any two
+ * such reads, so a turn brings one part at most and often none, and waiting a single turn sent one
+ * part per frame (fourteen times the frames and nine times the CPU in bench:relay at 200 sockets;
+ * see docs/bench.md).
  */
 import type { StreamPart } from "../wire/stream-part";
 import { errorText, logger } from "../log/log";
@@ -22,7 +30,22 @@ import type { PartSubscription } from "../part-buffer/part-subscription";
 import { nextTask } from "../next-task";
 
 /** Parts taken from the buffer in one go. */
-const MAX_BURST = 512;
+export const MAX_BURST = 512;
+/**
+ * A busy stream's bursts are gathered for at most this long from the wake by their first part: a
+ * frame of a 60 Hz display, so a reader never sees a stream held back by more than one repaint.
+ * (workerd's clock moves only at I/O, which is what brings a busy stream's parts.)
+ */
+export const GATHER_MS = 16;
+/** Turns in a row that bring no part before a busy stream's burst goes out. */
+export const QUIET_TURNS = 2;
+
+export interface RelayTiming {
+  /** What the relay awaits for a turn of the event loop (default nextTask). */
+  coalesce?: () => Promise<void>;
+  /** The clock (default Date.now). */
+  now?: () => number;
+}
 
 export type PartsListener = (burst: readonly BufferedPart<StreamPart>[]) => void;
 
@@ -32,8 +55,7 @@ export class EpisodeRelays {
   constructor(
     private readonly buffer: PartBuffer<StreamPart>,
     private readonly chatId: () => string,
-    /** What the relay awaits between a wake-up and taking the burst. */
-    private readonly coalesce: () => Promise<void> = nextTask,
+    private readonly timing: RelayTiming = {},
   ) {}
 
   /** Follows an episode: `listener` gets its parts from seq 1, in bursts. Returns the unfollow. */
@@ -42,7 +64,8 @@ export class EpisodeRelays {
     let relay = this.#relays.get(id);
     if (!relay) {
       const key = episodeKey(this.chatId(), historyVersion, generationAttempt);
-      relay = new Relay(this.buffer, key, this.coalesce, () => this.#relays.delete(id));
+      const timing = { coalesce: nextTask, now: Date.now, ...this.timing };
+      relay = new Relay(this.buffer, key, timing, () => this.#relays.delete(id));
       this.#relays.set(id, relay);
     }
     return relay.add(listener);
@@ -58,13 +81,15 @@ class Relay {
   readonly #listeners = new Set<PartsListener>();
   /** The highest seq handed to the listeners. */
   #delivered = 0;
+  /** When the last burst went out. */
+  #sentAt = Number.NEGATIVE_INFINITY;
   #subscription: PartSubscription<StreamPart>;
   #stopped = false;
 
   constructor(
     private readonly buffer: PartBuffer<StreamPart>,
     private readonly key: ReturnType<typeof episodeKey>,
-    private readonly coalesce: () => Promise<void>,
+    private readonly timing: Required<RelayTiming>,
     private readonly forget: () => void,
   ) {
     this.#subscription = buffer.subscribe(key);
@@ -106,13 +131,33 @@ class Relay {
         subscription = this.#subscription;
         continue;
       }
-      await this.coalesce();
-      if (this.#stopped || subscription !== this.#subscription) return;
-      let burst = [next.value, ...subscription.takeReady(MAX_BURST - 1)];
+      let burst = await this.#gather(subscription, next.value);
+      if (burst === null) return;
       if (burst[0]!.seq <= this.#delivered) burst = burst.filter((p) => p.seq > this.#delivered);
       if (burst.length === 0) continue;
       this.#delivered = burst[burst.length - 1]!.seq;
+      this.#sentAt = this.timing.now();
       for (const listener of this.#listeners) deliver(listener, burst);
+    }
+  }
+
+  /**
+   * The burst that starts with `first`: what is ready after one turn, and while the stream is busy,
+   * what the next turns bring until it pauses. null: the relay stopped or started over meanwhile.
+   */
+  async #gather(subscription: PartSubscription<StreamPart>, first: BufferedPart<StreamPart>): Promise<BufferedPart<StreamPart>[] | null> {
+    const burst = [first];
+    const wokeAt = this.timing.now();
+    const busy = wokeAt - this.#sentAt < GATHER_MS;
+    let quietTurns = 0;
+    for (;;) {
+      await this.timing.coalesce();
+      if (this.#stopped || subscription !== this.#subscription) return null;
+      const more = subscription.takeReady(MAX_BURST - burst.length);
+      for (const part of more) burst.push(part);
+      quietTurns = more.length === 0 ? quietTurns + 1 : 0;
+      if (!busy || quietTurns >= QUIET_TURNS) return burst;
+      if (burst.length >= MAX_BURST || this.timing.now() - wokeAt >= GATHER_MS) return burst;
     }
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import type { StreamPart } from "../../../src/wire/stream-part";
 import type { BufferedPart } from "../../../src/part-buffer/episode";
-import { EpisodeRelays } from "../../../src/stream/episode-relays";
+import { EpisodeRelays, GATHER_MS, MAX_BURST, QUIET_TURNS } from "../../../src/stream/episode-relays";
 import { episodeKey, PartBuffer, SUBSCRIBER_DEADLINE_MS } from "../../../src/part-buffer/part-buffer";
 
 const CHAT = "0b6c1f7e-4a39-4f2e-9a52-1c1f3c1e2d10";
@@ -11,11 +11,7 @@ const flush = () => new Promise((r) => setTimeout(r, 0));
 function setup() {
   let t = 1_000;
   const buffer = new PartBuffer<StreamPart>({ now: () => t });
-  const relays = new EpisodeRelays(
-    buffer,
-    () => CHAT,
-    async () => {},
-  );
+  const relays = new EpisodeRelays(buffer, () => CHAT, { coalesce: async () => {} });
   const add = (...texts: string[]) => {
     for (const text of texts) buffer.addPart(key(), { type: "text-delta", text });
   };
@@ -147,5 +143,82 @@ describe("EpisodeRelays with the default coalescing", () => {
     await flush();
     await flush();
     expect(r.bursts.map((b) => b.map((p) => p.seq))).toEqual([[1, 2]]);
+  });
+});
+
+describe("EpisodeRelays gathering a busy stream", () => {
+  /**
+   * A relay on a scripted event loop. A turn first runs the relay's turn if it is waiting for one
+   * (a timer set in an earlier turn), then the clock moves and `parts` parts arrive (the I/O).
+   */
+  function stepped() {
+    let t = 1_000;
+    const buffer = new PartBuffer<StreamPart>({ now: () => t });
+    let waiting: (() => void)[] = [];
+    const relays = new EpisodeRelays(buffer, () => CHAT, {
+      now: () => t,
+      coalesce: () => new Promise<void>((resolve) => waiting.push(resolve)),
+    });
+    buffer.createEpisode(key());
+    let added = 0;
+    const turn = async (parts: number, ms = 1) => {
+      const due = waiting;
+      waiting = [];
+      for (const resolve of due) resolve();
+      await flush();
+      t += ms;
+      for (let i = 0; i < parts; i++) buffer.addPart(key(), { type: "text-delta", text: `${++added}` });
+      await flush();
+    };
+    const turns = async (count: number, parts: number, ms = 1) => {
+      for (let i = 0; i < count; i++) await turn(parts, ms);
+    };
+    return { relays, turns, follow: () => relays.follow(3, 1, listener), bursts };
+  }
+  const bursts: number[][] = [];
+  const listener = (burst: readonly BufferedPart<StreamPart>[]) => bursts.push(burst.map((p) => p.seq));
+  const range = (from: number, to: number) => Array.from({ length: to - from + 1 }, (_, i) => from + i);
+
+  it("sends the first part after one turn, then gathers a stream that brings a part every turn", async () => {
+    bursts.length = 0;
+    const s = stepped();
+    s.follow();
+    // As under workerd 1.20261117: the model's buffered chunks are read one per turn, and the
+    // relay's turn falls between two reads.
+    await s.turns(11, 1);
+    await s.turns(QUIET_TURNS + 1, 0);
+    expect(bursts).toEqual([[1], range(2, 11)]);
+  });
+
+  it("does not hold a part that comes after a quiet spell", async () => {
+    bursts.length = 0;
+    const s = stepped();
+    s.follow();
+    await s.turns(2, 1);
+    await s.turns(4, 0, GATHER_MS);
+    await s.turns(1, 1);
+    await s.turns(QUIET_TURNS + 1, 0);
+    expect(bursts).toEqual([[1], range(2, 2), [3]]);
+  });
+
+  it("sends what it gathered once GATHER_MS have passed since the wake", async () => {
+    bursts.length = 0;
+    const s = stepped();
+    s.follow();
+    await s.turns(17, 1, 4);
+    await s.turns(QUIET_TURNS + 1, 0);
+    // After the quiet first burst, each busy one goes out 16 ms (four 4-ms turns) after the part
+    // that woke it, with the parts of those turns; the last one after the stream went quiet.
+    expect(bursts).toEqual([[1], range(2, 6), range(7, 11), range(12, 16), [17]]);
+  });
+
+  it("sends at most MAX_BURST parts a burst, however fast the stream comes", async () => {
+    bursts.length = 0;
+    const s = stepped();
+    s.follow();
+    await s.turns(10, 100, 0);
+    await s.turns(QUIET_TURNS + 1, 0);
+    expect(bursts.map((b) => b.length)).toEqual([100, MAX_BURST, 1_000 - 100 - MAX_BURST]);
+    expect(bursts.flat()).toEqual(range(1, 1_000));
   });
 });

@@ -185,11 +185,7 @@ function harness(options: HarnessOptions = {}) {
   const saved: StreamCursors[] = [];
   const sleeps: number[] = [];
   const subscribed: [number, number][] = [];
-  const relays = new EpisodeRelays(
-    buffer,
-    () => CHAT,
-    async () => {},
-  );
+  const relays = new EpisodeRelays(buffer, () => CHAT, { coalesce: async () => {} });
   let ended = 0;
   const loop = new StreamLoop({
     chatId: CHAT,
@@ -898,12 +894,7 @@ describe("StreamLoop: failures and the end", () => {
     const loop = new StreamLoop({
       chatId: CHAT,
       read: h.reader.read,
-      parts: (hv, ga, listener) =>
-        new EpisodeRelays(
-          h.buffer,
-          () => CHAT,
-          async () => {},
-        ).follow(hv, ga, listener),
+      parts: (hv, ga, listener) => new EpisodeRelays(h.buffer, () => CHAT, { coalesce: async () => {} }).follow(hv, ga, listener),
       socket: h.socket,
       sleep: () =>
         new Promise<void>((resolve) => {
