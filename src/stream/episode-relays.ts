@@ -32,8 +32,8 @@ import { nextTask } from "../next-task";
 /** Parts taken from the buffer in one go. */
 export const MAX_BURST = 512;
 /**
- * A busy stream's bursts are gathered for at most this long from the wake by their first part: a
- * frame of a 60 Hz display, so a reader never sees a stream held back by more than one repaint.
+ * A busy stream's bursts are gathered for at most this long from the first turn after the wake:
+ * a frame of a 60 Hz display, so a reader never sees a stream held back by more than one repaint.
  * (workerd's clock moves only at I/O, which is what brings a busy stream's parts.)
  */
 export const GATHER_MS = 16;
@@ -147,8 +147,10 @@ class Relay {
    */
   async #gather(subscription: PartSubscription<StreamPart>, first: BufferedPart<StreamPart>): Promise<BufferedPart<StreamPart>[] | null> {
     const burst = [first];
-    const wokeAt = this.timing.now();
-    const busy = wokeAt - this.#sentAt < GATHER_MS;
+    const busy = this.timing.now() - this.#sentAt < GATHER_MS;
+    // Timed from the first turn: the clock stands still while JavaScript runs, so right after a long
+    // send it still reads the time before that send.
+    let deadline: number | undefined;
     let quietTurns = 0;
     for (;;) {
       await this.timing.coalesce();
@@ -156,8 +158,9 @@ class Relay {
       const more = subscription.takeReady(MAX_BURST - burst.length);
       for (const part of more) burst.push(part);
       quietTurns = more.length === 0 ? quietTurns + 1 : 0;
+      deadline ??= this.timing.now() + GATHER_MS;
       if (!busy || quietTurns >= QUIET_TURNS) return burst;
-      if (burst.length >= MAX_BURST || this.timing.now() - wokeAt >= GATHER_MS) return burst;
+      if (burst.length >= MAX_BURST || this.timing.now() >= deadline) return burst;
     }
   }
 }

@@ -161,7 +161,10 @@ describe("EpisodeRelays gathering a busy stream", () => {
     });
     buffer.createEpisode(key());
     let added = 0;
+    let stalledMs = 0;
     const turn = async (parts: number, ms = 1) => {
+      t += stalledMs;
+      stalledMs = 0;
       const due = waiting;
       waiting = [];
       for (const resolve of due) resolve();
@@ -173,7 +176,11 @@ describe("EpisodeRelays gathering a busy stream", () => {
     const turns = async (count: number, parts: number, ms = 1) => {
       for (let i = 0; i < count; i++) await turn(parts, ms);
     };
-    return { relays, turns, follow: () => relays.follow(3, 1, listener), bursts };
+    /** The JavaScript running now takes `ms`: the clock, which stands still meanwhile, jumps at the next turn. */
+    const stall = (ms: number) => {
+      stalledMs = ms;
+    };
+    return { relays, turns, stall, follow: () => relays.follow(3, 1, listener), bursts };
   }
   const bursts: number[][] = [];
   const listener = (burst: readonly BufferedPart<StreamPart>[]) => bursts.push(burst.map((p) => p.seq));
@@ -201,7 +208,7 @@ describe("EpisodeRelays gathering a busy stream", () => {
     expect(bursts).toEqual([[1], range(2, 2), [3]]);
   });
 
-  it("sends what it gathered once GATHER_MS have passed since the wake", async () => {
+  it("sends what it gathered once GATHER_MS have passed since its first turn", async () => {
     bursts.length = 0;
     const s = stepped();
     s.follow();
@@ -210,6 +217,17 @@ describe("EpisodeRelays gathering a busy stream", () => {
     // After the quiet first burst, each busy one goes out 16 ms (four 4-ms turns) after the part
     // that woke it, with the parts of those turns; the last one after the stream went quiet.
     expect(bursts).toEqual([[1], range(2, 6), range(7, 11), range(12, 16), [17]]);
+  });
+
+  it("times the gathering from its first turn, not from a wake whose clock a long send held back", async () => {
+    bursts.length = 0;
+    const s = stepped();
+    s.follow();
+    await s.turns(2, 1);
+    s.stall(50);
+    await s.turns(6, 1);
+    await s.turns(QUIET_TURNS + 1, 0);
+    expect(bursts).toEqual([[1], range(2, 8)]);
   });
 
   it("sends at most MAX_BURST parts a burst, however fast the stream comes", async () => {
