@@ -7,6 +7,7 @@ import { cloudflareTest } from "@cloudflare/vitest-plugin";
 //   node    Node-side code against the real Postgres, proxy and fake model
 //   worker  the API inside workerd (@cloudflare/vitest-plugin), same Postgres through the proxy
 //   runner  chats running by themselves inside workerd, against the fake model
+//   eviction  chat objects evicted by workerd while clients watch
 //   e2e     a running `wrangler dev` over real HTTP and WebSocket
 // The stack (Postgres, migrations, proxy, fake model) starts once per run and is shared.
 const STACK = "./test/support/stack-setup.ts";
@@ -137,6 +138,14 @@ export default defineConfig({
         },
         { globalSetup: ["./test/support/hook-consumer-setup.ts"], injected: { CHAT_HOOK_URL: "hookConsumerUrl" } },
       ),
+      workersProject("eviction", "test/eviction/**/*.test.ts", 90_000, {
+        // The runner's timers, with nothing for an idle object to do: no sync poll for a minute and
+        // idle database connections closed at once, so workerd can evict it (test/eviction/).
+        ...RUNNER_TIMERS,
+        CHAT_STREAM_SYNC_POLL_MS: "60000",
+        CHAT_DB_IDLE_CONNECTION_MS: "300",
+        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+      }),
       {
         test: {
           name: "e2e",

@@ -70,12 +70,16 @@ export class ObjectWiring {
 
   constructor(private readonly platform: ObjectPlatform) {}
 
-  /** The pool lives as long as the object: warm connections make transitions fast. */
+  /**
+   * The pool lives as long as the object: warm connections make transitions fast. A connection
+   * unused for CHAT_DB_IDLE_CONNECTION_MS is closed, so a quiet object holds no socket open and can
+   * hibernate.
+   */
   pool(): Pool {
     if (!this.#pool) {
       const config = configFromEnv(this.platform.env);
       setLogLevel(config.LOG_LEVEL);
-      this.#pool = createPool({ ...connectionOf(config), max: POOL_SIZE });
+      this.#pool = createPool({ ...connectionOf(config), max: POOL_SIZE, idleTimeoutMs: config.CHAT_DB_IDLE_CONNECTION_MS });
     }
     return this.#pool;
   }

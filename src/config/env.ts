@@ -34,6 +34,9 @@ export const configSchema = z.object({
   CHAT_STALE_THRESHOLD_MS: int("CHAT_STALE_THRESHOLD_MS", 300),
   CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),
   CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
+  // How long a chat object keeps a database connection nobody uses before closing it. An object
+  // that holds one cannot hibernate (docs/reliability.md "Eviction and hibernation").
+  CHAT_DB_IDLE_CONNECTION_MS: int("CHAT_DB_IDLE_CONNECTION_MS", 100).default(10_000),
   // How long a chat's object trusts an API key it read (docs/hot-path.md): the bound within which a
   // deleted key or a suspended user stops authenticating there. 0: read the key on every request.
   CHAT_AUTH_CACHE_MS: int("CHAT_AUTH_CACHE_MS", 0).pipe(z.number().max(60_000, { error: "CHAT_AUTH_CACHE_MS must be at most 60000" })),

@@ -24,6 +24,8 @@ export interface DbConnectionOptions {
   webSocketConstructor?: unknown;
   /** Connections this pool may hold; a Durable Object needs only a few. */
   max?: number;
+  /** How long an unused connection stays open (the driver's default: 10 s). */
+  idleTimeoutMs?: number;
 }
 
 export type Db = NeonDatabase<typeof schema> & { $client: Pool };
@@ -61,10 +63,20 @@ const CONNECT_TIMEOUT_MS = 5_000;
  */
 export function createPool(opts: DbConnectionOptions): Pool {
   configureDriver(opts);
-  const pool = new Pool({ connectionString: opts.databaseUrl, max: opts.max ?? 5, connectionTimeoutMillis: CONNECT_TIMEOUT_MS });
+  const pool = new Pool({
+    connectionString: opts.databaseUrl,
+    max: opts.max ?? 5,
+    connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
+    ...(opts.idleTimeoutMs === undefined ? {} : { idleTimeoutMillis: opts.idleTimeoutMs }),
+  });
   // An idle connection that drops (server restart, proxy gone, isolate teardown) is an 'error'
-  // event on the pool; unhandled it would crash the isolate. The next query reconnects.
-  pool.on("error", (err: Error) => logger.warn("db_idle_connection_error", { error: err.message }));
+  // event on the pool; unhandled it would crash the isolate. The next query reconnects. The pool's
+  // own closing of a connection idle for idleTimeoutMillis comes here too (workerd reports the
+  // socket's close as "Network connection lost"): that one is expected.
+  pool.on("error", (err: Error, client: PoolClient) => {
+    if (isClosing(client)) logger.debug("db_idle_connection_closed", { error: err.message });
+    else logger.warn("db_idle_connection_error", { error: err.message });
+  });
   // A checked-out connection has no such listener (the pool removes its own while a caller holds
   // it), so one cut between two statements of a transaction emitted an 'error' nobody heard: an
   // uncaught exception in the runtime. The caller learns of it anyway: its next statement fails
@@ -74,6 +86,11 @@ export function createPool(opts: DbConnectionOptions): Pool {
 }
 
 function ignoreHeldConnectionError(): void {}
+
+/** The driver's client marks a connection it was told to end (pg's `Client#end`). */
+function isClosing(client: PoolClient | undefined): boolean {
+  return (client as { _ending?: boolean } | undefined)?._ending === true;
+}
 
 export function createDb(pool: Pool): Db {
   // The schema's keys are camelCase and its SQL names snake_case (drizzle.config.ts says the same).
