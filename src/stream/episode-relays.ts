@@ -14,7 +14,10 @@
  * (the first token among them) costs just that turn. While a stream is busy (its previous burst
  * went out less than GATHER_MS ago) the relay goes on gathering turn by turn until QUIET_TURNS
  * turns in a row bring nothing, MAX_BURST parts are in, or GATHER_MS have passed: a saturated
- * object sends fewer, larger frames instead of falling further behind.
+ * object sends fewer, larger frames instead of falling further behind. When the object is behind
+ * (the previous burst's sending alone took GATHER_MS or more, as with a thousand sockets) quiet
+ * turns say nothing, since the parts are waiting in the network, so the relay sleeps out the
+ * GATHER_MS and takes what came.
  *
  * One turn used to be enough to gather a busy stream: under workerd 1.20260426 every read of an
  * already-buffered body ran before a timer. Under 1.20261117 a timer turn runs between any two
@@ -43,9 +46,13 @@ export const QUIET_TURNS = 2;
 export interface RelayTiming {
   /** What the relay awaits for a turn of the event loop (default nextTask). */
   coalesce?: () => Promise<void>;
+  /** A timer of `ms` (default setTimeout). */
+  sleep?: (ms: number) => Promise<void>;
   /** The clock (default Date.now). */
   now?: () => number;
 }
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export type PartsListener = (burst: readonly BufferedPart<StreamPart>[]) => void;
 
@@ -64,7 +71,7 @@ export class EpisodeRelays {
     let relay = this.#relays.get(id);
     if (!relay) {
       const key = episodeKey(this.chatId(), historyVersion, generationAttempt);
-      const timing = { coalesce: nextTask, now: Date.now, ...this.timing };
+      const timing = { coalesce: nextTask, sleep, now: Date.now, ...this.timing };
       relay = new Relay(this.buffer, key, timing, () => this.#relays.delete(id));
       this.#relays.set(id, relay);
     }
@@ -143,25 +150,39 @@ class Relay {
 
   /**
    * The burst that starts with `first`: what is ready after one turn, and while the stream is busy,
-   * what the next turns bring until it pauses. null: the relay stopped or started over meanwhile.
+   * what the next turns bring until it pauses (or what GATHER_MS bring, when the object is behind).
+   * null: the relay stopped or started over meanwhile.
    */
   async #gather(subscription: PartSubscription<StreamPart>, first: BufferedPart<StreamPart>): Promise<BufferedPart<StreamPart>[] | null> {
     const burst = [first];
     const busy = this.timing.now() - this.#sentAt < GATHER_MS;
-    // Timed from the first turn: the clock stands still while JavaScript runs, so right after a long
-    // send it still reads the time before that send.
-    let deadline: number | undefined;
-    let quietTurns = 0;
-    for (;;) {
-      await this.timing.coalesce();
-      if (this.#stopped || subscription !== this.#subscription) return null;
+    const take = (): number => {
       const more = subscription.takeReady(MAX_BURST - burst.length);
       for (const part of more) burst.push(part);
-      quietTurns = more.length === 0 ? quietTurns + 1 : 0;
-      deadline ??= this.timing.now() + GATHER_MS;
-      if (!busy || quietTurns >= QUIET_TURNS) return burst;
-      if (burst.length >= MAX_BURST || this.timing.now() >= deadline) return burst;
+      return more.length;
+    };
+    const gone = () => this.#stopped || subscription !== this.#subscription;
+
+    await this.timing.coalesce();
+    if (gone()) return null;
+    const firstTake = take();
+    if (!busy) return burst;
+    // The clock stands still while JavaScript runs: only now does it show how long the last send took.
+    const firstTurnAt = this.timing.now();
+    const deadline = firstTurnAt + GATHER_MS;
+    if (firstTurnAt - this.#sentAt >= GATHER_MS) {
+      if (burst.length < MAX_BURST) await this.timing.sleep(GATHER_MS);
+      if (gone()) return null;
+      take();
+      return burst;
     }
+    let quietTurns = firstTake === 0 ? 1 : 0;
+    while (quietTurns < QUIET_TURNS && burst.length < MAX_BURST && this.timing.now() < deadline) {
+      await this.timing.coalesce();
+      if (gone()) return null;
+      quietTurns = take() === 0 ? quietTurns + 1 : 0;
+    }
+    return burst;
   }
 }
 

@@ -155,9 +155,11 @@ describe("EpisodeRelays gathering a busy stream", () => {
     let t = 1_000;
     const buffer = new PartBuffer<StreamPart>({ now: () => t });
     let waiting: (() => void)[] = [];
+    let sleepers: { at: number; resolve: () => void }[] = [];
     const relays = new EpisodeRelays(buffer, () => CHAT, {
       now: () => t,
       coalesce: () => new Promise<void>((resolve) => waiting.push(resolve)),
+      sleep: (ms) => new Promise<void>((resolve) => sleepers.push({ at: t + ms, resolve })),
     });
     buffer.createEpisode(key());
     let added = 0;
@@ -165,8 +167,9 @@ describe("EpisodeRelays gathering a busy stream", () => {
     const turn = async (parts: number, ms = 1) => {
       t += stalledMs;
       stalledMs = 0;
-      const due = waiting;
+      const due = [...waiting, ...sleepers.filter((s) => s.at <= t).map((s) => s.resolve)];
       waiting = [];
+      sleepers = sleepers.filter((s) => s.at > t);
       for (const resolve of due) resolve();
       await flush();
       t += ms;
@@ -219,15 +222,23 @@ describe("EpisodeRelays gathering a busy stream", () => {
     expect(bursts).toEqual([[1], range(2, 6), range(7, 11), range(12, 16), [17]]);
   });
 
-  it("times the gathering from its first turn, not from a wake whose clock a long send held back", async () => {
+  it("when the last send took GATHER_MS or more, sleeps GATHER_MS and takes what came, quiet turns or not", async () => {
     bursts.length = 0;
     const s = stepped();
     s.follow();
     await s.turns(2, 1);
+    // Sending part 1 took 50 ms (the clock shows it at the next turn); the parts then come every
+    // other turn, 4 ms apart, as they trickle in from the network behind a busy object.
     s.stall(50);
-    await s.turns(6, 1);
-    await s.turns(QUIET_TURNS + 1, 0);
-    expect(bursts).toEqual([[1], range(2, 8)]);
+    for (let i = 0; i < 6; i++) {
+      await s.turns(1, 0, 2);
+      await s.turns(1, 1, 2);
+    }
+    await s.turns(QUIET_TURNS + 4, 0, 2);
+    // Part 2 woke the relay, whose first turn saw the 50 ms: it slept 16 ms over quiet turns, and
+    // took parts 3 to 6. Sending those was quick, so the relay went back to gathering turn by turn,
+    // where a part every other turn goes out alone.
+    expect(bursts).toEqual([[1], range(2, 6), [7], [8]]);
   });
 
   it("sends at most MAX_BURST parts a burst, however fast the stream comes", async () => {
