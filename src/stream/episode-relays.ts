@@ -12,7 +12,7 @@
  * Woken by a part, the relay lets the current turn of the event loop finish before it takes the
  * burst, so parts that are already waiting go out with it. The first burst after a quiet spell
  * (the first token among them) costs just that turn. While a stream is busy (its previous burst
- * went out less than GATHER_MS ago) the relay goes on gathering turn by turn until QUIET_TURNS
+ * went out less than GATHER_MS before this one woke it) the relay goes on gathering turn by turn until QUIET_TURNS
  * turns in a row bring nothing, MAX_BURST parts are in, or GATHER_MS have passed: a saturated
  * object sends fewer, larger frames instead of falling further behind. When the object is behind
  * (the previous burst's sending alone took GATHER_MS or more, as with a thousand sockets) quiet
@@ -88,8 +88,9 @@ class Relay {
   readonly #listeners = new Set<PartsListener>();
   /** The highest seq handed to the listeners. */
   #delivered = 0;
-  /** When the last burst went out. */
+  /** When the last burst's sending began, and the first clock reading after it (null: none yet). */
   #sentAt = Number.NEGATIVE_INFINITY;
+  #sendEndAt: number | null = Number.NEGATIVE_INFINITY;
   #subscription: PartSubscription<StreamPart>;
   #stopped = false;
 
@@ -145,6 +146,11 @@ class Relay {
       this.#delivered = burst[burst.length - 1]!.seq;
       this.#sentAt = this.timing.now();
       for (const listener of this.#listeners) deliver(listener, burst);
+      // The clock stood still while the burst went out: the next turn's reading says how long it took.
+      this.#sendEndAt = null;
+      void this.timing.coalesce().then(() => {
+        this.#sendEndAt ??= this.timing.now();
+      });
     }
   }
 
@@ -155,7 +161,10 @@ class Relay {
    */
   async #gather(subscription: PartSubscription<StreamPart>, first: BufferedPart<StreamPart>): Promise<BufferedPart<StreamPart>[] | null> {
     const burst = [first];
-    const busy = this.timing.now() - this.#sentAt < GATHER_MS;
+    const wokeAt = this.timing.now();
+    this.#sendEndAt ??= wokeAt;
+    const busy = wokeAt - this.#sendEndAt < GATHER_MS;
+    const behind = busy && this.#sendEndAt - this.#sentAt >= GATHER_MS;
     const take = (): number => {
       const more = subscription.takeReady(MAX_BURST - burst.length);
       for (const part of more) burst.push(part);
@@ -167,15 +176,13 @@ class Relay {
     if (gone()) return null;
     const firstTake = take();
     if (!busy) return burst;
-    // The clock stands still while JavaScript runs: only now does it show how long the last send took.
-    const firstTurnAt = this.timing.now();
-    const deadline = firstTurnAt + GATHER_MS;
-    if (firstTurnAt - this.#sentAt >= GATHER_MS) {
+    if (behind) {
       if (burst.length < MAX_BURST) await this.timing.sleep(GATHER_MS);
       if (gone()) return null;
       take();
       return burst;
     }
+    const deadline = this.timing.now() + GATHER_MS;
     let quietTurns = firstTake === 0 ? 1 : 0;
     while (quietTurns < QUIET_TURNS && burst.length < MAX_BURST && this.timing.now() < deadline) {
       await this.timing.coalesce();

@@ -163,10 +163,8 @@ describe("EpisodeRelays gathering a busy stream", () => {
     });
     buffer.createEpisode(key());
     let added = 0;
-    let stalledMs = 0;
+    let sendMs = 0;
     const turn = async (parts: number, ms = 1) => {
-      t += stalledMs;
-      stalledMs = 0;
       const due = [...waiting, ...sleepers.filter((s) => s.at <= t).map((s) => s.resolve)];
       waiting = [];
       sleepers = sleepers.filter((s) => s.at > t);
@@ -179,11 +177,16 @@ describe("EpisodeRelays gathering a busy stream", () => {
     const turns = async (count: number, parts: number, ms = 1) => {
       for (let i = 0; i < count; i++) await turn(parts, ms);
     };
-    /** The JavaScript running now takes `ms`: the clock, which stands still meanwhile, jumps at the next turn. */
-    const stall = (ms: number) => {
-      stalledMs = ms;
+    /** Each burst's sending takes `ms` (the next clock reading shows them). */
+    const sendTakes = (ms: number) => {
+      sendMs = ms;
     };
-    return { relays, turns, stall, follow: () => relays.follow(3, 1, listener), bursts };
+    const follow = () =>
+      relays.follow(3, 1, (burst) => {
+        listener(burst);
+        t += sendMs;
+      });
+    return { relays, turns, sendTakes, follow, bursts };
   }
   const bursts: number[][] = [];
   const listener = (burst: readonly BufferedPart<StreamPart>[]) => bursts.push(burst.map((p) => p.seq));
@@ -222,23 +225,37 @@ describe("EpisodeRelays gathering a busy stream", () => {
     expect(bursts).toEqual([[1], range(2, 6), range(7, 11), range(12, 16), [17]]);
   });
 
-  it("when the last send took GATHER_MS or more, sleeps GATHER_MS and takes what came, quiet turns or not", async () => {
+  it("when a send takes GATHER_MS or more, sleeps GATHER_MS and takes what came, quiet turns or not", async () => {
     bursts.length = 0;
     const s = stepped();
     s.follow();
-    await s.turns(2, 1);
-    // Sending part 1 took 50 ms (the clock shows it at the next turn); the parts then come every
-    // other turn, 4 ms apart, as they trickle in from the network behind a busy object.
-    s.stall(50);
-    for (let i = 0; i < 6; i++) {
-      await s.turns(1, 0, 2);
+    // A thousand sockets: each burst's sending takes 40 ms, while parts come every other turn,
+    // 2 ms apart (they were waiting in the network behind the send).
+    s.sendTakes(40);
+    for (let i = 0; i < 15; i++) {
       await s.turns(1, 1, 2);
+      await s.turns(1, 0, 2);
     }
-    await s.turns(QUIET_TURNS + 4, 0, 2);
-    // Part 2 woke the relay, whose first turn saw the 50 ms: it slept 16 ms over quiet turns, and
-    // took parts 3 to 6. Sending those was quick, so the relay went back to gathering turn by turn,
-    // where a part every other turn goes out alone.
-    expect(bursts).toEqual([[1], range(2, 6), [7], [8]]);
+    await s.turns(QUIET_TURNS + 10, 0, 2);
+    expect(bursts.flat()).toEqual(range(1, 15));
+    // The first burst after the quiet start goes alone; each later one holds what 16 ms brought.
+    expect(bursts[0]).toEqual([1]);
+    expect(bursts.length).toBeLessThanOrEqual(5);
+    expect(bursts.slice(1, -1).every((b) => b.length >= 3)).toBe(true);
+  });
+
+  it("does not sleep for a part that comes long after a slow send", async () => {
+    bursts.length = 0;
+    const s = stepped();
+    s.follow();
+    s.sendTakes(40);
+    await s.turns(2, 1);
+    await s.turns(3, 0, GATHER_MS);
+    await s.turns(1, 1);
+    await s.turns(1, 0);
+    // Part 2 came right behind the slow send and waited out the 16 ms (alone: nothing else came);
+    // part 3, after a quiet spell, goes out after one turn.
+    expect(bursts).toEqual([[1], [2], [3]]);
   });
 
   it("sends at most MAX_BURST parts a burst, however fast the stream comes", async () => {
