@@ -5,8 +5,9 @@
  * request meanwhile is answered, 2xx or a 503 `database_unavailable` with a `Retry-After` hint,
  * never a 500; health is back within 10 s of the database; every chat ends answered exactly once.
  */
+import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { createChat, type Deployment, deployment, words } from "./support/deployment";
 
 const CHATS = 10;
@@ -50,10 +51,14 @@ async function round(): Promise<void> {
   d.own.pool.on("error", () => {});
   const headers = { authorization: `Bearer ${d.token}` };
 
+  // Every answer waits behind one gate of the fake model after its first token, so all the chats
+  // are mid-stream together however slowly a loaded machine created them; the gate opens after the
+  // first kill, and the rest of each answer (60 words, 100 ms apart) streams through the faults.
+  const gate = `db-faults-${randomUUID()}`;
   const expected = new Map<string, string>();
   for (let i = 0; i < CHATS; i++) {
     const answer = words(60, `c${i}w`);
-    expected.set(await createChat(dev, d.token, `/slow 100 ${answer}`), answer);
+    expected.set(await createChat(dev, d.token, `/gate ${gate} 100 ${answer}`), answer);
   }
   const ids = [...expected.keys()];
   const countChats = async (status: string): Promise<number> =>
@@ -79,10 +84,11 @@ async function round(): Promise<void> {
   let killed = 0;
   try {
     // Mid-stream: kill every connection the runtime holds, three times.
-    await expect.poll(() => countChats("running"), { timeout: 30_000, interval: 100 }).toBe(CHATS);
+    await expect.poll(() => countChats("running"), { timeout: 60_000, interval: 100 }).toBe(CHATS);
     killed = 0;
     for (let i = 0; i < 3; i++) {
       killed += (await d.own.pool.query<{ n: number }>(KILL_OTHERS, [database])).rows[0]!.n;
+      if (i === 0) expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
       await new Promise((r) => setTimeout(r, 700));
     }
     expect(killed).toBeGreaterThan(0);
