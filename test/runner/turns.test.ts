@@ -14,10 +14,12 @@ interface Chat {
   last_error: string | null;
   retry_state: unknown;
   generation_attempt: number;
+  requires_action_deadline_at: string | null;
 }
 interface Message {
   id: string;
   role: string;
+  created_at: string;
   content: { type: string; text?: string; tool_call_id?: string; tool_name?: string; result?: unknown }[];
 }
 
@@ -138,11 +140,25 @@ describe("a chat runs by itself", () => {
     const u = await userWithModel();
     const tools = { unsafe_dynamic_tools: [{ name: "ask_user" }] };
     const id = await start(u, `/tool ask_user {"q":"${nonce()}"}`, tools);
-    await until(u, id, "requires_action");
+    const waiting = await until(u, id, "requires_action");
+    const deadline = Date.parse(waiting.requires_action_deadline_at!);
     await until(u, id, "waiting", 60_000);
     const msgs = await messagesOf(u, id);
-    const result = msgs.flatMap((m) => m.content).find((p) => p.type === "tool-result");
-    expect(result).toBeDefined();
+    const parts = msgs.flatMap((m) => m.content);
+    const call = parts.find((p) => p.type === "tool-call");
+    const resultRow = msgs.find((m) => m.content.some((p) => p.type === "tool-result"));
+    expect(call).toMatchObject({ tool_name: "ask_user" });
+    // Closed by the runner, not run: the spec's cancellation result, once, at the deadline.
+    const results = parts.filter((p) => p.type === "tool-result");
+    expect(results).toEqual([
+      expect.objectContaining({
+        tool_call_id: call!.tool_call_id,
+        tool_name: "ask_user",
+        is_error: true,
+        result: { error: "tool call cancelled: no tool result arrived before the deadline" },
+      }),
+    ]);
+    expect(Date.parse(resultRow!.created_at)).toBeGreaterThanOrEqual(deadline);
     expect(textOf(msgs.at(-1)!)).toContain("tool result received");
   });
 
