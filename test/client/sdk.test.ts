@@ -33,7 +33,10 @@ describe("ChatdClient", () => {
       expect(done.preview).toBeNull();
       // The answer was seen growing before it was committed.
       expect(previews.some((p) => p.length > 0 && p.length < "one two three four five".length)).toBe(true);
-      expect(done.title?.title ?? (await client.getChat({ chat: chat.id })).title).toBeTruthy();
+      // The title generated after the first turn reaches the stream (the fake model echoes the
+      // title call's prompt: the first message, directive applied).
+      const titled = await stream.until((s) => s.title?.title_source === "generated");
+      expect(titled.title?.title).toBe("one two three four five");
       const history = await client.listMessages({ chat: chat.id });
       expect(history.messages.map((m) => m.id)).toEqual(done.messages.map((m) => m.id));
     } finally {
