@@ -265,15 +265,29 @@ describe("the web app in Chromium", () => {
   });
 
   it("fits a phone's width, and has a dark scheme", async () => {
-    if (!SHOTS) return;
+    // Expressions evaluated in the page (this file is typed for Node, without the DOM).
+    const background = (p: Page) => p.evaluate<string>("getComputedStyle(document.body).backgroundColor");
+    await page.emulateMedia({ colorScheme: "light" });
+    const light = await background(page);
     await page.emulateMedia({ colorScheme: "dark" });
     await shot(page, "chat-dark");
+    // The dark scheme's background (--bg, #14171c), not the light one's.
+    expect([light, await background(page)]).toEqual(["rgb(255, 255, 255)", "rgb(20, 23, 28)"]);
+    await page.emulateMedia({ colorScheme: "light" });
+
     const phone = await browser.newContext({ viewport: { width: 390, height: 760 }, colorScheme: "light" });
     await phone.addCookies(await context.cookies());
     const p = await phone.newPage();
     await p.goto(page.url());
     await p.locator(".message.assistant").first().waitFor(WAIT);
     await shot(p, "chat-phone");
+    // Nothing scrolls sideways, and the composer is on screen, whole.
+    expect(await p.evaluate<number>("document.documentElement.scrollWidth")).toBeLessThanOrEqual(390);
+    const box = await composer(p).boundingBox();
+    expect(box).not.toBeNull();
+    expect(box!.x).toBeGreaterThanOrEqual(0);
+    expect(box!.x + box!.width).toBeLessThanOrEqual(390);
+    expect(box!.y + box!.height).toBeLessThanOrEqual(760);
     await phone.close();
   });
 });
