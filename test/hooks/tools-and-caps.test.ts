@@ -1,17 +1,17 @@
 /**
  * Lifecycle hooks end to end (docs/hooks.md), tool hooks and the dispatch caps: pre_tool_use and
  * post_tool_use around a tool (deny, input override), at most CHAT_HOOK_OBJECT_CONCURRENCY
- * dispatches per chat object, and new submissions' share of it. Chats run in workerd against the
- * fake model, and this project's CHAT_HOOK_URL points at the test consumer
- * (test/support/hook-consumer.ts), a Node server that checks every signature, records every event
- * and answers as each test scripts it for its own user. Test config (vitest.config.ts, project
- * "hooks"): 3 s hook timeout, 2 dispatches per chat object, 1 step per turn. The other hook files:
- * sessions.test.ts, stop-and-failures.test.ts; shared helpers in support/hooks.ts.
+ * dispatches per chat object, new submissions' share of it, and a submission whose hook times
+ * out. Chats run in workerd against the fake model, and this project's CHAT_HOOK_URL points at the
+ * test consumer (test/support/hook-consumer.ts), a Node server that checks every signature, records
+ * every event and answers as each test scripts it for its own user (or holds it until the test
+ * releases it). Test config (vitest.config.ts, project "hooks"): 3 s hook timeout, 2 dispatches per
+ * chat object, 1 step per turn. The other hook files: sessions.test.ts, stop-and-failures.test.ts;
+ * shared helpers in support/hooks.ts.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { modelUsers, releaseChatsOf, userWithModel } from "../runner/support/model-user";
 import {
-  consumer,
   nonce,
   script,
   eventsOf,
@@ -23,6 +23,9 @@ import {
   newProject,
   memoriesOf,
   results,
+  release,
+  statsOf,
+  chatOf,
 } from "./support/hooks";
 
 afterAll(() => releaseChatsOf(modelUsers), 60_000);
@@ -71,26 +74,63 @@ describe("lifecycle hooks", () => {
   it("caps concurrent dispatches per chat object", async () => {
     const u = await userWithModel();
     const project = await newProject(u);
-    await script(u, "pre_tool_use", { delay_ms: 400, body: {} });
+    // The consumer holds every pre_tool_use until the test lets it answer, so the dispatches in
+    // flight are counted exactly: a third one let through by a broken cap would stay counted.
+    await script(u, "pre_tool_use", { hold: true, body: {} });
     const calls = ["a", "b", "c", "d", "e"].map((name) => ({ name: "save_memory", args: { name, content: name } }));
     const id = await started(u, `/parallel ${JSON.stringify(calls)}`, { project_id: project });
+    const pre = () => statsOf(u, "pre_tool_use");
+    // Five calls' pre_tool_use at once, but CHAT_HOOK_OBJECT_CONCURRENCY=2 lets two through.
+    await expect.poll(async () => (await pre()).in_flight).toBe(2);
+    // Each answer frees one slot, which the next call takes.
+    for (let answered = 1; answered <= 3; answered++) {
+      await release(u, "pre_tool_use", 1);
+      await expect.poll(async () => (await pre()).arrived).toBe(2 + answered);
+      await expect.poll(async () => (await pre()).in_flight).toBe(2);
+    }
+    await release(u, "pre_tool_use", 2);
     await until(u, id, "waiting");
+    expect(await pre()).toEqual({ in_flight: 0, max_in_flight: 2, arrived: 5 });
     expect((await memoriesOf(u, project)).map((m) => m.name).sort()).toEqual(["a", "b", "c", "d", "e"]);
-    const stats = (await (await fetch(`${consumer}/_stats?owner_id=${u.id}`)).json()) as { max_in_flight: number };
-    // Five calls' pre_tool_use at once, but CHAT_HOOK_OBJECT_CONCURRENCY=2 lets two through at a time.
-    expect(stats.max_in_flight).toBe(2);
   });
 
   it("lets new submissions hold only their share of a chat object's cap", async () => {
     const u = await userWithModel();
     const id = await started(u, `/slow 60 ${Array.from({ length: 20 }, (_, i) => `t${i}`).join(" ")} ${nonce()}`);
-    await script(u, "user_prompt_submit", { delay_ms: 300, body: {} });
+    await script(u, "user_prompt_submit", { hold: true, body: {} });
+    const prompts = () => statsOf(u, "user_prompt_submit");
+    const creation = (await prompts()).arrived; // the chat's own first prompt
     // Three prompts at once: admission may hold 50% of CHAT_HOOK_OBJECT_CONCURRENCY=2, one slot.
-    const sends = await Promise.all(["q1", "q2", "q3"].map((text) => send(u, id, text)));
-    expect(sends.map((r) => r.status)).toEqual([200, 200, 200]);
-    const stats = (await (await fetch(`${consumer}/_stats?owner_id=${u.id}`)).json()) as { max_in_flight: number };
-    expect(stats.max_in_flight).toBe(1);
+    const sends = Promise.all(["q1", "q2", "q3"].map((text) => send(u, id, text)));
+    await expect.poll(async () => (await prompts()).in_flight).toBe(1);
+    for (let answered = 1; answered <= 2; answered++) {
+      await release(u, "user_prompt_submit", 1);
+      await expect.poll(async () => (await prompts()).arrived).toBe(creation + 1 + answered);
+    }
+    await release(u, "user_prompt_submit", 1);
+    expect((await sends).map((r) => r.status)).toEqual([200, 200, 200]);
+    expect(await prompts()).toEqual({ in_flight: 0, max_in_flight: 1, arrived: creation + 3 });
     await script(u, "user_prompt_submit", null);
     await until(u, id, "waiting");
+  });
+
+  it("fails a submission closed when its hook does not answer within CHAT_HOOK_TIMEOUT_MS, and writes nothing", async () => {
+    const u = await userWithModel();
+    const id = await started(u, `first ${nonce()}`);
+    await until(u, id, "waiting");
+    const before = await messagesOf(u, id);
+    await script(u, "user_prompt_submit", { hold: true, body: {} });
+    const sentAt = Date.now();
+    const res = await send(u, id, `unanswered ${nonce()}`);
+    const waitedMs = Date.now() - sentAt;
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ code: "hook_unavailable" });
+    // The project's CHAT_HOOK_TIMEOUT_MS is 3 s; the dispatch reached the consumer and waited it out.
+    expect(waitedMs).toBeGreaterThanOrEqual(3_000);
+    expect((await statsOf(u, "user_prompt_submit")).in_flight).toBe(1);
+    expect(await messagesOf(u, id)).toEqual(before);
+    expect((await chatOf(u, id)).status).toBe("waiting");
+    await release(u, "user_prompt_submit", 1);
+    await script(u, "user_prompt_submit", null);
   });
 });

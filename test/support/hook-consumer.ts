@@ -2,10 +2,14 @@
  * A lifecycle hook consumer for tests (docs/hooks.md), a plain Node HTTP server: it checks each
  * event's signature, records it, and answers as the test scripted for the event's chat owner.
  * Tests in workerd drive it over HTTP:
- *   POST /_script {owner_id, event, answer}  answer: {status?, body?, raw?, close?, delay_ms?}
- *     (`close` drops the connection: the consumer is down for that owner's events)
+ *   POST /_script {owner_id, event, answer}  answer: {status?, body?, raw?, close?, delay_ms?, hold?}
+ *     (`close` drops the connection: the consumer is down for that owner's events; `hold` keeps
+ *     each such request waiting until a release lets it answer)
+ *   POST /_release {owner_id, event, count}  lets the `count` oldest held requests answer
  *   GET  /_events?owner_id=  the events recorded for that owner, oldest first
- *   GET  /_stats?owner_id=   the highest number of that owner's events in flight at once
+ *   GET  /_stats?owner_id=[&event=]  that owner's events (of one type, or all) in flight now, the
+ *     most in flight at once, and how many arrived; counted as each request arrives and leaves,
+ *     so a held request keeps counting until it is released
  * Anything not scripted answers 200 `{}`.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
@@ -18,6 +22,13 @@ export interface ScriptedAnswer {
   raw?: string;
   close?: boolean;
   delay_ms?: number;
+  hold?: boolean;
+}
+
+export interface ConsumerStats {
+  in_flight: number;
+  max_in_flight: number;
+  arrived: number;
 }
 
 export interface RecordedEvent {
@@ -46,8 +57,15 @@ function json(res: ServerResponse, status: number, value: unknown): void {
 export async function startHookConsumer(secret: string, port = 0): Promise<HookConsumer> {
   const scripts = new Map<string, ScriptedAnswer>();
   const events = new Map<string, RecordedEvent[]>();
-  const inFlight = new Map<string, number>();
-  const maxInFlight = new Map<string, number>();
+  /** Keyed by owner and by owner/event. */
+  const stats = new Map<string, ConsumerStats>();
+  const statsOf = (key: string) => {
+    let found = stats.get(key);
+    if (!found) stats.set(key, (found = { in_flight: 0, max_in_flight: 0, arrived: 0 }));
+    return found;
+  };
+  /** Held requests' releases, oldest first, keyed by owner/event. */
+  const held = new Map<string, (() => void)[]>();
 
   const server: Server = createServer((req, res) => {
     void handle(req, res).catch((err: unknown) => json(res, 500, { error: String(err) }));
@@ -67,8 +85,17 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
     }
     if (req.method === "GET" && url.pathname === "/_events")
       return json(res, 200, events.get(url.searchParams.get("owner_id") ?? "") ?? []);
+    if (req.method === "POST" && url.pathname === "/_release") {
+      const { owner_id, event, count } = JSON.parse(await bodyOf(req)) as { owner_id: string; event: string; count: number };
+      const waiting = held.get(`${owner_id}/${event}`) ?? [];
+      const released = waiting.splice(0, count);
+      for (const release of released) release();
+      return json(res, 200, { released: released.length });
+    }
     if (req.method === "GET" && url.pathname === "/_stats") {
-      return json(res, 200, { max_in_flight: maxInFlight.get(url.searchParams.get("owner_id") ?? "") ?? 0 });
+      const owner = url.searchParams.get("owner_id") ?? "";
+      const event = url.searchParams.get("event");
+      return json(res, 200, statsOf(event ? `${owner}/${event}` : owner));
     }
     if (req.method !== "POST" || url.pathname.startsWith("/_")) return json(res, 404, {});
 
@@ -88,10 +115,17 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
     };
     events.set(owner, [...(events.get(owner) ?? []), record]);
 
-    const now = (inFlight.get(owner) ?? 0) + 1;
-    inFlight.set(owner, now);
-    maxInFlight.set(owner, Math.max(maxInFlight.get(owner) ?? 0, now));
+    const counters = [statsOf(owner), statsOf(`${owner}/${envelope.event}`)];
+    for (const c of counters) {
+      c.arrived++;
+      c.in_flight++;
+      c.max_in_flight = Math.max(c.max_in_flight, c.in_flight);
+    }
     try {
+      if (answer?.hold) {
+        const key = `${owner}/${envelope.event}`;
+        await new Promise<void>((resolve) => held.set(key, [...(held.get(key) ?? []), resolve]));
+      }
       if (answer?.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
       if (answer?.close) {
         req.socket.destroy();
@@ -104,7 +138,7 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
       }
       json(res, answer?.status ?? 200, answer?.body ?? {});
     } finally {
-      inFlight.set(owner, (inFlight.get(owner) ?? 1) - 1);
+      for (const c of counters) c.in_flight--;
     }
   }
 
@@ -114,6 +148,7 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
     url: `http://127.0.0.1:${bound}`,
     close: () =>
       new Promise((resolve) => {
+        for (const waiting of held.values()) for (const release of waiting.splice(0)) release();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

@@ -3,7 +3,7 @@
  * script and record endpoints (test/support/hook-consumer.ts), and the API calls they make.
  */
 import { expect, inject } from "vitest";
-import type { RecordedEvent, ScriptedAnswer } from "../../support/hook-consumer";
+import type { ConsumerStats, RecordedEvent, ScriptedAnswer } from "../../support/hook-consumer";
 import { api, expectJson, type TestUser, withDb } from "../../worker/support/accounts";
 import { chatMessages } from "../../../src/db/schema/chats";
 import { eq } from "drizzle-orm";
@@ -15,6 +15,17 @@ export const nonce = () => crypto.randomUUID().slice(0, 8);
 export async function script(user: TestUser, event: string, answer: ScriptedAnswer | null): Promise<void> {
   const res = await fetch(`${consumer}/_script`, { method: "POST", body: JSON.stringify({ owner_id: user.id, event, answer }) });
   expect(res.status).toBe(200);
+}
+
+/** Lets the `count` oldest of the user's held `event` requests answer. */
+export async function release(user: TestUser, event: string, count: number): Promise<void> {
+  const res = await fetch(`${consumer}/_release`, { method: "POST", body: JSON.stringify({ owner_id: user.id, event, count }) });
+  expect(res.status).toBe(200);
+}
+
+/** The consumer's counts of the user's `event` requests: in flight now, at most at once, arrived. */
+export async function statsOf(user: TestUser, event: string): Promise<ConsumerStats> {
+  return (await fetch(`${consumer}/_stats?owner_id=${user.id}&event=${event}`)).json() as Promise<ConsumerStats>;
 }
 
 export async function eventsOf(user: TestUser): Promise<RecordedEvent[]> {
