@@ -42,6 +42,12 @@ async function settled(user: TestUser, id: string): Promise<Chat> {
   return chatOf(user, id);
 }
 
+/** The fake model's requests whose last user message contains `text`: a chat's turns and its title calls. */
+async function modelRequests(text: string): Promise<number> {
+  const res = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(text)}`);
+  return ((await res.json()) as { requests: unknown[] }).requests.length;
+}
+
 afterAll(() => releaseChatsOf(modelUsers), 60_000);
 
 describe("titles", () => {
@@ -79,32 +85,45 @@ describe("titles", () => {
 
   it("never overwrites a user title, even one set while the first turn runs", async () => {
     const u = await userWithModel();
-    const created = await create(u, `/slow 150 one two three four five six ${nonce()}`);
+    const first = nonce();
+    const created = await create(u, `/slow 150 one two three four five six ${first}`);
     const userTitle = `Mine ${nonce()}`;
     await expectJson(await api(`/chats/${created.id}`, { token: u.token, method: "PATCH", body: { title: userTitle } }), 200);
     await settled(u, created.id);
-    // A second turn finishes too: still nothing may replace the user's title.
-    await send(u, created.id, `again ${nonce()}`);
+    // A second turn finishes too: still nothing may replace the user's title. A title call starts
+    // as a turn ends, so by the time the second turn's request is made the first turn's title call
+    // would have been too; it would carry the first prompt, as the first turn's request does.
+    const second = nonce();
+    await send(u, created.id, `again ${second}`);
     await settled(u, created.id);
-    await new Promise((r) => setTimeout(r, 1_000));
+    expect(await modelRequests(second)).toBe(1);
+    expect(await modelRequests(first)).toBe(1);
     expect(await chatOf(u, created.id)).toMatchObject({ title: userTitle, title_source: "user" });
   });
 
   it("a chat created with a title keeps it and never generates one", async () => {
     const u = await userWithModel();
-    const created = await create(u, `hello ${nonce()}`, { title: "Given" });
+    const first = nonce();
+    const created = await create(u, `hello ${first}`, { title: "Given" });
     await settled(u, created.id);
-    await new Promise((r) => setTimeout(r, 1_000));
+    // As above: the next turn's request comes after any title call the first turn's end started.
+    const second = nonce();
+    await send(u, created.id, `again ${second}`);
+    await settled(u, created.id);
+    expect(await modelRequests(second)).toBe(1);
+    expect(await modelRequests(first)).toBe(1);
     expect(await chatOf(u, created.id)).toMatchObject({ title: "Given", title_source: "user" });
   });
 
   it("a failing title call leaves the fallback title and the chat usable", async () => {
     const u = await userWithModel();
     // Streaming turns echo; the non-streaming title call gets 503 on every attempt (2 retries here).
-    const created = await create(u, `/nonstream-error 503 fine ${nonce()}`);
+    const tag = nonce();
+    const created = await create(u, `/nonstream-error 503 fine ${tag}`);
     await settled(u, created.id);
-    // Out of retries after 1 s + 2 s of backoff: the title is left as it was.
-    await new Promise((r) => setTimeout(r, 4_500));
+    // The turn's request, then the title call's three attempts (1 s and 2 s of backoff), each
+    // answered 503: out of retries, the title is left as it was.
+    await expect.poll(() => modelRequests(tag), { timeout: 15_000, interval: 200 }).toBe(4);
     const after = await chatOf(u, created.id);
     expect(after).toMatchObject({ title: created.title, title_source: "fallback", status: "waiting" });
     await send(u, created.id, `still works ${nonce()}`);
