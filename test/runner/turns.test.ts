@@ -4,9 +4,10 @@
  * through the state machine. Test config (vitest.config.ts, project "runner"): 2 s heartbeats,
  * 10 s stale threshold, 12 s requires-action deadline, 2 generation retries.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+import { openStream } from "./support/stream-client";
 
 interface Chat {
   id: string;
@@ -24,6 +25,23 @@ interface Message {
 }
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
+
+/**
+ * A chat whose reply stops after its first token, behind a gate of the fake model (`/gate`), until
+ * the test opens it: "mid-generation" as a state, not a moment guessed with a sleep.
+ */
+async function startHeld(u: TestUser, words: string): Promise<{ id: string; open: () => Promise<void> }> {
+  const gate = `turns-${nonce()}`;
+  const id = await start(u, `/gate ${gate} 20 ${words} ${nonce()}`);
+  // The first token has reached the chat's object once a stream client gets it.
+  const client = await openStream(u, id);
+  await client.until((e) => e.type === "message_part" && (e.message_part?.part.text ?? "").length > 0);
+  client.ws.close();
+  const open = async () => {
+    expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
+  };
+  return { id, open };
+}
 
 async function chatOf(user: TestUser, id: string): Promise<Chat> {
   return expectJson<Chat>(await api(`/chats/${id}`, { token: user.token }), 200);
@@ -79,17 +97,14 @@ describe("a chat runs by itself", () => {
   it("keeps the partial text of a generation interrupted mid-stream", async () => {
     const u = await userWithModel();
     const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(" ");
-    const id = await start(u, `/slow 100 ${words} ${nonce()}`);
-    await expect.poll(async () => (await chatOf(u, id)).generation_attempt, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 600));
-    await expectJson(await api(`/chats/${id}/interrupt`, { method: "POST", token: u.token }), 200);
-    await until(u, id, "waiting");
-    const msgs = await messagesOf(u, id);
+    const held = await startHeld(u, words);
+    await expectJson(await api(`/chats/${held.id}/interrupt`, { method: "POST", token: u.token }), 200);
+    await until(u, held.id, "waiting");
+    await held.open();
+    const msgs = await messagesOf(u, held.id);
     expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
-    const partial = textOf(msgs[1]!);
-    expect(partial.length).toBeGreaterThan(0);
-    expect(words.startsWith(partial)).toBe(true);
-    expect(partial.length).toBeLessThan(words.length);
+    // Exactly what had streamed: the first token, which the gate let through.
+    expect(textOf(msgs[1]!).trim()).toBe("w0");
   });
 
   it("retries retryable failures with visible retry state, then succeeds", async () => {
@@ -165,9 +180,7 @@ describe("a chat runs by itself", () => {
   it("with busy_behavior interrupt stops the turn and runs the new message next", async () => {
     const u = await userWithModel();
     const words = Array.from({ length: 60 }, (_, i) => `x${i}`).join(" ");
-    const id = await start(u, `/slow 80 ${words} ${nonce()}`);
-    await expect.poll(async () => (await chatOf(u, id)).generation_attempt, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
-    await new Promise((r) => setTimeout(r, 400));
+    const { id, open } = await startHeld(u, words);
     await expectJson(
       await api(`/chats/${id}/messages`, {
         token: u.token,
@@ -176,17 +189,17 @@ describe("a chat runs by itself", () => {
       200,
     );
     await until(u, id, "waiting");
+    await open();
     const msgs = await messagesOf(u, id);
     expect(msgs.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
-    expect(textOf(msgs[1]!).length).toBeLessThan(words.length);
+    expect(textOf(msgs[1]!).trim()).toBe("x0");
     expect(textOf(msgs[3]!)).toBe("stop and do this");
   });
 
   it("restarts on the new history when a message is edited mid-generation", async () => {
     const u = await userWithModel();
     const words = Array.from({ length: 60 }, (_, i) => `y${i}`).join(" ");
-    const id = await start(u, `/slow 80 ${words} ${nonce()}`);
-    await expect.poll(async () => (await chatOf(u, id)).generation_attempt, { timeout: 10_000, interval: 50 }).toBeGreaterThan(0);
+    const { id, open } = await startHeld(u, words);
     const first = (await messagesOf(u, id))[0]!;
     await expectJson(
       await api(`/chats/${id}/messages/${first.id}`, {
@@ -197,6 +210,7 @@ describe("a chat runs by itself", () => {
       200,
     );
     await until(u, id, "waiting");
+    await open();
     const msgs = await messagesOf(u, id);
     expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(textOf(msgs[0]!)).toMatch(/^edited /);
