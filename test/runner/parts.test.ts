@@ -4,7 +4,7 @@
  * episodes on one connection.
  */
 import { SELF } from "cloudflare:test";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 
@@ -57,16 +57,29 @@ describe("the parts WebSocket", () => {
     const u = await userWithModel();
     const chat = await emptyChat(u);
     const text = words(30, "b");
+    const episode = JSON.stringify({ history_version: chat.snapshot_version + 1, generation_attempt: 1 });
+    // The reply stops after its first token until the fake model's gate opens: mid-generation.
+    const gate = `parts-${crypto.randomUUID()}`;
+    const early = await openParts(u, chat.id);
+    early.ws.send(episode);
     await expectJson(
-      await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: [{ type: "text", text: `/slow 40 ${text}` }] } }),
+      await api(`/chats/${chat.id}/messages`, {
+        token: u.token,
+        body: { content: [{ type: "text", text: `/gate ${gate} 20 ${text}` }] },
+      }),
       200,
     );
-    await new Promise((r) => setTimeout(r, 400));
+    await expect.poll(() => early.frames.length, { timeout: 15_000 }).toBe(1);
+    // The late client gets the part so far from the buffer, then the rest live.
     const { ws, frames } = await openParts(u, chat.id);
-    ws.send(JSON.stringify({ history_version: chat.snapshot_version + 1, generation_attempt: 1 }));
+    ws.send(episode);
+    await expect.poll(() => frames.map((f) => f.seq)).toEqual([1]);
+    expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
     await expect.poll(() => textOf(frames), { timeout: 15_000 }).toBe(text);
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
+    expect(frames).toEqual(early.frames);
     ws.close();
+    early.ws.close();
   });
 
   it("switches episodes on one connection", async () => {
