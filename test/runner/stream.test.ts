@@ -4,7 +4,7 @@
  * project "runner"): sync poll every 2 s.
  */
 import { env, SELF } from "cloudflare:test";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { createPool } from "../../src/db/client";
 import { ChatStore } from "../../src/chats/store";
 import { sendMessage } from "../../src/chats/transitions/send-message";
@@ -41,16 +41,16 @@ describe("the stream WebSocket", () => {
   it("gives a client connecting mid-generation the history, then the episode's parts from seq 1, then the committed reply", async () => {
     const u = await userWithModel();
     const text = words(40, "m");
-    const id = await createChat(u, `/slow 40 ${text}`);
-    await expect
-      .poll(
-        async () =>
-          (await expectJson<{ generation_attempt: number }>(await api(`/chats/${id}`, { token: u.token }), 200)).generation_attempt,
-      )
-      .toBe(1);
-    await new Promise((r) => setTimeout(r, 300));
+    // The reply stops after its first token until the fake model's gate opens: mid-generation.
+    const gate = `stream-${crypto.randomUUID()}`;
+    const id = await createChat(u, `/gate ${gate} 20 ${text}`);
+    const observer = await openStream(u, id);
+    await observer.until((e) => e.type === "message_part");
     const c = await openStream(u, id);
+    await c.until((e) => e.type === "message_part");
+    expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
     await c.until(isStatus("waiting"));
+    observer.ws.close();
     const ev = c.events;
     // Bootstrap: the user message, the status, a preview reset for the running attempt.
     expect(types(ev).slice(0, 3)).toEqual(["message", "status", "preview_reset"]);
@@ -78,8 +78,7 @@ describe("the stream WebSocket", () => {
     await a.until(isStatus("running"), 20_000, turnStart);
     await a.until(isStatus("waiting"), 20_000, turnStart);
     await b.until(isStatus("waiting"), 20_000, turnStart);
-    await new Promise((r) => setTimeout(r, 200));
-    expect(b.events).toEqual(a.events);
+    await expect.poll(() => b.events).toEqual(a.events);
     expect(types(a.events)).toContain("message_part");
     a.ws.close();
     b.ws.close();
@@ -116,7 +115,8 @@ describe("the stream WebSocket", () => {
     await c.until(isStatus("waiting"));
     await send(u, id, "one");
     await c.until(isStatus("waiting"), 20_000, 2);
-    await new Promise((r) => setTimeout(r, 300));
+    // The last event the turn causes: the title generated after it.
+    await c.until((e) => e.type === "title_change" && e.title?.title_source === "generated");
     const settled = c.events.length;
     const row = await expectJson<Record<string, unknown>>(await api(`/chats/${id}`, { token: u.token }), 200);
     const payload = (over: Record<string, unknown>) => ({
@@ -262,7 +262,8 @@ describe("the stream WebSocket", () => {
       id,
       `&history_version=${held.history_version}&queue_version=${held.queue_version}&retry_state_version=${held.retry_state_version}&status=waiting`,
     );
-    await new Promise((r) => setTimeout(r, 500));
+    // The bootstrap is one Sync, sent as one frame: once its messages are in, all of it is.
+    await resumed.until((e) => e.type === "message" && e.message!.role === "assistant");
     const messages = resumed.events.filter((e) => e.type === "message").map((e) => e.message!.content[0]!.text);
     expect(messages).toEqual(["while away", "while away"]);
     expect(types(resumed.events)).not.toContain("status");
