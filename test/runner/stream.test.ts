@@ -241,6 +241,35 @@ describe("the stream WebSocket", () => {
     c.ws.close();
   });
 
+  it("sends a message of more than 64 KiB whole, in order, to every socket (the paced path)", async () => {
+    const u = await userWithModel();
+    const id = await createChat(u);
+    const clients = [await openStream(u, id), await openStream(u, id), await openStream(u, id)];
+    for (const c of clients) await c.until(isStatus("waiting"));
+    const starts = clients.map((c) => c.events.length);
+    // About 100 KB of prompt, so its `message` frame is paced (durable-objects/chat-object/
+    // paced-sends.ts, LARGE_FRAME_CHARS = 64 KiB); `/long 3` keeps the reply short.
+    const prompt = `/long 3 ${words(12_000, "p")}`;
+    expect(prompt.length).toBeGreaterThan(64 * 1024);
+    await send(u, id, prompt);
+    for (const [i, c] of clients.entries()) {
+      const waiting = await c.until(isStatus("waiting"), 20_000, starts[i]! + 1);
+      const turn = c.events.slice(starts[i], waiting + 1);
+      const messages = turn.filter((e) => e.type === "message").map((e) => [e.message!.role, e.message!.content[0]!.text]);
+      expect(messages).toEqual([
+        ["user", prompt],
+        ["assistant", "tok1 tok2 tok3"],
+      ]);
+      // The large frame kept its place: the user message before the turn's status and parts.
+      const userAt = turn.findIndex((e) => e.type === "message" && e.message!.role === "user");
+      const runningAt = turn.findIndex(isStatus("running"));
+      const firstPartAt = turn.findIndex((e) => e.type === "message_part");
+      expect(userAt).toBeLessThan(firstPartAt);
+      expect(runningAt).toBeGreaterThanOrEqual(0);
+      c.ws.close();
+    }
+  });
+
   it("resumes a client from its cursors with exactly what it missed", async () => {
     const u = await userWithModel();
     const id = await createChat(u, "before");
