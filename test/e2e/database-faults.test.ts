@@ -1,9 +1,10 @@
 /**
  * R6, database faults, done rather than assumed: while chats stream their answers, the runtime's
  * database connections are killed (pg_terminate_backend), then the database refuses new
- * connections for a few seconds, as during a restart or failover. Every
- * request meanwhile is answered, 2xx or a 503 `database_unavailable` with a `Retry-After` hint,
- * never a 500; health is back within 10 s of the database; every chat ends answered exactly once.
+ * connections for a few seconds, as during a restart or failover. Every request meanwhile is
+ * answered, 2xx or a 503 `database_unavailable` with a `Retry-After` hint, never a 500; a write
+ * answered 201 is there afterwards and one answered 503 wrote nothing; health is back within 10 s
+ * of the database; every chat ends answered exactly once.
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
@@ -62,7 +63,8 @@ async function round(): Promise<void> {
   }
   const ids = [...expected.keys()];
   const countChats = async (status: string): Promise<number> =>
-    (await d!.own.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chats WHERE status = $1", [status])).rows[0]!.n;
+    (await d!.own.pool.query<{ n: number }>("SELECT count(*)::int AS n FROM chats WHERE status = $1 AND id = ANY($2)", [status, ids]))
+      .rows[0]!.n;
 
   // Readers: every chat and the list, over and over, until the faults are over.
   const answers: Answer[] = [];
@@ -77,6 +79,23 @@ async function round(): Promise<void> {
   const readers = (async () => {
     while (reading) {
       await Promise.all([read("/chats"), ...ids.slice(0, 4).map((id) => read(`/chats/${id}`))]);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  })();
+
+  // Writers: empty chats created with a title of their own, over and over, until the faults are
+  // over. A 2xx must have written its chat; a 503 must have written nothing.
+  const writes: { title: string; status: number }[] = [];
+  const writers = (async () => {
+    while (reading) {
+      const title = `w-${randomUUID()}`;
+      const res = await fetch(`${dev.url}/api/v2/chats`, {
+        method: "POST",
+        headers: { ...headers, "content-type": "application/json" },
+        body: JSON.stringify({ content: [], title }),
+      });
+      await res.body?.cancel();
+      writes.push({ title, status: res.status });
       await new Promise((r) => setTimeout(r, 50));
     }
   })();
@@ -124,10 +143,24 @@ async function round(): Promise<void> {
   } finally {
     reading = false;
     await readers;
+    await writers;
   }
 
   // Never a 500; every 503 is the retryable kind.
   expect(answers.filter((a) => a.status >= 500 && a.status !== 503)).toEqual([]);
+  // Writes: each answered 201 left exactly its chat, each answered 503 left none, and the outage
+  // saw both kinds.
+  expect(writes.filter((w) => w.status !== 201 && w.status !== 503)).toEqual([]);
+  const written = (await d.own.pool.query<{ title: string }>("SELECT title FROM chats WHERE title LIKE 'w-%'")).rows.map((r) => r.title);
+  expect(written.sort()).toEqual(
+    writes
+      .filter((w) => w.status === 201)
+      .map((w) => w.title)
+      .sort(),
+  );
+  expect(writes.some((w) => w.status === 503)).toBe(true);
+  const written201 = writes.filter((w) => w.status === 201).length;
+  console.log(JSON.stringify({ event: "database_fault_writes", created: written201, refused: writes.length - written201 }));
   for (const a of answers.filter((x) => x.status === 503))
     expect(a).toEqual({ status: 503, code: "database_unavailable", retryAfter: "1" });
 
