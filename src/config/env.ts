@@ -35,7 +35,7 @@ export const configSchema = z.object({
   CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),
   CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
   // How long a chat object keeps a database connection nobody uses before closing it. An object
-  // that holds one cannot hibernate (docs/reliability.md "Eviction and hibernation").
+  // that holds one cannot hibernate (docs/stream.md, "Inside the object").
   CHAT_DB_IDLE_CONNECTION_MS: int("CHAT_DB_IDLE_CONNECTION_MS", 100).default(10_000),
   // How long a chat's object trusts an API key it read (docs/hot-path.md): the bound within which a
   // deleted key or a suspended user stops authenticating there. 0: read the key on every request.

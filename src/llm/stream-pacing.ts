@@ -5,11 +5,12 @@
  * pipes the provider's parts into a queue that never pushes back. When a fast model's bytes are
  * already buffered, every read resolves at once, and the provider's parsing (SSE, JSON, schema
  * validation: ~0.2 ms a chunk in workerd) runs chunk after chunk on promise continuations. A timer
- * cannot fire in between. The relay waits at least one timer turn before it sends a burst, so at 200
- * sockets and 5,000 chunks the first part went out about a second after the model's first token:
- * only once the whole response had been parsed. The step's own consumer sat behind that queue too,
- * so it could not fix this by yielding. (workerd 1.20261117 runs a timer turn between two reads of
- * a buffered body by itself; the pauses keep the bound wherever that is not so, Node among them.)
+ * cannot fire in between. The relay waits at least one timer turn before it sends a burst, so at
+ * 200 sockets and 5,000 chunks the first part went out about a second after the model's first
+ * token: only once the whole response had been parsed. The step's own consumer sat behind that
+ * queue too, so it could not fix this by yielding. (workerd 1.20261117 runs a timer turn between
+ * two reads of a buffered body by itself; the pauses keep the bound wherever that is not so, Node
+ * among them.)
  *
  * The model is wrapped so that its stream pauses for one macrotask every DELTAS_PER_PAUSE deltas
  * (text, reasoning or tool-input; sooner at the start). The SDK then reads ahead of the sockets by

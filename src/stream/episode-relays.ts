@@ -11,13 +11,13 @@
  *
  * Woken by a part, the relay lets the current turn of the event loop finish before it takes the
  * burst, so parts that are already waiting go out with it. The first burst after a quiet spell
- * (the first token among them) costs just that turn. While a stream is busy (its previous burst
- * went out less than GATHER_MS before this one woke it) the relay goes on gathering turn by turn until QUIET_TURNS
- * turns in a row bring nothing, MAX_BURST parts are in, or GATHER_MS have passed: a saturated
- * object sends fewer, larger frames instead of falling further behind. When the object is behind
- * (the previous burst's sending alone took GATHER_MS or more, as with a thousand sockets) quiet
- * turns say nothing, since the parts are waiting in the network, so the relay sleeps out the
- * GATHER_MS and takes what came.
+ * (the first token among them) costs just that turn. While a stream is busy (the previous burst's
+ * send ended less than GATHER_MS before the wake) the relay goes on gathering turn by turn until
+ * QUIET_TURNS turns in a row bring nothing, MAX_BURST parts are in, or GATHER_MS have passed: a
+ * saturated object sends fewer, larger frames instead of falling further behind. When the object
+ * is behind (that send alone took GATHER_MS or more, as with a thousand sockets) quiet turns say
+ * nothing, since the parts are waiting in the network, so the relay sleeps out the GATHER_MS and
+ * takes what came.
  *
  * One turn used to be enough to gather a busy stream: under workerd 1.20260426 every read of an
  * already-buffered body ran before a timer. Under 1.20261117 a timer turn runs between any two
