@@ -60,8 +60,8 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
   /** Keyed by owner and by owner/event. */
   const stats = new Map<string, ConsumerStats>();
   const statsOf = (key: string) => {
-    let found = stats.get(key);
-    if (!found) stats.set(key, (found = { in_flight: 0, max_in_flight: 0, arrived: 0 }));
+    const found = stats.get(key) ?? { in_flight: 0, max_in_flight: 0, arrived: 0 };
+    stats.set(key, found);
     return found;
   };
   /** Held requests' releases, oldest first, keyed by owner/event. */
