@@ -14,6 +14,12 @@ export interface Target {
   userId: string;
 }
 
+/** An answer a hostile request may get: its status and the error body's machine-readable code. */
+export interface ExpectedAnswer {
+  status: number;
+  code: string;
+}
+
 export interface HostileRequest {
   /** What was broken, for the failure report. */
   label: string;
@@ -22,7 +28,18 @@ export interface HostileRequest {
   path: string;
   headers: Record<string, string>;
   body?: string;
+  /**
+   * The answers it may get. One, except for a broken path parameter: 400 when a route of that
+   * method matches the path and refuses the parameter, 404 when none matches.
+   */
+  expected: readonly ExpectedAnswer[];
 }
+
+const INVALID: ExpectedAnswer = { status: 400, code: "validation_failed" };
+const WHOLE_BODY_ANSWER: Record<string, ExpectedAnswer> = {
+  huge: { status: 413, code: "payload_too_large" },
+  "wrong-type-header": { status: 415, code: "unsupported_media_type" },
+};
 
 type Slot = "string" | "uuid" | "enum" | "int" | "bool" | "array" | "record";
 
@@ -217,6 +234,7 @@ export function hostileRequest(seed: number, index: number, target: Target): Hos
       path: template.path(target),
       headers: JSON_HEADERS,
       body: JSON.stringify(body),
+      expected: [INVALID],
     };
   }
   // 15 %: a query parameter broken.
@@ -235,6 +253,7 @@ export function hostileRequest(seed: number, index: number, target: Target): Hos
       path: `${template.path(target)}?${params}`,
       headers,
       ...(template.raw ? { body: "bytes" } : {}),
+      expected: [INVALID],
     };
   }
   // 15 %: the whole body is not what a JSON route takes.
@@ -257,7 +276,13 @@ export function hostileRequest(seed: number, index: number, target: Target): Hos
       },
       array: { body: `[${valid}]`, headers: JSON_HEADERS },
     };
-    return { label: `${template.method} whole-body:${variant}`, method: template.method, path: template.path(target), ...bodies[variant] };
+    return {
+      label: `${template.method} whole-body:${variant}`,
+      method: template.method,
+      path: template.path(target),
+      ...bodies[variant],
+      expected: [WHOLE_BODY_ANSWER[variant] ?? INVALID],
+    };
   }
   // 15 %: a path parameter or the credentials broken.
   if (kind < 0.95) {
@@ -269,6 +294,7 @@ export function hostileRequest(seed: number, index: number, target: Target): Hos
       path: shape(target, bad),
       headers: JSON_HEADERS,
       body: "{}",
+      expected: [INVALID, { status: 404, code: "not_found" }],
     };
   }
   const auth = pick(r, [
@@ -286,5 +312,6 @@ export function hostileRequest(seed: number, index: number, target: Target): Hos
     path: "/chats",
     headers: { ...JSON_HEADERS, Authorization: auth, "x-replace-auth": "1" },
     body: JSON.stringify({ content: text("hi") }),
+    expected: [{ status: 401, code: "unauthorized" }],
   };
 }
