@@ -8,8 +8,9 @@
  */
 import { randomUUID } from "node:crypto";
 import pg from "pg";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createChat, type Deployment, deployment, words } from "./support/deployment";
+import { newGate, openGate } from "../support/fake-model-gate";
 
 const CHATS = 10;
 const OUTAGE_MS = 3_000;
@@ -55,7 +56,7 @@ async function round(): Promise<void> {
   // Every answer waits behind one gate of the fake model after its first token, so all the chats
   // are mid-stream together however slowly a loaded machine created them; the gate opens after the
   // first kill, and the rest of each answer (60 words, 100 ms apart) streams through the faults.
-  const gate = `db-faults-${randomUUID()}`;
+  const gate = newGate("db-faults");
   const expected = new Map<string, string>();
   for (let i = 0; i < CHATS; i++) {
     const answer = words(60, `c${i}w`);
@@ -107,7 +108,7 @@ async function round(): Promise<void> {
     killed = 0;
     for (let i = 0; i < 3; i++) {
       killed += (await d.own.pool.query<{ n: number }>(KILL_OTHERS, [database])).rows[0]!.n;
-      if (i === 0) expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
+      if (i === 0) await openGate(gate);
       await new Promise((r) => setTimeout(r, 700));
     }
     expect(killed).toBeGreaterThan(0);

@@ -10,15 +10,15 @@
  * DB_RESTART_CHATS sizes it: 20 in `npm test`; `npm run reliability:db-restart` runs it with 50,
  * DB_RESTART_ROUNDS times.
  */
-import { randomUUID } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { runMigrations } from "../../scripts/lib/migrate";
 import { type LocalPostgres, startLocalPostgres } from "../../scripts/lib/postgres";
 import { startWsProxy, type WsProxy } from "../../scripts/lib/ws-proxy";
 import { createChat, type Deployment, deployment, words } from "./support/deployment";
+import { newGate, openGate } from "../support/fake-model-gate";
 
 const CHATS = Number(process.env.DB_RESTART_CHATS ?? "20");
 const DOWN_MS = 3_000;
@@ -107,7 +107,7 @@ async function round(): Promise<void> {
   // are owned and mid-answer at the restart however long acquiring them takes on a loaded machine.
   // The gate opens as the server stops; the rest of each answer (60 words at 20, 60 or 120 ms)
   // ends during the outage, just after it, or well after it.
-  const gate = `db-restart-${randomUUID()}`;
+  const gate = newGate("db-restart");
   const expected = new Map<string, string>();
   for (let i = 0; i < CHATS; i += 10) {
     const batch = Array.from({ length: Math.min(10, CHATS - i) }, (_, k) => ({ n: i + k, answer: words(60, `c${i + k}w`) }));
@@ -180,8 +180,7 @@ async function round(): Promise<void> {
     const outageStarted = answers.length;
     const stopped = Date.now();
     outage.stoppedMs = stopped - roundStarted;
-    const opened = await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" });
-    expect(opened.status, "the fake model's gate opened").toBe(200);
+    await openGate(gate);
     await server.stop();
     await new Promise((r) => setTimeout(r, DOWN_MS));
     server = await startLocalPostgres({ dataDir: join(dataDir, "pg"), database: DATABASE, port });

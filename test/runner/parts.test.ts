@@ -4,9 +4,10 @@
  * episodes on one connection.
  */
 import { SELF } from "cloudflare:test";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+import { newGate, openGate } from "../support/fake-model-gate";
 
 interface Frame {
   history_version: number;
@@ -59,7 +60,7 @@ describe("the parts WebSocket", () => {
     const text = words(30, "b");
     const episode = JSON.stringify({ history_version: chat.snapshot_version + 1, generation_attempt: 1 });
     // The reply stops after its first token until the fake model's gate opens: mid-generation.
-    const gate = `parts-${crypto.randomUUID()}`;
+    const gate = newGate("parts");
     const early = await openParts(u, chat.id);
     early.ws.send(episode);
     await expectJson(
@@ -74,7 +75,7 @@ describe("the parts WebSocket", () => {
     const { ws, frames } = await openParts(u, chat.id);
     ws.send(episode);
     await expect.poll(() => frames.map((f) => f.seq)).toEqual([1]);
-    expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
+    await openGate(gate);
     await expect.poll(() => textOf(frames), { timeout: 15_000 }).toBe(text);
     expect(frames.map((f) => f.seq)).toEqual(frames.map((_, i) => i + 1));
     expect(frames).toEqual(early.frames);

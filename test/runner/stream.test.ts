@@ -4,13 +4,14 @@
  * project "runner"): sync poll every 2 s.
  */
 import { env, SELF } from "cloudflare:test";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { createPool } from "../../src/db/client";
 import { ChatStore } from "../../src/chats/store";
 import { sendMessage } from "../../src/chats/transitions/send-message";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
 import { openStream, type StreamEvent } from "./support/stream-client";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+import { newGate, openGate } from "../support/fake-model-gate";
 
 const POLL_MS = 2_000;
 
@@ -42,13 +43,13 @@ describe("the stream WebSocket", () => {
     const u = await userWithModel();
     const text = words(40, "m");
     // The reply stops after its first token until the fake model's gate opens: mid-generation.
-    const gate = `stream-${crypto.randomUUID()}`;
+    const gate = newGate("stream");
     const id = await createChat(u, `/gate ${gate} 20 ${text}`);
     const observer = await openStream(u, id);
     await observer.until((e) => e.type === "message_part");
     const c = await openStream(u, id);
     await c.until((e) => e.type === "message_part");
-    expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
+    await openGate(gate);
     await c.until(isStatus("waiting"));
     observer.ws.close();
     const ev = c.events;

@@ -4,10 +4,11 @@
  * through the state machine. Test config (vitest.config.ts, project "runner"): 2 s heartbeats,
  * 10 s stale threshold, 12 s requires-action deadline, 2 generation retries.
  */
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
+import { newGate, openGate } from "../support/fake-model-gate";
 
 interface Chat {
   id: string;
@@ -31,16 +32,13 @@ const nonce = () => crypto.randomUUID().slice(0, 8);
  * the test opens it: "mid-generation" as a state, not a moment guessed with a sleep.
  */
 async function startHeld(u: TestUser, words: string): Promise<{ id: string; open: () => Promise<void> }> {
-  const gate = `turns-${nonce()}`;
+  const gate = newGate("turns");
   const id = await start(u, `/gate ${gate} 20 ${words} ${nonce()}`);
   // The first token has reached the chat's object once a stream client gets it.
   const client = await openStream(u, id);
   await client.until((e) => e.type === "message_part" && (e.message_part?.part.text ?? "").length > 0);
   client.ws.close();
-  const open = async () => {
-    expect((await fetch(`${inject("fakeModelUrl")}/_gates/${gate}`, { method: "POST" })).status).toBe(200);
-  };
-  return { id, open };
+  return { id, open: () => openGate(gate) };
 }
 
 async function chatOf(user: TestUser, id: string): Promise<Chat> {
