@@ -1,14 +1,26 @@
 // Anthropic Messages (`POST /v1/messages`). Streams `event:` + `data:` frames:
-// message_start, ping, content blocks (one text, or one tool_use per call) each opened, filled with
-// deltas and closed, then message_delta (stop reason + usage) and message_stop.
+// message_start, ping, content blocks (a thinking block, text blocks, or one tool_use per call) each
+// opened, filled with deltas and closed, then message_delta (stop reason + usage) and message_stop.
 
 import type { LastTurn } from "./script";
-import { BadRequestError, contentText, eventFrame, isRecord, numberField, offeredTools, pacedTokenFrames, stringField } from "./wire";
+import {
+  BadRequestError,
+  contentText,
+  eventFrame,
+  isRecord,
+  numberField,
+  offeredTools,
+  pacedTokenFrames,
+  stringField,
+  textBlocks,
+} from "./wire";
 import type { Frame, FinishReason, ModelRequest, Reply, WireFormat } from "./wire";
 
 const TEXT_BLOCK_TYPES = ["text"] as const;
 const DEFAULT_MODEL = "fake";
 const OVERLOADED_STATUS = 529;
+/** What closes a thinking block; the real one is an opaque signature the client sends back. */
+const THINKING_SIGNATURE = "fake-model-signature";
 
 const STOP_REASONS: Record<FinishReason, string> = {
   stop: "end_turn",
@@ -105,15 +117,31 @@ export const anthropicMessages: WireFormat = {
       event("ping"),
     ];
     if (content.type === "text") {
-      const index = 0;
-      frames.push(
-        event("content_block_start", { index, content_block: { type: "text", text: "" } }),
-        ...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) =>
-          event("content_block_delta", { index, delta: { type: "text_delta", text: token } }),
-        ),
-      );
-      if (reply.ending !== "finish") return frames;
-      frames.push(event("content_block_stop", { index }));
+      let index = 0;
+      if (content.reasoning) {
+        frames.push(
+          event("content_block_start", { index, content_block: { type: "thinking", thinking: "", signature: "" } }),
+          ...pacedTokenFrames(content.reasoning, 0, (token) =>
+            event("content_block_delta", { index, delta: { type: "thinking_delta", thinking: token } }),
+          ),
+          event("content_block_delta", { index, delta: { type: "signature_delta", signature: THINKING_SIGNATURE } }),
+          event("content_block_stop", { index }),
+        );
+        index += 1;
+      }
+      const blocks = textBlocks(content);
+      for (const [i, tokens] of blocks.entries()) {
+        frames.push(
+          event("content_block_start", { index, content_block: { type: "text", text: "" } }),
+          ...pacedTokenFrames(tokens, reply.tokenDelayMs, (token) =>
+            event("content_block_delta", { index, delta: { type: "text_delta", text: token } }),
+          ),
+        );
+        // A stream that stops short stops after its last token, inside the open block.
+        if (i === blocks.length - 1 && reply.ending !== "finish") return frames;
+        frames.push(event("content_block_stop", { index }));
+        index += 1;
+      }
     } else {
       // One tool_use block per call, opened, filled and closed in turn.
       content.calls.forEach((call, index) => {
@@ -143,7 +171,10 @@ export const anthropicMessages: WireFormat = {
     const { content } = reply;
     const blocks =
       content.type === "text"
-        ? [{ type: "text", text: content.tokens.join("") }]
+        ? [
+            ...(content.reasoning ? [{ type: "thinking", thinking: content.reasoning.join(""), signature: THINKING_SIGNATURE }] : []),
+            ...textBlocks(content).map((tokens) => ({ type: "text", text: tokens.join("") })),
+          ]
         : content.calls.map((call) => ({
             type: "tool_use",
             id: toolUseId(call.callNumber),
@@ -164,5 +195,10 @@ export const anthropicMessages: WireFormat = {
 
   encodeError(status: number, message: string): unknown {
     return { type: "error", error: { type: anthropicErrorType(status), message } };
+  },
+
+  // `event: error` with the same body as an HTTP error (the API sends `overloaded_error` this way).
+  encodeStreamError(status: number, message: string): string {
+    return eventFrame("error", this.encodeError(status, message));
   },
 };

@@ -1,6 +1,8 @@
 // OpenAI Chat Completions (`POST /v1/chat/completions`), also what
 // OpenAI-compatible providers speak. Streams `chat.completion.chunk` objects as
-// `data:` lines terminated by `data: [DONE]`.
+// `data:` lines terminated by `data: [DONE]`. Reasoning goes out as `reasoning_content` deltas, as
+// OpenAI-compatible servers (DeepSeek, vLLM) send it; OpenAI's own API sends none, and its AI SDK
+// provider reads none. Text blocks are not a notion of this format: they arrive as one text.
 
 import type { LastTurn } from "./script";
 import { BadRequestError, contentText, dataFrame, isRecord, numberField, offeredTools, pacedTokenFrames, stringField } from "./wire";
@@ -10,7 +12,7 @@ const TEXT_PART_TYPES = ["text"] as const;
 const DEFAULT_MODEL = "fake";
 
 /** OpenAI's error body, shared with the Responses API. */
-export function openAIError(status: number, message: string): unknown {
+export function openAIError(status: number, message: string): { error: { message: string; type: string; param: null; code: string } } {
   const [type, code] = openAIErrorKind(status);
   return { error: { message, type, param: null, code } };
 }
@@ -87,6 +89,7 @@ export const openAIChat: WireFormat = {
     const { content } = reply;
     if (content.type === "text") {
       frames.push(chunk({ role: "assistant", content: "", refusal: null }));
+      frames.push(...pacedTokenFrames(content.reasoning ?? [], 0, (token) => chunk({ reasoning_content: token })));
       frames.push(...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) => chunk({ content: token })));
       if (reply.ending !== "finish") return frames;
     } else {
@@ -116,7 +119,12 @@ export const openAIChat: WireFormat = {
     const { content } = reply;
     const message =
       content.type === "text"
-        ? { role: "assistant", content: content.tokens.join(""), refusal: null }
+        ? {
+            role: "assistant",
+            content: content.tokens.join(""),
+            refusal: null,
+            ...(content.reasoning ? { reasoning_content: content.reasoning.join("") } : {}),
+          }
         : {
             role: "assistant",
             content: null,
@@ -139,4 +147,7 @@ export const openAIChat: WireFormat = {
   },
 
   encodeError: openAIError,
+
+  // The error object alone, as a `data:` chunk of the stream.
+  encodeStreamError: (status, message) => dataFrame(openAIError(status, message)),
 };

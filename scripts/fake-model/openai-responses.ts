@@ -1,10 +1,21 @@
 // OpenAI Responses (`POST /v1/responses`). Streams typed events (`event:` +
 // `data:` lines, each with a monotonically increasing `sequence_number`) that
-// open and close output items, content parts and function calls explicitly.
+// open and close output items, content parts and function calls explicitly. A reasoning block is a
+// `reasoning` item with one summary part; each text block is a `message` item of its own.
 
 import { openAIError } from "./openai-chat";
 import type { LastTurn } from "./script";
-import { BadRequestError, contentText, eventFrame, isRecord, numberField, offeredTools, pacedTokenFrames, stringField } from "./wire";
+import {
+  BadRequestError,
+  contentText,
+  eventFrame,
+  isRecord,
+  numberField,
+  offeredTools,
+  pacedTokenFrames,
+  stringField,
+  textBlocks,
+} from "./wire";
 import type { Frame, ModelRequest, Reply, ReplyToolCall, WireFormat } from "./wire";
 
 const INPUT_TEXT_TYPES = ["input_text"] as const;
@@ -40,9 +51,14 @@ function usageBody(reply: Reply): Record<string, unknown> {
   };
 }
 
-function messageItem(reply: Reply, text: string, status: string): Record<string, unknown> {
+/** One message item per text block; the first keeps the single-block id. */
+function messageId(reply: Reply, block: number): string {
+  return block === 0 ? `msg_${reply.responseNumber}` : `msg_${reply.responseNumber}_${block}`;
+}
+
+function messageItem(reply: Reply, block: number, text: string, status: string): Record<string, unknown> {
   return {
-    id: `msg_${reply.responseNumber}`,
+    id: messageId(reply, block),
     type: "message",
     status,
     role: "assistant",
@@ -66,13 +82,25 @@ function functionCallItem(reply: Reply, call: ReplyToolCall, index: number, args
   };
 }
 
+/** The reasoning item: no encrypted content (the request did not ask for it), its text as one summary part. */
+function reasoningItem(reply: Reply, text: string | null): Record<string, unknown> {
+  return {
+    id: `rs_${reply.responseNumber}`,
+    type: "reasoning",
+    encrypted_content: null,
+    summary: text === null ? [] : [{ type: "summary_text", text }],
+  };
+}
+
 /** The finished output items, as found in `output_item.done` events and the final response. */
 function finalItems(reply: Reply): Record<string, unknown>[] {
   const { content } = reply;
   const status = reply.finish === "length" ? "incomplete" : "completed";
-  return content.type === "text"
-    ? [messageItem(reply, content.tokens.join(""), status)]
-    : content.calls.map((call, index) => functionCallItem(reply, call, index, call.args, status));
+  if (content.type !== "text") return content.calls.map((call, index) => functionCallItem(reply, call, index, call.args, status));
+  return [
+    ...(content.reasoning ? [reasoningItem(reply, content.reasoning.join(""))] : []),
+    ...textBlocks(content).map((tokens, block) => messageItem(reply, block, tokens.join(""), status)),
+  ];
 }
 
 function responseBody(reply: Reply, phase: "in_progress" | "final"): Record<string, unknown> {
@@ -114,7 +142,6 @@ export const openAIResponses: WireFormat = {
     let sequence = 0;
     const event = (type: string, payload: Record<string, unknown>): string =>
       eventFrame(type, { type, sequence_number: sequence++, ...payload });
-    const outputIndex = 0;
     const { content } = reply;
 
     const frames: Frame[] = [
@@ -122,21 +149,43 @@ export const openAIResponses: WireFormat = {
       event("response.in_progress", { response: responseBody(reply, "in_progress") }),
     ];
     if (content.type === "text") {
-      const itemId = `msg_${reply.responseNumber}`;
-      const text = content.tokens.join("");
-      const part = { item_id: itemId, output_index: outputIndex, content_index: 0 };
-      frames.push(
-        event("response.output_item.added", { output_index: outputIndex, item: messageItem(reply, "", "in_progress") }),
-        event("response.content_part.added", { ...part, part: { type: "output_text", text: "", annotations: [] } }),
-        ...pacedTokenFrames(content.tokens, reply.tokenDelayMs, (token) =>
-          event("response.output_text.delta", { ...part, delta: token, logprobs: [] }),
-        ),
-      );
-      if (reply.ending !== "finish") return frames;
-      frames.push(
-        event("response.output_text.done", { ...part, text, logprobs: [] }),
-        event("response.content_part.done", { ...part, part: { type: "output_text", text, annotations: [] } }),
-      );
+      const done = finalItems(reply);
+      let outputIndex = 0;
+      if (content.reasoning) {
+        const text = content.reasoning.join("");
+        const summary = { item_id: `rs_${reply.responseNumber}`, output_index: outputIndex, summary_index: 0 };
+        frames.push(
+          event("response.output_item.added", { output_index: outputIndex, item: reasoningItem(reply, null) }),
+          event("response.reasoning_summary_part.added", { ...summary, part: { type: "summary_text", text: "" } }),
+          ...pacedTokenFrames(content.reasoning, 0, (token) =>
+            event("response.reasoning_summary_text.delta", { ...summary, delta: token }),
+          ),
+          event("response.reasoning_summary_text.done", { ...summary, text }),
+          event("response.reasoning_summary_part.done", { ...summary, part: { type: "summary_text", text } }),
+          event("response.output_item.done", { output_index: outputIndex, item: done[outputIndex] }),
+        );
+        outputIndex += 1;
+      }
+      const blocks = textBlocks(content);
+      for (const [block, tokens] of blocks.entries()) {
+        const text = tokens.join("");
+        const part = { item_id: messageId(reply, block), output_index: outputIndex, content_index: 0 };
+        frames.push(
+          event("response.output_item.added", { output_index: outputIndex, item: messageItem(reply, block, "", "in_progress") }),
+          event("response.content_part.added", { ...part, part: { type: "output_text", text: "", annotations: [] } }),
+          ...pacedTokenFrames(tokens, reply.tokenDelayMs, (token) =>
+            event("response.output_text.delta", { ...part, delta: token, logprobs: [] }),
+          ),
+        );
+        // A stream that stops short stops after its last token, inside the open item.
+        if (block === blocks.length - 1 && reply.ending !== "finish") return frames;
+        frames.push(
+          event("response.output_text.done", { ...part, text, logprobs: [] }),
+          event("response.content_part.done", { ...part, part: { type: "output_text", text, annotations: [] } }),
+          event("response.output_item.done", { output_index: outputIndex, item: done[outputIndex] }),
+        );
+        outputIndex += 1;
+      }
     } else {
       const done = finalItems(reply);
       content.calls.forEach((call, index) => {
@@ -151,9 +200,6 @@ export const openAIResponses: WireFormat = {
         );
       });
     }
-    if (content.type === "text") {
-      frames.push(event("response.output_item.done", { output_index: outputIndex, item: finalItems(reply)[0] }));
-    }
     frames.push(
       event(reply.finish === "length" ? "response.incomplete" : "response.completed", {
         response: responseBody(reply, "final"),
@@ -167,4 +213,10 @@ export const openAIResponses: WireFormat = {
   },
 
   encodeError: openAIError,
+
+  // The `error` event (the API's `ResponseErrorEvent`): code and message at the top level.
+  encodeStreamError(status: number, message: string): string {
+    const { code } = openAIError(status, message).error;
+    return eventFrame("error", { type: "error", sequence_number: 0, code, message, param: null });
+  },
 };

@@ -9,17 +9,24 @@ export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; t
 
 /**
  * How a streamed text reply ends: normally, or right after its last token, either closed cleanly
- * with no finish (`/cut`) or with the connection reset (`/reset`).
+ * with no finish (`/cut`), with the connection reset (`/reset`), or with the provider's in-stream
+ * error event (`/midstream-error`).
  */
-export type StreamEnding = "finish" | "cut" | "reset";
+export type StreamEnding = "finish" | "cut" | "reset" | "error";
 
 /**
  * `stamped`: each token's write time is filled in as it is written (`/stamp`, stamp-tokens.ts).
  * `gate`: a stream stops after its first token until the gate of that name is opened (`/gate`).
+ * `reasoning`: tokens of a reasoning block sent before the text, unpaced (`/think`): a gate holds
+ * after the first text token.
+ * `blockStarts`: indices of the tokens that open a new text block (`/think a :: b :: c`); formats
+ * without blocks (Chat Completions) send the text as one.
  */
 export type TextScript = {
   kind: "text";
   tokens: string[];
+  reasoning?: string[];
+  blockStarts?: number[];
   tokenDelayMs: number;
   ending?: StreamEnding;
   stamped?: boolean;
@@ -37,7 +44,11 @@ export type Script =
   | TextScript
   | { kind: "tool_call"; name: string; args: string }
   | { kind: "tool_calls"; calls: { name: string; args: string }[] }
-  | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: TextScript }
+  /**
+   * The first `failures` requests fail with `status`: as an HTTP error, or (`midStream`) inside a
+   * 200 stream, after the first half of `afterwards`' tokens, as the provider's error event.
+   */
+  | { kind: "error"; status: number; message: string; failures: number | "always"; afterwards: TextScript; midStream?: boolean }
   | { kind: "hang" }
   /** Streaming requests get `streaming`; non-streaming ones (titles, summaries) answer HTTP `status`. */
   | { kind: "nonstream_error"; status: number; message: string; streaming: TextScript };
@@ -92,10 +103,32 @@ function slowEcho(args: string): TextScript | undefined {
   return delay === undefined || delay > MAX_SLOW_DELAY_MS ? undefined : echo(rest, delay);
 }
 
-/** What `/error` answers once its failures are used up: the text echoed, paced when it starts with `/slow <ms>`. */
-function replyAfterErrors(text: string): TextScript {
-  const { word, rest } = nextWord(text.trimStart());
-  return (word === "/slow" ? slowEcho(rest) : undefined) ?? echo(text);
+/**
+ * The text reply `text` scripts: itself a text directive (`/slow`, `/think`, `/gate`, …), or echoed.
+ * What `/error` answers once its failures are used up, and what `/gate` holds.
+ */
+function textReply(text: string): TextScript {
+  const script = parseScript({ kind: "user", text });
+  return script.kind === "text" ? script : echo(text);
+}
+
+/** What separates `/think`'s reasoning from its text blocks, and the blocks from each other. */
+const BLOCK_SEPARATOR = "::";
+
+/**
+ * `/think <reasoning> :: <text> [:: <text> …]`: a reasoning block, then one text block per segment.
+ * Without a separator the whole text is the reasoning and the answer is `ok`.
+ */
+function thinkScript(args: string): TextScript {
+  const [reasoning = "", ...blocks] = args.split(BLOCK_SEPARATOR).map((segment) => segment.trim());
+  const texts = blocks.filter((block) => block.length > 0);
+  const tokens: string[] = [];
+  const blockStarts: number[] = [];
+  for (const block of texts.length > 0 ? texts : [EMPTY_ECHO_TEXT]) {
+    if (tokens.length > 0) blockStarts.push(tokens.length);
+    tokens.push(...tokenize(block));
+  }
+  return { kind: "text", tokens, tokenDelayMs: 0, reasoning: tokenize(reasoning.length > 0 ? reasoning : EMPTY_ECHO_TEXT), blockStarts };
 }
 
 /** Splits off the first whitespace-delimited word; `rest` has its leading whitespace removed. */
@@ -149,7 +182,7 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
       const { word: delayWord, rest } = nextWord(afterName);
       const delay = parseNonNegativeInt(delayWord);
       if (!GATE_NAME.test(name) || delay === undefined || delay < 1 || delay > MAX_SLOW_DELAY_MS) return echo(text);
-      return { ...echo(rest, delay), gate: name };
+      return { ...textReply(rest), tokenDelayMs: delay, gate: name };
     }
     case "/tool": {
       const { word: name, rest } = nextWord(args);
@@ -169,9 +202,26 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
         status,
         message: `fake-model: scripted error ${status}`,
         failures: times ?? "always",
-        afterwards: replyAfterErrors(times === undefined ? afterStatus : afterTimes),
+        afterwards: textReply(times === undefined ? afterStatus : afterTimes),
       };
     }
+    case "/midstream-error": {
+      const { word: statusWord, rest: afterStatus } = nextWord(args);
+      const status = parseNonNegativeInt(statusWord);
+      const { word: timesWord, rest: afterTimes } = nextWord(afterStatus);
+      const times = parseNonNegativeInt(timesWord);
+      if (status === undefined || status < MIN_ERROR_STATUS || status > MAX_ERROR_STATUS || times === undefined) return echo(text);
+      return {
+        kind: "error",
+        status,
+        message: `fake-model: scripted mid-stream error ${status}`,
+        failures: times,
+        afterwards: textReply(afterTimes),
+        midStream: true,
+      };
+    }
+    case "/think":
+      return thinkScript(args);
     case "/nonstream-error": {
       const { word: statusWord, rest } = nextWord(args);
       const status = parseNonNegativeInt(statusWord);

@@ -182,7 +182,10 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   let aborted = 0;
   let responseCounter = 0;
   let toolCallCounter = 0;
-  // Per prompt string (endpoint-independent), how many requests carried it: drives `/error <status> <times>`.
+  // Per prompt string (endpoint-independent) and per kind of request (streaming or not), how many
+  // requests carried it: drives `/error <status> <times>`. Apart, because a service's background
+  // call (a chat's title) carries the user's text too and would otherwise take a failure meant for
+  // the turn, or not, as the two race.
   const promptSeen = new Map<string, number>();
   // Aborting these on close() ends hanging or slow responses so close() cannot stall.
   const inFlight = new Set<AbortController>();
@@ -204,8 +207,11 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     if (script.kind === "text" && script.stamped && !stream)
       return { kind: "text", tokens: tokenize(STAMP_NONSTREAM_TEXT), tokenDelayMs: 0 };
     if (script.kind !== "error") return script;
-    const seen = (promptSeen.get(prompt) ?? 0) + 1;
-    promptSeen.set(prompt, seen);
+    // A mid-stream error is a streaming fault: a non-streaming request just gets the text.
+    if (script.midStream && !stream) return script.afterwards;
+    const key = `${stream ? "stream" : "json"}:${prompt}`;
+    const seen = (promptSeen.get(key) ?? 0) + 1;
+    promptSeen.set(key, seen);
     return script.failures === "always" || seen <= script.failures ? script : script.afterwards;
   }
 
@@ -223,7 +229,13 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       const limit = request.maxTokens;
       const truncated = limit !== undefined && script.tokens.length > limit;
       const tokens = truncated ? script.tokens.slice(0, Math.max(0, limit)) : script.tokens;
-      content = { type: "text", tokens };
+      const blockStarts = script.blockStarts?.filter((start) => start < tokens.length);
+      content = {
+        type: "text",
+        tokens,
+        ...(script.reasoning ? { reasoning: script.reasoning } : {}),
+        ...(blockStarts ? { blockStarts } : {}),
+      };
       finish = truncated ? "length" : "stop";
       outputTokens = tokens.length;
     } else {
@@ -312,6 +324,17 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       : resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
+    if (script.kind === "error" && script.midStream && request.stream) {
+      // The first half of the answer, then the provider's error event inside the 200 stream.
+      errorsSent += 1;
+      const { tokens } = script.afterwards;
+      const partial = { ...script.afterwards, tokens: tokens.slice(0, Math.max(1, Math.ceil(tokens.length / 2))) };
+      const reply = buildReply(partial, request, inputTokens);
+      res.writeHead(200, SSE_HEADERS);
+      const frames = [...format.encodeStream({ ...reply, ending: "error" }), format.encodeStreamError(script.status, script.message)];
+      await writeFrames(res, frames, signal, "finish", partial.gate);
+      return { ...logFields, status: 200, stream_error: script.status };
+    }
     if (script.kind === "error") {
       errorsSent += 1;
       const headers: Record<string, string> =

@@ -25,8 +25,20 @@ export interface ReplyToolCall {
   argChunks: string[];
 }
 
-/** A tool-call reply holds one call (`/tool`) or several made in parallel (`/parallel`). */
-export type ReplyContent = { type: "text"; tokens: string[] } | { type: "tool_call"; calls: ReplyToolCall[] };
+/**
+ * A text reply: its tokens, optionally after a reasoning block, optionally cut into several text
+ * blocks (`blockStarts`, the indices of the tokens that open one). A tool-call reply holds one call
+ * (`/tool`) or several made in parallel (`/parallel`).
+ */
+export type ReplyContent =
+  | { type: "text"; tokens: string[]; reasoning?: string[]; blockStarts?: number[] }
+  | { type: "tool_call"; calls: ReplyToolCall[] };
+
+/** A text reply's tokens, one list per text block. */
+export function textBlocks(content: Extract<ReplyContent, { type: "text" }>): string[][] {
+  const starts = [0, ...(content.blockStarts ?? []), content.tokens.length];
+  return starts.slice(0, -1).map((start, i) => content.tokens.slice(start, starts[i + 1]));
+}
 
 /** A fully resolved reply: the script after max-token truncation and id assignment. */
 export interface Reply {
@@ -39,7 +51,10 @@ export interface Reply {
   tokenDelayMs: number;
   usage: { inputTokens: number; outputTokens: number };
   includeUsage: boolean;
-  /** Not "finish": the stream stops right after the last text token (the server then closes or resets). */
+  /**
+   * Not "finish": the stream stops right after the last text token (the server then closes, resets,
+   * or writes the format's `encodeStreamError`).
+   */
   ending: StreamEnding;
 }
 
@@ -54,6 +69,8 @@ export interface WireFormat {
   encodeStream(reply: Reply): Frame[];
   encodeJson(reply: Reply): unknown;
   encodeError(status: number, message: string): unknown;
+  /** The provider's error event inside a 200 stream (a failure after the first tokens). */
+  encodeStreamError(status: number, message: string): string;
 }
 
 /** `data:`-only SSE frame (OpenAI Chat Completions). */

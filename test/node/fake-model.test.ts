@@ -9,6 +9,7 @@ import type { LanguageModel, ModelMessage, ToolSet } from "ai";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 import { startFakeModel } from "../../scripts/fake-model/server";
+import { classifyModelError } from "../../src/llm/classify-error";
 import type { Endpoint, FakeModelServer } from "../../scripts/fake-model/server";
 
 const API_KEY = "x";
@@ -24,6 +25,12 @@ interface ProviderCase {
   name: string;
   endpoint: Endpoint;
   model(url: string): LanguageModel;
+  /** Whether the provider reads reasoning off this wire (OpenAI's own Chat Completions sends none). */
+  reasoning: boolean;
+  /** Whether the wire has text blocks (Chat Completions streams one text). */
+  blocks: boolean;
+  /** The status a mid-stream `/midstream-error 529` classifies as (OpenAI has no 529: server_error). */
+  overloadedStatus: number;
 }
 
 const PROVIDERS: ProviderCase[] = [
@@ -31,21 +38,33 @@ const PROVIDERS: ProviderCase[] = [
     name: "openai-chat",
     endpoint: "chat_completions",
     model: (url) => createOpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY }).chat("fake"),
+    reasoning: false,
+    blocks: false,
+    overloadedStatus: 500,
   },
   {
     name: "openai-responses",
     endpoint: "responses",
     model: (url) => createOpenAI({ baseURL: `${url}/v1`, apiKey: API_KEY }).responses("fake"),
+    reasoning: true,
+    blocks: true,
+    overloadedStatus: 500,
   },
   {
     name: "anthropic",
     endpoint: "messages",
     model: (url) => createAnthropic({ baseURL: `${url}/v1`, apiKey: API_KEY })("fake"),
+    reasoning: true,
+    blocks: true,
+    overloadedStatus: 529,
   },
   {
     name: "openai-compatible",
     endpoint: "chat_completions",
     model: (url) => createOpenAICompatible({ name: "fake", baseURL: `${url}/v1`, apiKey: API_KEY, includeUsage: true })("fake"),
+    reasoning: true,
+    blocks: false,
+    overloadedStatus: 500,
   },
 ];
 
@@ -64,6 +83,9 @@ const declaredTools = {
 interface Collected {
   textDeltas: string[];
   text: string;
+  /** The text of each text block (by its stream id), in order. */
+  textBlocks: string[];
+  reasoning: string;
   toolCalls: { toolName: string; input: unknown }[];
   toolInputDeltas: string[];
   finishReason: string | undefined;
@@ -86,6 +108,8 @@ async function collect(
   const collected: Collected = {
     textDeltas: [],
     text: "",
+    textBlocks: [],
+    reasoning: "",
     toolCalls: [],
     toolInputDeltas: [],
     finishReason: undefined,
@@ -99,12 +123,17 @@ async function collect(
     // Without onError the SDK logs every scripted error to the console.
     onError: () => {},
   });
+  const blocks = new Map<string, string>();
   try {
     for await (const part of result.fullStream) {
       switch (part.type) {
         case "text-delta":
           if (part.text.length > 0) collected.textDeltas.push(part.text);
           collected.text += part.text;
+          blocks.set(part.id, (blocks.get(part.id) ?? "") + part.text);
+          break;
+        case "reasoning-delta":
+          collected.reasoning += part.text;
           break;
         case "tool-input-delta":
           collected.toolInputDeltas.push(part.delta);
@@ -128,6 +157,7 @@ async function collect(
   } catch (error) {
     collected.errors.push(error);
   }
+  collected.textBlocks = [...blocks.values()];
   return collected;
 }
 
@@ -255,6 +285,29 @@ describe.each(PROVIDERS)("fake model via AI SDK $name", (provider) => {
 
     expectApiError(collected.errors, 400, false);
     expect(requestsTo() - before).toBe(1);
+  });
+
+  it("/think streams a reasoning block, then each text block", async () => {
+    const collected = await collect(model(), { prompt: `/think weigh ${provider.name} first :: the first block :: the second block` });
+
+    expect(collected.errors).toEqual([]);
+    expect(collected.reasoning).toBe(provider.reasoning ? `weigh ${provider.name} first` : "");
+    expect(collected.textBlocks).toEqual(provider.blocks ? ["the first block", "the second block"] : ["the first blockthe second block"]);
+    expect(collected.finishReason).toBe("stop");
+  });
+
+  it("/midstream-error 529 1 streams the first half, then the provider's error event; the next request answers", async () => {
+    const prompt = `/midstream-error 529 1 one two three four ${provider.name}`;
+    const failed = await collect(model(), { prompt }, { maxRetries: 0 });
+
+    expect(failed.textDeltas).toEqual(["one", " two", " three"]);
+    expect(failed.errors).toHaveLength(1);
+    // The service reads the provider's own error fields (src/llm/classify-error.ts): retryable.
+    expect(classifyModelError(failed.errors[0], provider.name)).toMatchObject({ retryable: true, statusCode: provider.overloadedStatus });
+
+    const answered = await collect(model(), { prompt }, { maxRetries: 0 });
+    expect(answered.errors).toEqual([]);
+    expect(answered.text).toBe(`one two three four ${provider.name}`);
   });
 
   it("/slow paces the tokens", async () => {
