@@ -9,14 +9,12 @@ import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { attributionTokenName } from "../../src/accounts/synthetic-key";
 import { createPool } from "../../src/db/client";
-import { createModelConfig } from "../../src/model-configs/configs";
 import type { ModelConfigOptions } from "../../src/model-configs/options";
-import { createProvider, type ProviderType } from "../../src/model-configs/providers";
 import { apiKeys, users } from "../../src/db/schema/auth";
 import { ChatStore } from "../../src/chats/store";
 import { sendMessage } from "../../src/chats/transitions/send-message";
 import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
-import { modelUsers, releaseChatsOf } from "./support/model-user";
+import { modelUsers, releaseChatsOf, userWithProvider } from "./support/model-user";
 
 const fakeUrl = inject("fakeModelUrl");
 const nonce = () => crypto.randomUUID().slice(0, 8);
@@ -35,23 +33,6 @@ interface Message {
 }
 
 afterAll(() => releaseChatsOf(modelUsers), 60_000);
-
-/** A user whose organization's default model is `model` on a `type` provider at the fake model. */
-async function userWith(type: ProviderType, model: string, options: ModelConfigOptions = {}): Promise<TestUser> {
-  const user = await createTestUser();
-  await withDb(async (db) => {
-    const provider = await createProvider(db, {
-      type,
-      name: `fake-${nonce()}`,
-      baseUrl: `${fakeUrl}/v1`,
-      apiKey: "x",
-      enabled: true,
-    });
-    await createModelConfig(db, user.organizationId, { providerId: provider.id, model, isDefault: true, options }, new Date());
-  });
-  modelUsers.push(user);
-  return user;
-}
 
 async function upload(user: TestUser, bytes: Uint8Array, mediaType: string, name: string): Promise<string> {
   const res = await SELF.fetch(`${BASE}/chats/files?organization=${user.organizationId}&name=${name}`, {
@@ -104,7 +85,7 @@ describe("attachments reach the model", () => {
   ];
 
   it.each(transports)("sends an uploaded image and PDF as file parts on $name", async ({ type, model, wire }) => {
-    const u = await userWith(type, model);
+    const u = await userWithProvider(type, model);
     const png = await upload(u, PNG, "image/png", "dot.png");
     const pdf = await upload(u, PDF, "application/pdf", "doc.pdf");
     const id = await start(u, [
@@ -120,7 +101,7 @@ describe("attachments reach the model", () => {
   });
 
   it("names in text what the transport does not take and what exceeds the prompt's byte budget", async () => {
-    const u = await userWith("openai", "gpt-5");
+    const u = await userWithProvider("openai", "gpt-5");
     // Two 9 MiB images: the first fits MAX_PROMPT_FILE_BYTES (16 MiB), the second no longer does.
     const big = (fill: number) => new Uint8Array(9 * 1024 * 1024).fill(fill);
     const first = await upload(u, big(1), "image/png", "first.png");
@@ -142,7 +123,7 @@ describe("attachments reach the model", () => {
   });
 
   it("names in text an image over Anthropic's size limit", async () => {
-    const u = await userWith("anthropic", "claude-sonnet-4-6");
+    const u = await userWithProvider("anthropic", "claude-sonnet-4-6");
     const large = await upload(u, new Uint8Array(4 * 1024 * 1024).fill(7), "image/png", "large.png");
     const probe = `/files ${nonce()}`;
     const messages = await settled(
@@ -157,7 +138,7 @@ describe("attachments reach the model", () => {
   });
 
   it("sends an evicted upload, and one missing from storage, as the expired placeholder", async () => {
-    const u = await userWith("openai", "gpt-5");
+    const u = await userWithProvider("openai", "gpt-5");
     const evicted = await upload(u, PNG, "image/png", "evicted.png");
     const missing = await upload(u, PDF, "application/pdf", "missing.pdf");
     const id = await start(u, [
@@ -181,7 +162,7 @@ describe("attachments reach the model", () => {
   });
 
   it("never sends the bytes of another user's file named in a message", async () => {
-    const u = await userWith("openai", "gpt-5");
+    const u = await userWithProvider("openai", "gpt-5");
     const other = await createTestUser({ organizationId: u.organizationId });
     const theirs = await upload(other, PNG, "image/png", "theirs.png");
     const id = await start(u, [{ type: "text", text: `hello ${nonce()}` }]);
@@ -203,20 +184,20 @@ describe("attachments reach the model", () => {
 
 describe("effort, transport and attribution on the wire", () => {
   it("sends the turn's effort clamped to the config's max, and the default when none was chosen", async () => {
-    const u = await userWith("openai", "gpt-5", { reasoning_effort: { default: "low", max: "medium" } });
+    const u = await userWithProvider("openai", "gpt-5", { reasoning_effort: { default: "low", max: "medium" } });
     const first = `first ${nonce()}`;
     const id = await start(u, [{ type: "text", text: first }], { reasoning_effort: "xhigh" });
     await settled(u, id);
     expect((await requestsWith(first))[0]?.params.reasoning).toMatchObject({ effort: "medium" });
 
-    const other = await userWith("openai", "gpt-5", { reasoning_effort: { default: "low", max: "medium" } });
+    const other = await userWithProvider("openai", "gpt-5", { reasoning_effort: { default: "low", max: "medium" } });
     const plain = `plain ${nonce()}`;
     await settled(other, await start(other, [{ type: "text", text: plain }]));
     expect((await requestsWith(plain))[0]?.params.reasoning).toMatchObject({ effort: "low" });
   });
 
   it("raises none to low for GPT-6 Astra", async () => {
-    const u = await userWith("openai", "gpt-6-astra-2026-01-01", { reasoning_effort: { default: "none", max: "high" } });
+    const u = await userWithProvider("openai", "gpt-6-astra-2026-01-01", { reasoning_effort: { default: "none", max: "high" } });
     const text = `astra ${nonce()}`;
     await settled(u, await start(u, [{ type: "text", text }], { reasoning_effort: "none" }));
     const [request] = await requestsWith(text);
@@ -225,7 +206,7 @@ describe("effort, transport and attribution on the wire", () => {
   });
 
   it("sends Claude before 4.6 budget thinking", async () => {
-    const u = await userWith("anthropic", "claude-sonnet-4-5", { reasoning_effort: { default: "medium", max: "max" } });
+    const u = await userWithProvider("anthropic", "claude-sonnet-4-5", { reasoning_effort: { default: "medium", max: "max" } });
     const text = `claude ${nonce()}`;
     await settled(u, await start(u, [{ type: "text", text }]));
     expect((await requestsWith(text))[0]?.params.thinking).toEqual({ type: "enabled", budget_tokens: 8192 });
@@ -240,7 +221,7 @@ describe("effort, transport and attribution on the wire", () => {
     ];
     await Promise.all(
       cases.map(async ([model, options, endpoint]) => {
-        const u = await userWith("openai", model, options);
+        const u = await userWithProvider("openai", model, options);
         const text = `transport ${nonce()}`;
         await settled(u, await start(u, [{ type: "text", text }]));
         expect((await requestsWith(text)).map((r) => r.endpoint)).toEqual([endpoint]);
@@ -249,7 +230,7 @@ describe("effort, transport and attribution on the wire", () => {
   });
 
   it("attributes every request to the owner's synthetic key, stable across turns", async () => {
-    const u = await userWith("openai", "gpt-4o");
+    const u = await userWithProvider("openai", "gpt-4o");
     const first = `attr ${nonce()}`;
     const id = await start(u, [{ type: "text", text: first }]);
     await settled(u, id);
@@ -271,7 +252,7 @@ describe("effort, transport and attribution on the wire", () => {
   });
 
   it("blocks generation for a suspended owner with an error that says so, without calling the model", async () => {
-    const u = await userWith("openai", "gpt-4o");
+    const u = await userWithProvider("openai", "gpt-4o");
     const id = await start(u, []);
     const text = `suspended ${nonce()}`;
     await withDb((db) => db.update(users).set({ suspended: true }).where(eq(users.id, u.id)));

@@ -1,7 +1,8 @@
 import { inArray } from "drizzle-orm";
 import { inject } from "vitest";
 import { createModelConfig } from "../../../src/model-configs/configs";
-import { createProvider } from "../../../src/model-configs/providers";
+import type { ModelConfigOptions } from "../../../src/model-configs/options";
+import { createProvider, type ProviderType } from "../../../src/model-configs/providers";
 import { chats } from "../../../src/db/schema/chats";
 import { api, createTestUser, type TestUser, type TestUserOptions, withDb } from "../../worker/support/accounts";
 
@@ -9,17 +10,30 @@ import { api, createTestUser, type TestUser, type TestUserOptions, withDb } from
 export const modelUsers: TestUser[] = [];
 
 /** A user whose organization's default model is the fake model (openai-compatible over HTTP). */
-export async function userWithModel(opts: TestUserOptions = {}): Promise<TestUser> {
+export function userWithModel(opts: TestUserOptions = {}): Promise<TestUser> {
+  return userWithProvider("openai-compatible", "fake", {}, opts);
+}
+
+/**
+ * A user whose organization's default model is `model` on a `type` provider at the fake model: the
+ * model's name picks the transport of an OpenAI provider (Responses or Chat Completions).
+ */
+export async function userWithProvider(
+  type: ProviderType,
+  model: string,
+  options: ModelConfigOptions = {},
+  opts: TestUserOptions = {},
+): Promise<TestUser> {
   const user = await createTestUser(opts);
   await withDb(async (db) => {
     const provider = await createProvider(db, {
-      type: "openai-compatible",
+      type,
       name: `fake-${crypto.randomUUID().slice(0, 8)}`,
       baseUrl: `${inject("fakeModelUrl")}/v1`,
       apiKey: "x",
       enabled: true,
     });
-    await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
+    await createModelConfig(db, user.organizationId, { providerId: provider.id, model, isDefault: true, options }, new Date());
   });
   modelUsers.push(user);
   return user;
