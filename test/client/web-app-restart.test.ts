@@ -24,6 +24,7 @@ let server: WranglerDev | null = null;
 let port = 0;
 async function startServer(): Promise<WranglerDev> {
   server = await startWranglerDev({
+    bundle: inject("workerBundle"),
     port,
     vars: localWorkerVars(
       { databaseUrl: inject("clientDatabaseUrl"), wsProxy: inject("wsProxy"), pipelineConnect: inject("pipelineConnect") },

@@ -92,6 +92,7 @@ describe("compaction across runtimes", () => {
 
     const start = async (): Promise<WranglerDev> => {
       const dev = await startWranglerDev({
+        bundle: inject("workerBundle"),
         vars: {
           DATABASE_URL: own.url,
           NEON_WS_PROXY: inject("wsProxy"),

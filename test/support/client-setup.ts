@@ -17,6 +17,7 @@ import { seedDev } from "../../scripts/lib/seed";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev";
 import { localWorkerVars } from "../../scripts/lib/worker-vars";
 import { acquireStack, releaseStack } from "./shared-stack";
+import { sharedWorkerBundle } from "./shared-worker-bundle";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stack = await acquireStack();
@@ -38,7 +39,10 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const seeded = await seedDev({ databaseUrl: own.toString(), fakeModelUrl: stack.fakeModelUrl });
     const workdir = mkdtempSync(join(tmpdir(), "chatd-client-"));
     cleanups.push(async () => rmSync(workdir, { recursive: true, force: true }));
+    const bundle = await sharedWorkerBundle();
+    project.provide("workerBundle", bundle);
     const dev = await startWranglerDev({
+      bundle,
       vars: localWorkerVars(
         { ...stack, databaseUrl: own.toString() },
         // Test config only: short timers so a retry plays out in seconds.

@@ -3,6 +3,7 @@
  */
 import type { TestProject } from "vitest/node";
 import { acquireStack, releaseStack } from "./shared-stack";
+import { sharedWorkerBundle } from "./shared-worker-bundle";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev";
 import { DATA_DIR } from "../../scripts/lib/paths";
 import { localWorkerVars } from "../../scripts/lib/worker-vars";
@@ -12,7 +13,9 @@ const E2E_LOG_FILE = `${DATA_DIR}/wrangler-e2e.log`;
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stack = await acquireStack();
   try {
+    const bundle = await sharedWorkerBundle();
     const dev = await startWranglerDev({
+      bundle,
       // The API alone: the endpoint tests need chats to stay where each request leaves them.
       vars: localWorkerVars(stack, { CHAT_WORKER_ENABLED: "false" }),
       persistTo: `${DATA_DIR}/wrangler-test`,
@@ -20,6 +23,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
       logFile: E2E_LOG_FILE,
     });
     project.provide("baseUrl", dev.url);
+    project.provide("workerBundle", bundle);
     project.provide("e2eLogFile", E2E_LOG_FILE);
     return async () => {
       await dev.stop();

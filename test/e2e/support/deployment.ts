@@ -80,6 +80,7 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
     token,
     start: async ({ state = "state", wsProxy = inject("wsProxy"), port, define } = {}) => {
       const dev = await startWranglerDev({
+        bundle: inject("workerBundle"),
         ...(port === undefined ? {} : { port }),
         vars: {
           DATABASE_URL: own.url,
