@@ -115,7 +115,9 @@ export default defineConfig({
         "runner",
         "test/runner/**/*.test.ts",
         60_000,
-        RUNNER_TIMERS,
+        // A step limit a turn of tool calls reaches in seconds (test/runner/turns.test.ts); the fake
+        // model's other turns take two steps at most.
+        { ...RUNNER_TIMERS, CHAT_MAX_STEPS_PER_TURN: "3" },
         // Turn spans and stage metrics go to the project's own OTLP receiver (test/runner/tracing.test.ts).
         { globalSetup: ["./test/support/otlp-receiver-setup.ts"], injected: { OTEL_EXPORTER_OTLP_ENDPOINT: "otlpReceiverUrl" } },
       ),

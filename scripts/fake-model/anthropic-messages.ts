@@ -47,6 +47,10 @@ function blocksOf(message: Record<string, unknown>): Record<string, unknown>[] {
 function readTurn(messages: unknown[]): LastTurn {
   const records = messages.filter(isRecord);
   // Tool results travel inside a user message; treat it as a tool turn unless the user also typed text.
+  const lastUser = records.findLast(
+    (message) => message["role"] === "user" && contentText(message["content"], TEXT_BLOCK_TYPES).length > 0,
+  );
+  const userText = lastUser === undefined ? "" : contentText(lastUser["content"], TEXT_BLOCK_TYPES);
   const last = records.at(-1);
   if (last !== undefined && last["role"] === "user") {
     const blocks = blocksOf(last);
@@ -54,13 +58,10 @@ function readTurn(messages: unknown[]): LastTurn {
     const typed = contentText(last["content"], TEXT_BLOCK_TYPES);
     if (results.length > 0 && typed.trim().length === 0) {
       const text = results.map((block) => contentText(block["content"], TEXT_BLOCK_TYPES)).join("\n");
-      return { kind: "tool_result", text };
+      return { kind: "tool_result", text, userText };
     }
   }
-  const lastUser = records.findLast(
-    (message) => message["role"] === "user" && contentText(message["content"], TEXT_BLOCK_TYPES).length > 0,
-  );
-  return { kind: "user", text: lastUser === undefined ? "" : contentText(lastUser["content"], TEXT_BLOCK_TYPES) };
+  return { kind: "user", text: userText };
 }
 
 /** Non-streaming tool_use blocks need an object; invalid scripted JSON degrades to `{}`. */

@@ -35,10 +35,10 @@ function readTurn(messages: unknown[]): LastTurn {
     if (message === undefined || message["role"] !== "tool") break;
     toolResults.unshift(contentText(message["content"], TEXT_PART_TYPES));
   }
-  if (toolResults.length > 0) return { kind: "tool_result", text: toolResults.join("\n") };
-
   const lastUser = records.findLast((message) => message["role"] === "user");
-  return { kind: "user", text: lastUser === undefined ? "" : contentText(lastUser["content"], TEXT_PART_TYPES) };
+  const userText = lastUser === undefined ? "" : contentText(lastUser["content"], TEXT_PART_TYPES);
+  if (toolResults.length > 0) return { kind: "tool_result", text: toolResults.join("\n"), userText };
+  return { kind: "user", text: userText };
 }
 
 function usageBody(reply: Reply): Record<string, unknown> {

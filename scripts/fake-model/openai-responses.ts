@@ -33,11 +33,11 @@ function readTurn(input: unknown): LastTurn {
     if (item === undefined || item["type"] !== "function_call_output") break;
     toolResults.unshift(contentText(item["output"], INPUT_TEXT_TYPES));
   }
-  if (toolResults.length > 0) return { kind: "tool_result", text: toolResults.join("\n") };
-
   // User messages may omit `type` (EasyInputMessage) or say `type: "message"`.
   const lastUser = items.findLast((item) => item["role"] === "user" && (item["type"] === undefined || item["type"] === "message"));
-  return { kind: "user", text: lastUser === undefined ? "" : contentText(lastUser["content"], INPUT_TEXT_TYPES) };
+  const userText = lastUser === undefined ? "" : contentText(lastUser["content"], INPUT_TEXT_TYPES);
+  if (toolResults.length > 0) return { kind: "tool_result", text: toolResults.join("\n"), userText };
+  return { kind: "user", text: userText };
 }
 
 function usageBody(reply: Reply): Record<string, unknown> {

@@ -4,8 +4,11 @@
 
 import { stampTokens } from "./stamp-tokens";
 
-/** What the client most recently said: a user text, or the result(s) of tool calls. */
-export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; text: string };
+/**
+ * What the client most recently said: a user text, or the result(s) of tool calls (with the text of
+ * the last user message before them, which `/tool-loop` reads).
+ */
+export type LastTurn = { kind: "user"; text: string } | { kind: "tool_result"; text: string; userText: string };
 
 /**
  * How a streamed text reply ends: normally, or right after its last token, either closed cleanly
@@ -131,6 +134,15 @@ function thinkScript(args: string): TextScript {
   return { kind: "text", tokens, tokenDelayMs: 0, reasoning: tokenize(reasoning.length > 0 ? reasoning : EMPTY_ECHO_TEXT), blockStarts };
 }
 
+/** `/tool`'s arguments (`<name> <args>`) as a call; undefined without a name. */
+function toolCall(args: string): Script | undefined {
+  const { word: name, rest } = nextWord(args);
+  if (name.length === 0) return undefined;
+  // Args are passed through verbatim (even invalid JSON) so clients' error paths can be tested.
+  const toolArgs = rest.trim();
+  return { kind: "tool_call", name, args: toolArgs.length > 0 ? toolArgs : DEFAULT_TOOL_ARGS };
+}
+
 /** Splits off the first whitespace-delimited word; `rest` has its leading whitespace removed. */
 function nextWord(text: string): { word: string; rest: string } {
   const match = /^(\S*)\s*([\s\S]*)$/.exec(text);
@@ -166,6 +178,9 @@ function parseParallelCalls(text: string): { name: string; args: string }[] | un
  */
 export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []): Script {
   if (turn.kind === "tool_result") {
+    // `/tool-loop` calls its tool again, whatever came back: only the client's step limit ends it.
+    const loop = nextWord(turn.userText.trimStart());
+    if (loop.word === "/tool-loop") return toolCall(loop.rest) ?? echo(turn.userText);
     // Deterministic answer so a client running a tool loop terminates.
     return echo(`${TOOL_RESULT_PREFIX}${turn.text}`);
   }
@@ -184,13 +199,9 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
       if (!GATE_NAME.test(name) || delay === undefined || delay < 1 || delay > MAX_SLOW_DELAY_MS) return echo(text);
       return { ...textReply(rest), tokenDelayMs: delay, gate: name };
     }
-    case "/tool": {
-      const { word: name, rest } = nextWord(args);
-      if (name.length === 0) return echo(text);
-      // Args are passed through verbatim (even invalid JSON) so clients' error paths can be tested.
-      const toolArgs = rest.trim();
-      return { kind: "tool_call", name, args: toolArgs.length > 0 ? toolArgs : DEFAULT_TOOL_ARGS };
-    }
+    case "/tool":
+    case "/tool-loop":
+      return toolCall(args) ?? echo(text);
     case "/error": {
       const { word: statusWord, rest: afterStatus } = nextWord(args);
       const status = parseNonNegativeInt(statusWord);

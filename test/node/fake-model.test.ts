@@ -412,6 +412,31 @@ describe.each(PROVIDERS)("fake model via AI SDK $name", (provider) => {
     expect(await result.steps).toHaveLength(2);
   });
 
+  it("/tool-loop calls its tool again after every result, until the client's step limit", async () => {
+    let runs = 0;
+    const result = streamText({
+      model: model(),
+      prompt: `/tool-loop get_weather {"city": "Oslo", "unit": "${provider.name}"}`,
+      tools: {
+        get_weather: tool({
+          inputSchema: weatherInput,
+          execute: async () => `run ${++runs}`,
+        }),
+      },
+      stopWhen: stepCountIs(4),
+    });
+
+    const steps = await result.steps;
+    expect(steps).toHaveLength(4);
+    expect(steps.map((step) => step.toolCalls.map((call) => call.toolName))).toEqual([
+      ["get_weather"],
+      ["get_weather"],
+      ["get_weather"],
+      ["get_weather"],
+    ]);
+    expect(runs).toBe(4);
+  });
+
   it("serves non-streaming requests (generateText)", async () => {
     const prompt = `plain json reply from ${provider.name}`;
     const text = await generateText({ model: model(), prompt });

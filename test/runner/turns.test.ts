@@ -4,7 +4,7 @@
  * through the state machine. Test config (vitest.config.ts, project "runner"): 2 s heartbeats,
  * 10 s stale threshold, 12 s requires-action deadline, 2 generation retries.
  */
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
@@ -103,6 +103,21 @@ describe("a chat runs by itself", () => {
     expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
     // Exactly what had streamed: the first token, which the gate let through.
     expect(textOf(msgs[1]!).trim()).toBe("w0");
+  });
+
+  it("ends a turn that calls a tool at every step at the step limit (3 in this project), after the last step's tool ran", async () => {
+    const u = await userWithModel();
+    const projects = await api(`/organizations/${u.organizationId}/projects`, { token: u.token, body: { name: `p-${nonce()}` } });
+    const project = (await expectJson<{ id: string }>(projects, 201)).id;
+    // The fake model calls read_memory again after every result: only the step limit ends the turn.
+    const tag = nonce();
+    const id = await start(u, `/tool-loop read_memory {"name":"missing-${tag}"}`, { project_id: project });
+    await until(u, id, "waiting");
+    const steps = ["assistant", "tool"];
+    expect((await messagesOf(u, id)).map((m) => m.role)).toEqual(["user", ...steps, ...steps, ...steps]);
+    const log = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${tag}`);
+    const requests = ((await log.json()) as { requests: { params: { stream?: boolean } }[] }).requests;
+    expect(requests.filter((r) => r.params.stream === true)).toHaveLength(3);
   });
 
   it("retries retryable failures with visible retry state, then succeeds", async () => {
