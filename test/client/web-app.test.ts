@@ -39,6 +39,19 @@ const composer = (p: Page) => p.getByRole("textbox", { name: "Message" });
 const assistantTexts = (p: Page) => p.locator(".message.assistant:not(.streaming) .text");
 const lastAssistant = (p: Page) => assistantTexts(p).last();
 
+/** What the page drew, as recorded by recordDrawn (read with `page.evaluate(DRAWN)`). */
+const DRAWN = "window.__drawn";
+/**
+ * A script for the page (as text: this file is compiled without the DOM's types) that records the
+ * text of every `selector` element drawn from now on, however briefly it stands.
+ */
+const recordDrawn = (selector: string) => `{
+  ${DRAWN} = [];
+  new MutationObserver(() => {
+    for (const el of document.querySelectorAll(${JSON.stringify(selector)})) ${DRAWN}.push(el.textContent ?? "");
+  }).observe(document.body, { subtree: true, childList: true, characterData: true });
+}`;
+
 async function openChat(p: Page, chatId: string): Promise<void> {
   await p.goto(`${base()}/chats/${chatId}`);
   await composer(p).waitFor(WAIT);
@@ -122,9 +135,13 @@ describe("the web app in Chromium", () => {
   });
 
   it("shows the retry countdown while the model fails, then the error banner with the error's detail", async () => {
-    const flaky = await sdk().createChat({ body: { content: [text("/error 503 1")] } });
+    // The page watches the chat before the send, and keeps every retry banner it draws: the banner
+    // stands for the 1 s backoff only, shorter than a page load on a loaded machine.
+    const flaky = await sdk().createChat({ body: { content: [] } });
     await openChat(page, flaky.id);
-    await expect.poll(() => page.locator(".retry.banner").textContent({ timeout: 30_000 }), WAIT).toMatch(/retrying in \d+ s/);
+    await page.evaluate(recordDrawn(".retry.banner"));
+    await sdk().sendMessage({ chat: flaky.id, body: { content: [text(`/error 503 1 recovered ${crypto.randomUUID().slice(0, 8)}`)] } });
+    await expect.poll(() => page.evaluate(DRAWN), WAIT).toContainEqual(expect.stringMatching(/retrying in \d+ s/));
     await expect.poll(() => page.locator(".message.assistant .text").count(), WAIT).toBe(1);
     await expect.poll(() => page.locator(".retry.banner").count(), WAIT).toBe(0);
 
