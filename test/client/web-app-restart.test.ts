@@ -77,12 +77,15 @@ describe("the web app across a server restart", () => {
     server = null;
     const second = await startServer();
     expect(second.url).toBe(first.url);
-    await new Promise((r) => setTimeout(r, 3_500)); // past the stale threshold
-    expect((await fetch(`${second.url}/__scheduled?cron=*+*+*+*+*`)).status).toBe(200);
 
-    // The same page, never reloaded, ends with the whole answer, once.
+    // The Cron Trigger's sweep, until the lease has gone stale and it takes the chat over: the
+    // same page, never reloaded, ends with the whole answer, once.
     const committed = page.locator(".message.assistant:not(.streaming) .text");
-    await expect.poll(() => committed.last().textContent(), { timeout: 90_000 }).toBe(words);
+    const sweptUntilAnswered = async () => {
+      expect((await fetch(`${second.url}/__scheduled?cron=*+*+*+*+*`)).status).toBe(200);
+      return (await committed.count()) > 0 ? committed.last().textContent() : null;
+    };
+    await expect.poll(sweptUntilAnswered, { timeout: 90_000, interval: 1_000 }).toBe(words);
     expect(await committed.count()).toBe(1);
     const { messages } = await client.listMessages({ chat: chat.id });
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant"]);

@@ -14,6 +14,7 @@ import {
   heartbeatsOf,
   holdAdmissionLocks,
   makeWorkerEnv,
+  lockWaiters,
   waitForLockWaiters,
   worker,
   type WorkerEnv,
@@ -127,12 +128,12 @@ describe("renewHeartbeats", () => {
         const started = Date.now();
         await expect(renew([ref], { tickTimeoutMs: 300 })).rejects.toThrow();
         expect(Date.now() - started).toBeLessThan(3_000);
-        // Past the server-side lock_timeout too: the tick's transaction is gone, not waiting.
-        await new Promise((r) => setTimeout(r, 500));
+        // Past the server-side lock_timeout too: the tick's transaction is gone, not waiting, so
+        // nothing is left to renew once the locks are free.
+        await expect.poll(() => lockWaiters(env.pool)).toBe(0);
       } finally {
         await held.release();
       }
-      await new Promise((r) => setTimeout(r, 200));
       expect(await ageOf(ref)).toBeGreaterThanOrEqual(10_000);
     },
   );

@@ -4,7 +4,7 @@
  * own (so counts are exact), with test config only: 0.5 s heartbeats, a 3 s stale threshold, and
  * `/__scheduled` to fire the Cron Trigger's sweep on demand.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
 import { type OtlpReceiver, startOtlpReceiver } from "../../scripts/lib/otlp-receiver";
 import type { OwnDatabase } from "../db/support/own-database";
 import { createChat, type Deployment, deployment as newDeployment, sweepNow, words } from "./support/deployment";
@@ -72,10 +72,16 @@ describe("the chat worker across processes", () => {
   it("takes over a chat whose runtime died mid-generation, losing and duplicating nothing", { timeout: 150_000 }, async () => {
     const d = await deployment("takeover", { OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     const first = await d.start();
-    const text = words(60);
+    const text = words(60, `t${crypto.randomUUID().slice(0, 6)}-`);
     const id = await createChat(first, d.token, `/slow 100 ${text}`);
     await expect.poll(async () => (await rows(d.own))[0]?.worker_id ?? null, { timeout: 20_000, interval: 50 }).not.toBeNull();
-    await new Promise((r) => setTimeout(r, 800));
+    // Mid-generation: the fake model is streaming the turn's reply (6 s of it).
+    const streaming = async () => {
+      const res = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(text)}`);
+      return ((await res.json()) as { requests: { params: { stream?: boolean } }[] }).requests.filter((r) => r.params.stream === true)
+        .length;
+    };
+    await expect.poll(streaming, { timeout: 20_000, interval: 50 }).toBe(1);
     // The runtime dies at once: no Abandon, no cleanup, the lease is left to go stale.
     process.kill(-first.pid, "SIGKILL");
     const before = (await d.own.pool.query("SELECT worker_id, status FROM chats WHERE id = $1", [id])).rows[0];

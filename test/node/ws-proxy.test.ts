@@ -30,12 +30,16 @@ describe("the Neon driver through the local WebSocket proxy", () => {
     try {
       await a.query("BEGIN");
       await a.query("SELECT * FROM proxy_lock_probe WHERE id = 1 FOR UPDATE");
+      const bPid = (await b.query<{ pid: number }>("SELECT pg_backend_pid() AS pid")).rows[0]?.pid;
       await b.query("BEGIN");
       let bDone = false;
       const bUpdate = b.query("UPDATE proxy_lock_probe SET n = n + 1 WHERE id = 1").then(() => {
         bDone = true;
       });
-      await new Promise((r) => setTimeout(r, 300));
+      // Postgres itself says b waits for a's row lock.
+      const waiting = async () =>
+        (await pool.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1 AND wait_event_type = 'Lock'", [bPid])).rowCount;
+      await expect.poll(waiting).toBe(1);
       expect(bDone).toBe(false);
       await a.query("UPDATE proxy_lock_probe SET n = n + 10 WHERE id = 1");
       await a.query("COMMIT");

@@ -78,7 +78,15 @@ describe("attribution keys", () => {
       await lockTaken;
       let settled = 0;
       const racers = Array.from({ length: 6 }, () => ensureAttributionKey(db, u.id, new Date()).finally(() => settled++));
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // Postgres itself says racers queue for the user's lock.
+      const waiters = async () => {
+        const { rows } = await db.$client.query(
+          "SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1::int4::oid",
+          [LOCK_NAMESPACE.attributionKey],
+        );
+        return Number(rows[0]?.n);
+      };
+      await expect.poll(waiters).toBeGreaterThan(0);
       const settledWhileLocked = settled;
       release();
       await holder;

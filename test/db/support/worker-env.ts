@@ -99,15 +99,22 @@ export async function holdAdmissionLocks(
   };
 }
 
+/** How many sessions of this database are queued for an admission lock. */
+export async function lockWaiters(pool: Pool): Promise<number> {
+  const { rows } = await pool.query<{ n: number }>(
+    `SELECT count(*)::int AS n FROM pg_locks
+      WHERE locktype = 'advisory' AND NOT granted AND classid = $1::int4::oid
+        AND database = (SELECT oid FROM pg_database WHERE datname = current_database())`,
+    [ADMISSION_LOCK_NAMESPACE],
+  );
+  return rows[0]?.n ?? 0;
+}
+
 /** Resolves once `n` sessions are queued for an admission lock (so a test can act while they wait). */
 export async function waitForLockWaiters(pool: Pool, n: number, timeoutMs = 5_000): Promise<void> {
   const until = Date.now() + timeoutMs;
   for (;;) {
-    const { rows } = await pool.query<{ n: number }>(
-      `SELECT count(*)::int AS n FROM pg_locks WHERE locktype = 'advisory' AND NOT granted AND classid = $1::int4::oid`,
-      [ADMISSION_LOCK_NAMESPACE],
-    );
-    if ((rows[0]?.n ?? 0) >= n) return;
+    if ((await lockWaiters(pool)) >= n) return;
     if (Date.now() > until) throw new Error(`fewer than ${n} sessions waited for an admission lock within ${timeoutMs} ms`);
     await new Promise((r) => setTimeout(r, 20));
   }
