@@ -3,7 +3,8 @@
  * well-formed request with one thing broken beyond what any route accepts. Every answer must be
  * the one its kind of break calls for (status and error code, from the generator: a broken field
  * is 400 validation_failed, an oversized body 413, a wrong content type 415, bad credentials 401),
- * the caller's rows must be unchanged, and the service must still serve afterwards. `npm test` runs 200 of seed 1;
+ * no table may change in any row (a deployment of its own, so the database holds nothing but this
+ * test's rows), and the service must still serve afterwards. `npm test` runs 200 of seed 1;
  * `npm run reliability:hostile` runs 10,000 of a random seed (HOSTILE_COUNT / HOSTILE_SEED to choose).
  *
  * Over real HTTP against wrangler dev, not SELF.fetch: inside vitest-pool-workers thousands of
@@ -11,33 +12,39 @@
  * harness (3,000 requests took 9 minutes), while the same requests against wrangler dev hold a
  * steady ~5 ms each.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
-import { type Env, makeEnv } from "../db/fixtures";
+import { eq } from "drizzle-orm";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
+import { organizationMembers, users } from "../../src/db/schema/auth";
 import { hostileRequest, type Target } from "../support/hostile-requests";
-import { ownerToken } from "./support/owner-token";
+import { type Deployment, deployment } from "./support/deployment";
 
 const COUNT = Number(process.env.HOSTILE_COUNT ?? "200");
 const SEED = Number(process.env.HOSTILE_SEED ?? "1");
-const TOKEN_NAME = "hostile";
+const PREFIX = "hostile";
 
-let env: Env;
-let token: string;
+let d: Deployment;
+let dev: WranglerDev;
 let target: Target;
-const base = () => `${inject("baseUrl")}/api/v2`;
+const base = () => `${dev.url}/api/v2`;
 
-/** Every row the caller could have written, as one comparable text (its own key's use time aside). */
-async function rowsOf(userId: string): Promise<string> {
-  const { rows } = await env.pool.query(
-    `SELECT jsonb_build_object(
-         'chats', (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.id), '[]') FROM chats c WHERE c.owner_id = $1),
-         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]') FROM chat_messages m JOIN chats c ON c.id = m.chat_id WHERE c.owner_id = $1),
-         'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.id), '[]') FROM chat_queued_messages q JOIN chats c ON c.id = q.chat_id WHERE c.owner_id = $1),
-         'files', (SELECT coalesce(jsonb_agg(to_jsonb(f) ORDER BY f.id), '[]') FROM chat_files f WHERE f.owner_id = $1),
-         'keys', (SELECT coalesce(jsonb_agg(to_jsonb(k) ORDER BY k.id) FILTER (WHERE k.token_name <> $2), '[]') FROM api_keys k WHERE k.user_id = $1),
-         'projects', (SELECT coalesce(jsonb_agg(to_jsonb(p) ORDER BY p.id), '[]') FROM projects p WHERE p.owner_id = $1))::text AS s`,
-    [userId, TOKEN_NAME],
+/**
+ * Every row of every table, one text per table. The caller's key records its use after each
+ * request (last_used_at), the one write a request may make; everything else must stay as it was.
+ */
+async function tables(): Promise<Record<string, string>> {
+  const { rows } = await d.own.pool.query<{ name: string }>(
+    "SELECT table_name AS name FROM information_schema.tables WHERE table_schema = 'public' AND table_type = 'BASE TABLE' ORDER BY 1",
   );
-  return rows[0].s as string;
+  const snapshot: Record<string, string> = {};
+  for (const { name } of rows) {
+    const row = name === "api_keys" ? "to_jsonb(t) - 'last_used_at'" : "to_jsonb(t)";
+    const { rows: dump } = await d.own.pool.query<{ s: string }>(
+      `SELECT coalesce(jsonb_agg(${row} ORDER BY ${row}::text), '[]')::text AS s FROM public.${JSON.stringify(name)} t`,
+    );
+    snapshot[name] = dump[0]!.s;
+  }
+  return snapshot;
 }
 
 async function expectJson<T>(res: Response, status: number): Promise<T> {
@@ -47,14 +54,20 @@ async function expectJson<T>(res: Response, status: number): Promise<T> {
 }
 
 beforeAll(async () => {
-  env = await makeEnv({}, 2);
-  token = await ownerToken(env, TOKEN_NAME);
-  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
+  // The API alone: nothing runs by itself between the two snapshots.
+  d = await deployment(PREFIX, { CHAT_WORKER_ENABLED: "false", LOG_LEVEL: "warn" });
+  dev = await d.start();
+  const [user] = await d.own.db
+    .select({ id: users.id, organizationId: organizationMembers.organizationId })
+    .from(users)
+    .innerJoin(organizationMembers, eq(organizationMembers.userId, users.id))
+    .where(eq(users.username, PREFIX));
+  const headers = { authorization: `Bearer ${d.token}`, "content-type": "application/json" };
   const chat = await expectJson<{ id: string }>(
     await fetch(`${base()}/chats`, {
       method: "POST",
       headers,
-      body: JSON.stringify({ content: [{ type: "text", text: "hi" }], organization_id: env.owner.organizationId }),
+      body: JSON.stringify({ content: [{ type: "text", text: "hi" }], organization_id: user!.organizationId }),
     }),
     201,
   );
@@ -62,10 +75,9 @@ beforeAll(async () => {
     await fetch(`${base()}/chats/${chat.id}/messages`, { headers }),
     200,
   );
-  const { organizationId, userId } = env.owner;
-  target = { chatId: chat.id, messageId: messages[0]!.id, organizationId, userId };
-});
-afterAll(() => env.pool.end());
+  target = { chatId: chat.id, messageId: messages[0]!.id, organizationId: user!.organizationId, userId: user!.id };
+}, 120_000);
+afterAll(() => d?.close());
 
 /** The error body's machine-readable code ("" when the body is not one). */
 function codeOf(text: string): string {
@@ -83,14 +95,17 @@ describe(`hostile input (seed ${SEED}, ${COUNT} requests)`, () => {
   it("answers every request with the status and code its break calls for, writes nothing, and keeps serving", {
     timeout: Math.max(60_000, COUNT * 200),
   }, async () => {
-    const before = await rowsOf(env.owner.userId);
+    const before = await tables();
+    // The snapshot holds the tables a request could write, the chat made above among their rows.
+    expect(Object.keys(before)).toEqual(expect.arrayContaining(["chats", "chat_messages", "chat_files", "api_keys", "projects"]));
+    expect(before.chat_messages).toContain(target.messageId);
     const failures: string[] = [];
     const statuses = new Map<number, number>();
     for (let i = 0; i < COUNT; i++) {
       const req = hostileRequest(SEED, i, target);
       const headers = { ...req.headers };
       if (headers["x-replace-auth"]) delete headers["x-replace-auth"];
-      else headers.Authorization = `Bearer ${token}`;
+      else headers.Authorization = `Bearer ${d.token}`;
       const res = await fetch(`${base()}${req.path}`, {
         method: req.method,
         headers,
@@ -109,7 +124,9 @@ describe(`hostile input (seed ${SEED}, ${COUNT} requests)`, () => {
     }
     console.log(JSON.stringify({ event: "hostile_input", seed: SEED, count: COUNT, statuses: Object.fromEntries(statuses) }));
     expect(failures, `seed ${SEED}: replay one with hostileRequest(${SEED}, index, target)`).toEqual([]);
-    expect(await rowsOf(env.owner.userId)).toBe(before);
+    const after = await tables();
+    const changed = Object.keys({ ...before, ...after }).filter((name) => before[name] !== after[name]);
+    expect(changed, "tables a hostile request changed").toEqual([]);
     expect(await expectJson(await fetch(`${base()}/health`), 200)).toMatchObject({ ok: true });
   });
 });
