@@ -131,7 +131,8 @@ describe("ChatdClient", () => {
     const chat = await sdk().createChat({ body: { content: [] } });
     const refused = sdk(undefined, "bad-token").stream(chat.id, { webSocket: nodeSockets, backoff: { initialMs: 10, maxMs: 20 } });
     await expect(refused.until(() => false)).rejects.toMatchObject({ status: 401 });
-    await new Promise((r) => setTimeout(r, 200));
+    // Stopped for good: the stream holds its error, and a stopped stream never connects again.
+    expect(refused.error).toMatchObject({ status: 401 });
     expect(refused.connections).toBe(1);
   });
 
@@ -152,7 +153,7 @@ describe("ChatdClient", () => {
       });
       const err = await stream.until(() => false).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 404, code: "not_found", message: "The chat no longer exists.", detail: "close 4404" });
-      await new Promise((r) => setTimeout(r, 200));
+      expect(stream.error).toMatchObject({ status: 404 });
       expect(stream.connections).toBe(1);
     } finally {
       server.close();

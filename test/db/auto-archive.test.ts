@@ -233,8 +233,17 @@ describe("the recheck under the family lock", () => {
     const archiving = archiveIfCandidate(env.store, chat.chatId, cutoff).finally(() => {
       settled = true;
     });
-    await new Promise((r) => setTimeout(r, 300));
-    expect(settled).toBe(false); // waiting for the row lock
+    // Postgres itself says a statement on chats waits for a lock: the archive, behind the send.
+    const waiting = async () =>
+      Number(
+        (
+          await env.pool.query(
+            "SELECT count(*)::int AS n FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock' AND query ILIKE '%chats%'",
+          )
+        ).rows[0]?.n,
+      );
+    await expect.poll(waiting).toBeGreaterThan(0);
+    expect(settled).toBe(false);
     release();
     await sending;
     expect(await archiving).toEqual({ archived: false });
