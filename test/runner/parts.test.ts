@@ -7,28 +7,10 @@ import { SELF } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
+import { openParts, type PartFrame } from "./support/stream-client";
 import { newGate, openGate } from "../support/fake-model-gate";
 
-interface Frame {
-  history_version: number;
-  generation_attempt: number;
-  seq: number;
-  part: { type: string; text?: string };
-}
-
-async function openParts(user: TestUser, chatId: string): Promise<{ ws: WebSocket; frames: Frame[] }> {
-  const res = await SELF.fetch(`${BASE}/chats/${chatId}/stream/parts?coder_session_token=${user.token}`, {
-    headers: { Upgrade: "websocket" },
-  });
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  const frames: Frame[] = [];
-  ws.addEventListener("message", (e) => frames.push(JSON.parse(e.data as string) as Frame));
-  ws.accept();
-  return { ws, frames };
-}
-
-const textOf = (frames: Frame[]) => frames.map((f) => f.part.text ?? "").join("");
+const textOf = (frames: PartFrame[]) => frames.map((f) => f.part.text ?? "").join("");
 const words = (n: number, tag: string) => Array.from({ length: n }, (_, i) => `${tag}${i}`).join(" ");
 
 async function emptyChat(u: TestUser): Promise<{ id: string; snapshot_version: number }> {

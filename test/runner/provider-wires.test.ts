@@ -3,24 +3,17 @@
  * over each provider's real wire (the fake model's `/think` and `/midstream-error`), through the
  * chat's commit, its stream and its parts endpoint.
  */
-import { SELF } from "cloudflare:test";
 import { afterAll, describe, expect, inject, it } from "vitest";
 import type { ProviderType } from "../../src/model-configs/providers";
-import { api, BASE, expectJson, type TestUser } from "../worker/support/accounts";
+import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithProvider } from "./support/model-user";
-import { openStream, type StreamEvent } from "./support/stream-client";
+import { openParts, openStream, type PartFrame, type StreamEvent } from "./support/stream-client";
 import { newGate, openGate } from "../support/fake-model-gate";
 
 interface Part {
   type: string;
   text?: string;
 }
-interface PartFrame {
-  history_version: number;
-  generation_attempt: number;
-  part: Part;
-}
-
 /**
  * `reasoning`: the provider reads reasoning off this wire (OpenAI's own Chat Completions sends none).
  * `blocks`: the wire has text blocks (Chat Completions streams one text).
@@ -44,14 +37,7 @@ async function emptyChat(u: TestUser): Promise<{ id: string; snapshot_version: n
  * held at a gate until it has the first (a reply over before its Sync has none to relay).
  */
 async function partsOfNextSend(u: TestUser, chat: { id: string; snapshot_version: number }, attempt = 1): Promise<PartFrame[]> {
-  const res = await SELF.fetch(`${BASE}/chats/${chat.id}/stream/parts?coder_session_token=${u.token}`, {
-    headers: { Upgrade: "websocket" },
-  });
-  expect(res.status).toBe(101);
-  const ws = res.webSocket!;
-  const frames: PartFrame[] = [];
-  ws.addEventListener("message", (e) => frames.push(JSON.parse(e.data as string) as PartFrame));
-  ws.accept();
+  const { ws, frames } = await openParts(u, chat.id);
   ws.send(JSON.stringify({ history_version: chat.snapshot_version + 1, generation_attempt: attempt }));
   return frames;
 }

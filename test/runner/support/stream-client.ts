@@ -1,4 +1,7 @@
-/** A real WebSocket client of GET /chats/{chat}/stream inside workerd, collecting every event. */
+/**
+ * Real WebSocket clients inside workerd: of GET /chats/{chat}/stream, collecting every event, and
+ * of GET /chats/{chat}/stream/parts, collecting every part frame.
+ */
 import { SELF } from "cloudflare:test";
 import { expect } from "vitest";
 import { BASE, type TestUser } from "../../worker/support/accounts";
@@ -58,4 +61,25 @@ export async function openStream(user: TestUser, chatId: string, query = ""): Pr
   });
   ws.accept();
   return client;
+}
+
+/** One frame of the parts endpoint: a part of the episode the socket selected. */
+export interface PartFrame {
+  history_version: number;
+  generation_attempt: number;
+  seq: number;
+  part: { type: string; text?: string };
+}
+
+/** A parts socket, open and collecting; it follows nothing until the test sends a selection. */
+export async function openParts(user: TestUser, chatId: string): Promise<{ ws: WebSocket; frames: PartFrame[] }> {
+  const res = await SELF.fetch(`${BASE}/chats/${chatId}/stream/parts?coder_session_token=${user.token}`, {
+    headers: { Upgrade: "websocket" },
+  });
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  const frames: PartFrame[] = [];
+  ws.addEventListener("message", (e) => frames.push(JSON.parse(e.data as string) as PartFrame));
+  ws.accept();
+  return { ws, frames };
 }
