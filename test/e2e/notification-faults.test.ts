@@ -31,6 +31,14 @@ const CLIENTS_PER_CHAT = 2;
 const ROOT_CONCURRENCY = 3;
 /** Every third round, from the first, is contended (see the loop); its turns last about 8 x 60 ms. */
 const CONTENDED_EVERY = 3;
+/**
+ * Contended rounds added after TURNS while no wake hint was dropped. A message's fate is drawn from
+ * its identity (chat, snapshot version), and every object that sends the same hint shares its fate:
+ * a run draws for only a handful of wake identities, and with random chat ids all of them survive
+ * in a few runs out of a hundred. Each added round brings fresh identities; the check below then
+ * holds however the draws fell.
+ */
+const MAX_EXTRA_ROUNDS = 5;
 const CONTENDED_WORDS = 8;
 const CONTENDED_PACE_MS = 60;
 const POLL_MS = 2_000;
@@ -259,13 +267,16 @@ async function run(): Promise<void> {
   let turn = 0;
   let round = 0;
   let reconnects = 0;
+  const wakeDropped = () => logEvents("notification_fault").some((f) => f.channel === "wake" && f.fault === "drop");
+  let extraRounds = 0;
   try {
-    while (turn < TURNS) {
+    while (turn < TURNS || (!wakeDropped() && extraRounds < MAX_EXTRA_ROUNDS)) {
       round++;
+      if (turn >= TURNS) extraRounds++;
       // A contended round sends one slow turn to every chat back to back: CHATS - ROOT_CONCURRENCY
       // of them find no slot, so wake hints go out every time (each waiting chat's own, and one per
       // released slot), and the faults on that channel cannot depend on the random workload's luck.
-      const contended = (round - 1) % CONTENDED_EVERY === 0 && TURNS - turn >= CHATS;
+      const contended = turn >= TURNS || ((round - 1) % CONTENDED_EVERY === 0 && TURNS - turn >= CHATS);
       const batch = contended ? CHATS : Math.min(TURNS - turn, 1 + Math.floor(rand() * 10));
       const reconnectAt = rand() < 0.3 ? Math.floor(rand() * batch) : -1;
       let reconnecting: Promise<void> = Promise.resolve();
@@ -386,6 +397,7 @@ async function run(): Promise<void> {
     seed: SEED,
     turns: turn,
     rounds: round,
+    extra_rounds: extraRounds,
     chats: CHATS,
     clients: clients.length,
     reconnects,
