@@ -4,11 +4,12 @@
  * own (so counts are exact), with test config only: 0.5 s heartbeats, a 3 s stale threshold, and
  * `/__scheduled` to fire the Cron Trigger's sweep on demand.
  */
-import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OtlpReceiver, startOtlpReceiver } from "../../scripts/lib/otlp-receiver";
 import type { OwnDatabase } from "../db/support/own-database";
 import { createChat, type Deployment, deployment as newDeployment, sweepNow, words } from "./support/deployment";
 import { logOwners, ownersAtOnce } from "./support/owner-log";
+import { turnRequestsWith } from "../support/fake-model-requests";
 
 const deployments: Deployment[] = [];
 /** Where the takeover test's runtimes export their turn spans. */
@@ -76,12 +77,7 @@ describe("the chat worker across processes", () => {
     const id = await createChat(first, d.token, `/slow 100 ${text}`);
     await expect.poll(async () => (await rows(d.own))[0]?.worker_id ?? null, { timeout: 20_000, interval: 50 }).not.toBeNull();
     // Mid-generation: the fake model is streaming the turn's reply (6 s of it).
-    const streaming = async () => {
-      const res = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(text)}`);
-      return ((await res.json()) as { requests: { params: { stream?: boolean } }[] }).requests.filter((r) => r.params.stream === true)
-        .length;
-    };
-    await expect.poll(streaming, { timeout: 20_000, interval: 50 }).toBe(1);
+    await expect.poll(async () => (await turnRequestsWith(text)).length, { timeout: 20_000, interval: 50 }).toBe(1);
     // The runtime dies at once: no Abandon, no cleanup, the lease is left to go stale.
     process.kill(-first.pid, "SIGKILL");
     const before = (await d.own.pool.query("SELECT worker_id, status FROM chats WHERE id = $1", [id])).rows[0];

@@ -6,7 +6,7 @@
  */
 import { env, SELF } from "cloudflare:test";
 import { eq } from "drizzle-orm";
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { attributionTokenName } from "../../src/accounts/synthetic-key";
 import { createPool } from "../../src/db/client";
 import type { ModelConfigOptions } from "../../src/model-configs/options";
@@ -15,18 +15,10 @@ import { ChatStore } from "../../src/chats/store";
 import { sendMessage } from "../../src/chats/transitions/send-message";
 import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithProvider } from "./support/model-user";
+import { turnRequestsWith } from "../support/fake-model-requests";
 
-const fakeUrl = inject("fakeModelUrl");
 const nonce = () => crypto.randomUUID().slice(0, 8);
 
-interface Recorded {
-  endpoint: string;
-  model: string;
-  headers: Record<string, string>;
-  params: Record<string, unknown>;
-  userTexts: string[];
-  files: { part: string; mediaType: string; bytes: number; sha256: string }[];
-}
 interface Message {
   role: string;
   content: { type: string; text?: string }[];
@@ -57,12 +49,6 @@ async function settled(user: TestUser, id: string): Promise<Message[]> {
 }
 
 const textOf = (m: Message | undefined) => (m?.content ?? []).map((p) => p.text ?? "").join("");
-
-/** The turns' requests (streaming) whose last user text holds `text`; a chat's title call is not one. */
-async function requestsWith(text: string): Promise<Recorded[]> {
-  const res = await fetch(`${fakeUrl}/_requests?contains=${encodeURIComponent(text)}`);
-  return ((await res.json()) as { requests: Recorded[] }).requests.filter((r) => r.params.stream === true);
-}
 
 async function sha16(bytes: Uint8Array): Promise<string> {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
@@ -116,7 +102,7 @@ describe("attachments reach the model", () => {
     ]);
     const messages = await settled(u, id);
     expect(textOf(messages.at(-1))).toBe(`files: input_image image/png ${9 * 1024 * 1024} bytes sha256:${await sha16(big(1))}`);
-    const [request] = await requestsWith(probe);
+    const [request] = await turnRequestsWith(probe);
     expect(request?.userTexts[0]).toContain("[file: second.png (image/png)]");
     expect(request?.userTexts[0]).toContain("[file: notes.txt (text/plain)]");
     expect(request?.userTexts[0]).not.toContain("expired");
@@ -134,7 +120,7 @@ describe("attachments reach the model", () => {
       ]),
     );
     expect(textOf(messages.at(-1))).toBe("files: none");
-    expect((await requestsWith(probe))[0]?.userTexts[0]).toContain("[file: large.png (image/png)]");
+    expect((await turnRequestsWith(probe))[0]?.userTexts[0]).toContain("[file: large.png (image/png)]");
   });
 
   it("sends an evicted upload, and one missing from storage, as the expired placeholder", async () => {
@@ -156,7 +142,7 @@ describe("attachments reach the model", () => {
     await expectJson(await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text: probe }] } }), 200);
     const messages = await settled(u, id);
     expect(textOf(messages.at(-1))).toBe("files: none");
-    const [request] = await requestsWith(probe);
+    const [request] = await turnRequestsWith(probe);
     expect(request?.userTexts[0]).toContain("[file: evicted.png (image/png): the content has expired]");
     expect(request?.userTexts[0]).toContain("[file: missing.pdf (application/pdf): the content has expired]");
   });
@@ -176,7 +162,7 @@ describe("attachments reach the model", () => {
     await expectJson(await api(`/chats/${id}/messages`, { token: u.token, body: { content: [{ type: "text", text: probe }] } }), 200);
     const messages = await settled(u, id);
     expect(textOf(messages.at(-1))).toBe("files: none");
-    const [request] = await requestsWith(probe);
+    const [request] = await turnRequestsWith(probe);
     expect(request?.files).toEqual([]);
     expect(request?.userTexts.join("\n")).toContain("[file: theirs.png (image/png): the content has expired]");
   });
@@ -188,19 +174,19 @@ describe("effort, transport and attribution on the wire", () => {
     const first = `first ${nonce()}`;
     const id = await start(u, [{ type: "text", text: first }], { reasoning_effort: "xhigh" });
     await settled(u, id);
-    expect((await requestsWith(first))[0]?.params.reasoning).toMatchObject({ effort: "medium" });
+    expect((await turnRequestsWith(first))[0]?.params.reasoning).toMatchObject({ effort: "medium" });
 
     const other = await userWithProvider("openai", "gpt-5", { reasoning_effort: { default: "low", max: "medium" } });
     const plain = `plain ${nonce()}`;
     await settled(other, await start(other, [{ type: "text", text: plain }]));
-    expect((await requestsWith(plain))[0]?.params.reasoning).toMatchObject({ effort: "low" });
+    expect((await turnRequestsWith(plain))[0]?.params.reasoning).toMatchObject({ effort: "low" });
   });
 
   it("raises none to low for GPT-6 Astra", async () => {
     const u = await userWithProvider("openai", "gpt-6-astra-2026-01-01", { reasoning_effort: { default: "none", max: "high" } });
     const text = `astra ${nonce()}`;
     await settled(u, await start(u, [{ type: "text", text }], { reasoning_effort: "none" }));
-    const [request] = await requestsWith(text);
+    const [request] = await turnRequestsWith(text);
     expect(request?.endpoint).toBe("responses");
     expect(request?.params.reasoning).toMatchObject({ effort: "low" });
   });
@@ -209,7 +195,7 @@ describe("effort, transport and attribution on the wire", () => {
     const u = await userWithProvider("anthropic", "claude-sonnet-4-5", { reasoning_effort: { default: "medium", max: "max" } });
     const text = `claude ${nonce()}`;
     await settled(u, await start(u, [{ type: "text", text }]));
-    expect((await requestsWith(text))[0]?.params.thinking).toEqual({ type: "enabled", budget_tokens: 8192 });
+    expect((await turnRequestsWith(text))[0]?.params.thinking).toEqual({ type: "enabled", budget_tokens: 8192 });
   });
 
   it("picks the transport from the model list unless use_responses_api overrides it", async () => {
@@ -224,7 +210,7 @@ describe("effort, transport and attribution on the wire", () => {
         const u = await userWithProvider("openai", model, options);
         const text = `transport ${nonce()}`;
         await settled(u, await start(u, [{ type: "text", text }]));
-        expect((await requestsWith(text)).map((r) => r.endpoint)).toEqual([endpoint]);
+        expect((await turnRequestsWith(text)).map((r) => r.endpoint)).toEqual([endpoint]);
       }),
     );
   });
@@ -245,7 +231,7 @@ describe("effort, transport and attribution on the wire", () => {
     );
     expect(keys).toHaveLength(1);
     for (const text of [first, second]) {
-      const [request] = await requestsWith(text);
+      const [request] = await turnRequestsWith(text);
       expect(JSON.parse(request?.headers["cf-aig-metadata"] ?? "{}")).toEqual({ chatd_key_id: keys[0]!.id, chat_id: id });
       expect(request?.params.user).toBe(keys[0]!.id);
     }
@@ -275,7 +261,7 @@ describe("effort, transport and attribution on the wire", () => {
       const chat = await chatRow();
       expect(chat.last_error).toMatch(/suspended/);
       expect(Number(chat.generation_attempt)).toBe(0);
-      expect(await requestsWith(text)).toEqual([]);
+      expect(await turnRequestsWith(text)).toEqual([]);
     } finally {
       // The teardown archives through the API, which refuses a suspended user.
       await withDb((db) => db.update(users).set({ suspended: false }).where(eq(users.id, u.id)));

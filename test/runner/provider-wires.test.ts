@@ -3,12 +3,13 @@
  * over each provider's real wire (the fake model's `/think` and `/midstream-error`), through the
  * chat's commit, its stream and its parts endpoint.
  */
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import type { ProviderType } from "../../src/model-configs/providers";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithProvider } from "./support/model-user";
 import { openParts, openStream, type PartFrame, type StreamEvent } from "./support/stream-client";
 import { newGate, openGate } from "../support/fake-model-gate";
+import { turnRequestsWith } from "../support/fake-model-requests";
 
 interface Part {
   type: string;
@@ -122,9 +123,7 @@ describe.each(WIRES)("over $name", (wire) => {
     // The parts of the failed attempt stop where its stream broke.
     expect(streamed(partsOf(first), "text-delta")).toBe("one two three");
 
-    const log = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${tag}`);
-    const requests = ((await log.json()) as { requests: { params: { stream?: boolean } }[] }).requests;
-    expect(requests.filter((r) => r.params.stream === true)).toHaveLength(2);
+    expect(await turnRequestsWith(tag)).toHaveLength(2);
     stream.ws.close();
   });
 });

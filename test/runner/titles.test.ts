@@ -5,10 +5,11 @@
  * generated title is the first prompt's text without its directive), never over a user title, and
  * pushed to open streams as `title_change`.
  */
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
+import { requestsWith } from "../support/fake-model-requests";
 
 interface Chat {
   id: string;
@@ -42,11 +43,8 @@ async function settled(user: TestUser, id: string): Promise<Chat> {
   return chatOf(user, id);
 }
 
-/** The fake model's requests whose last user message contains `text`: a chat's turns and its title calls. */
-async function modelRequests(text: string): Promise<number> {
-  const res = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(text)}`);
-  return ((await res.json()) as { requests: unknown[] }).requests.length;
-}
+/** How many of the fake model's requests carry `text`: a chat's turns and its title calls. */
+const modelRequests = async (text: string): Promise<number> => (await requestsWith(text)).length;
 
 afterAll(() => releaseChatsOf(modelUsers), 60_000);
 
@@ -62,9 +60,7 @@ describe("titles", () => {
     expect(titled.title).toBe(text);
     expect(Date.parse(titled.title_updated_at)).toBeGreaterThanOrEqual(Date.parse(created.title_updated_at));
     // The turn's request and the title's both carry the owner's attribution for this chat.
-    const log = (await (await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(text)}`)).json()) as {
-      requests: { headers: Record<string, string> }[];
-    };
+    const log = { requests: await requestsWith(text) };
     expect(log.requests).toHaveLength(2);
     const metadata = log.requests.map((r) => JSON.parse(r.headers["cf-aig-metadata"] ?? "{}") as Record<string, string>);
     expect(metadata[0]).toMatchObject({ chat_id: created.id });

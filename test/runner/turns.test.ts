@@ -4,11 +4,12 @@
  * through the state machine. Test config (vitest.config.ts, project "runner"): 2 s heartbeats,
  * 10 s stale threshold, 12 s requires-action deadline, 2 generation retries.
  */
-import { afterAll, describe, expect, inject, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
 import { newGate, openGate } from "../support/fake-model-gate";
+import { turnRequestsWith } from "../support/fake-model-requests";
 
 interface Chat {
   id: string;
@@ -115,9 +116,7 @@ describe("a chat runs by itself", () => {
     await until(u, id, "waiting");
     const steps = ["assistant", "tool"];
     expect((await messagesOf(u, id)).map((m) => m.role)).toEqual(["user", ...steps, ...steps, ...steps]);
-    const log = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${tag}`);
-    const requests = ((await log.json()) as { requests: { params: { stream?: boolean } }[] }).requests;
-    expect(requests.filter((r) => r.params.stream === true)).toHaveLength(3);
+    expect(await turnRequestsWith(tag)).toHaveLength(3);
   });
 
   it("retries retryable failures with visible retry state, then succeeds", async () => {

@@ -1,0 +1,26 @@
+/**
+ * The fake model's request log (`GET /_requests`, docs/fake-model.md "Request log"): what each
+ * request carried, found by a text of its last user message. Works from Node and from inside workerd.
+ */
+import { inject } from "vitest";
+
+/** One logged request. */
+export interface RecordedRequest {
+  endpoint: string;
+  model: string;
+  headers: Record<string, string>;
+  params: Record<string, unknown>;
+  userTexts: string[];
+  files: { part: string; mediaType: string; bytes: number; sha256: string }[];
+}
+
+/** Every request whose last user message contains `text`: a chat's turns and its title calls. */
+export async function requestsWith(text: string): Promise<RecordedRequest[]> {
+  const res = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(text)}`);
+  return ((await res.json()) as { requests: RecordedRequest[] }).requests;
+}
+
+/** The turns' requests among them (streaming); a chat's title call is not one. */
+export async function turnRequestsWith(text: string): Promise<RecordedRequest[]> {
+  return (await requestsWith(text)).filter((r) => r.params.stream === true);
+}
