@@ -1,7 +1,8 @@
 /**
  * The Worker bundled once per test run (scripts/lib/worker-bundle.ts), for the projects that start
- * `wrangler dev` (e2e, client), from a test entry that keeps `/__scheduled` working. Their setups run in one Node process but may load this module
- * separately, so the bundle is shared through globalThis, like the stack (shared-stack.ts).
+ * `wrangler dev` (e2e, client), from a test entry that keeps `/__scheduled` working. Their setups
+ * run in one Node process but may load this module separately, so the bundle is shared through
+ * globalThis, like the stack (shared-stack.ts).
  */
 import { rmSync } from "node:fs";
 import { bundleWorker } from "../../scripts/lib/worker-bundle";
