@@ -6,7 +6,7 @@
  * authorized (401/403 before the upgrade).
  */
 import { type ChatState, type ChatStreamEvent, applyEvent, initialChatState, resumeCursors } from "./chat-state";
-import type { ChatdClient } from "./client";
+import type { StreamHost } from "./stream-host";
 import { backoffDelay } from "./backoff";
 import { ChatdError } from "./errors";
 
@@ -76,7 +76,7 @@ export class ChatStream {
   connections = 0;
 
   constructor(
-    readonly client: ChatdClient,
+    readonly client: StreamHost,
     readonly chatId: string,
     options: ChatStreamOptions = {},
   ) {

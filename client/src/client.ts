@@ -7,6 +7,7 @@ import type { z } from "zod";
 import { ChatStream, type ChatStreamOptions } from "./chat-stream";
 import { ChatdError } from "./errors";
 import { PartsStream, type PartsStreamOptions } from "./parts-stream";
+import type { StreamHost } from "./stream-host";
 import { type Operation, type OperationName, type Operations, operations } from "./operations";
 import type { ComponentName, Input, Output, Queries } from "./schemas";
 
@@ -51,7 +52,7 @@ export interface ChatdClientOptions {
 export interface ChatdClient extends OperationMethods {}
 
 // biome-ignore lint/suspicious/noUnsafeDeclarationMerging: the interface lists the methods the constructor installs from the table
-export class ChatdClient {
+export class ChatdClient implements StreamHost {
   readonly apiBase: string;
   readonly token: string | undefined;
   readonly #fetch: typeof fetch;

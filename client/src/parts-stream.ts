@@ -9,7 +9,7 @@
 import type { StreamPart } from "../../src/wire/stream-part";
 import { type Backoff, backoffDelay } from "./backoff";
 import type { WebSocketFactory, WebSocketLike } from "./chat-stream";
-import type { ChatdClient } from "./client";
+import type { StreamHost } from "./stream-host";
 import { ChatdError } from "./errors";
 
 export interface EpisodePart {
@@ -44,7 +44,7 @@ export class PartsStream {
   connections = 0;
 
   constructor(
-    readonly client: ChatdClient,
+    readonly client: StreamHost,
     readonly chatId: string,
     readonly options: PartsStreamOptions = {},
   ) {

@@ -7,7 +7,7 @@
 // each mark in as it writes the frame (stampAtWrite). The only non-deterministic reply: it is
 // measuring, not scripting.
 
-import type { Frame } from "./wire";
+import type { Frame } from "./frame";
 
 /** Private-use characters: JSON keeps them as they are, and no stamped reply carries any text of the client's. */
 const MARK = "\uE000";

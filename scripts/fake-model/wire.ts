@@ -2,6 +2,7 @@
 // A format reads its provider's request body into a neutral ModelRequest and
 // encodes a neutral Reply back into its provider's JSON or SSE shapes.
 
+import type { Frame } from "./frame";
 import type { LastTurn, OfferedTool, StreamEnding } from "./script";
 
 export interface ModelRequest {
@@ -58,11 +59,7 @@ export interface Reply {
   ending: StreamEnding;
 }
 
-/**
- * A stream is a list of raw SSE frames, with pauses where a token delay applies. A function is a
- * frame whose text is only known when it is written (`/stamp`, stamp-tokens.ts).
- */
-export type Frame = string | { pauseMs: number } | (() => string);
+export type { Frame };
 
 export interface WireFormat {
   readRequest(body: unknown): ModelRequest;

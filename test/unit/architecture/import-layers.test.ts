@@ -47,4 +47,15 @@ describe("import layers", () => {
     expect(check.unplaced).toEqual(["src/nowhere/d.ts"]);
     expect(check.climbs).toEqual([]);
   });
+
+  it("catch a cycle in a folder outside the layering (client, web, scripts), whose files need no layer", () => {
+    const root = tree({
+      "src/chats/a.ts": `export const a = 1;\n`,
+      "client/src/client.ts": `import { Stream } from "./stream";\nexport class Client { s = Stream; }\n`,
+      "client/src/stream.ts": `import type { Client } from "./client";\nexport class Stream { c?: Client; }\n`,
+    });
+    const check = checkImports(root, ["src"], ["client/src"]);
+    expect(check.cycles).toEqual([["client/src/client.ts", "client/src/stream.ts"]]);
+    expect(check.unplaced).toEqual([]);
+  });
 });
