@@ -9,6 +9,8 @@
  * harmless (the handler re-arms for what is really due).
  */
 
+import { errorText, logger } from "../../src/log/log";
+
 /** A timer source: its next deadline in epoch ms, or null when it needs none. */
 export type DeadlineSource = () => number | null;
 
@@ -21,14 +23,23 @@ export interface AlarmClockOptions {
   now(): number;
   /** Sets the platform alarm (DurableObjectStorage.setAlarm); its failure is the caller's to log. */
   setAlarm(at: number): void;
-  sources: readonly DeadlineSource[];
+  /** Sources known at construction; `watch` adds the rest. */
+  sources?: readonly DeadlineSource[];
 }
 
 export class AlarmClock {
   readonly #sleepers = new Set<Sleeper>();
+  readonly #sources: DeadlineSource[];
   #armedAt: number | null = null;
 
-  constructor(private readonly options: AlarmClockOptions) {}
+  constructor(private readonly options: AlarmClockOptions) {
+    this.#sources = [...(options.sources ?? [])];
+  }
+
+  /** Counts a source's deadlines from now on (an object's parts that are built after the clock). */
+  watch(...sources: DeadlineSource[]): void {
+    this.#sources.push(...sources);
+  }
 
   /** Resolves once the alarm has fired at or after `ms` from now; rejects with the signal's reason on abort. */
   sleep(ms: number, signal: AbortSignal): Promise<void> {
@@ -54,7 +65,7 @@ export class AlarmClock {
   /** The earliest deadline of every source and sleeper, or null when nothing waits. */
   next(): number | null {
     let next: number | null = null;
-    for (const source of this.options.sources) {
+    for (const source of this.#sources) {
       const at = source();
       if (at !== null && (next === null || at < next)) next = at;
     }
@@ -96,4 +107,13 @@ export class AlarmClock {
   get sleeping(): number {
     return this.#sleepers.size;
   }
+}
+
+/** The Durable Object's alarm as AlarmClock sets it: kept alive past the call, a failure logged. */
+export function storageAlarm(state: {
+  waitUntil(work: Promise<unknown>): void;
+  storage: { setAlarm(at: number): Promise<void> };
+}): (at: number) => void {
+  return (at) =>
+    state.waitUntil(state.storage.setAlarm(at).catch((err: unknown) => logger.error("alarm_set_failed", { error: errorText(err) })));
 }

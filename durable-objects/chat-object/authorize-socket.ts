@@ -8,14 +8,14 @@ import { errorValue } from "../../src/chat-commands/error-value";
 import { ownedBy } from "../../src/chat-commands/context";
 import { apiErrorOf, DATABASE_UNAVAILABLE, errorBody, RETRY_AFTER_SECONDS } from "../../src/http/errors";
 import { errorText, logger } from "../../src/log/log";
-import type { ObjectWiring } from "./object-wiring";
+import type { ChatRuntime } from "./chat-runtime";
 
-export async function authorizeSocket(wiring: ObjectWiring, chatId: string, token: string | undefined): Promise<Caller | Response> {
+export async function authorizeSocket(runtime: ChatRuntime, chatId: string, token: string | undefined): Promise<Caller | Response> {
   try {
-    const keys = wiring.keys();
+    const keys = runtime.keys();
     return await keys.afterRequest(async () => {
       const caller = await keys.callerFor(token);
-      ownedBy(await wiring.context().store.identity(chatId), { chatId, callerId: caller.userId });
+      ownedBy(await runtime.store().identity(chatId), { chatId, callerId: caller.userId });
       return caller;
     });
   } catch (err) {

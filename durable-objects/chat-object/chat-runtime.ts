@@ -1,17 +1,20 @@
 /**
- * What a ChatObject builds from its environment, each once and on first use: the warm pool, the
- * tracing, the chat commands' context (its store and notifier) and the chat worker with its tools
- * and title generator. The object hands in the platform's parts (its env, storage, alarm, other
- * chats' objects) and keeps only the adapting of platform calls to these.
+ * ChatRuntime: what a ChatObject builds from its environment, each once and on first use: the warm
+ * pool, the store and tracing, the chat commands' context, the API keys it has verified, and the
+ * chat worker with its tools, title generator and timer. Built on first use so a deployment whose
+ * configuration fails answers each command with that failure (outcome.ts) instead of failing to
+ * construct. The object hands in its platform parts and keeps only the adapting of platform calls.
  */
 import type { Pool } from "@neondatabase/serverless";
-import type { CommandContext } from "../../src/chat-commands/context";
-import { configFromEnv } from "../../src/config/env";
+import type { CommandRuntime } from "../../src/chat-commands/chat-commands";
+import { type CommandContext, storeOnly } from "../../src/chat-commands/context";
+import { type Config, configFromEnv } from "../../src/config/env";
 import { connectionOf, createDb, createPool } from "../../src/db/client";
+import type { Database } from "../../src/db/database";
 import type { Notifier } from "../../src/chats/notifier";
 import type { ChatRow } from "../../src/db/schema/chats";
 import { ChatStore } from "../../src/chats/store";
-import { createHookDispatcher } from "../../src/hooks/dispatcher";
+import { createHookDispatcher, type HookDispatcher } from "../../src/hooks/dispatcher";
 import type { StreamPart } from "../../src/wire/stream-part";
 import { errorText, logger, setLogLevel } from "../../src/log/log";
 import { connectMcpServer } from "../../src/mcp/session";
@@ -19,36 +22,44 @@ import { McpTurnConnections } from "../../src/mcp/turn-connections";
 import { ObjectTracing } from "../../src/observability/object-tracing";
 import { VerifiedKeys } from "../../src/accounts/verified-keys";
 import { AttributionKeyCache } from "../../src/chat-worker/attribution";
-import { ChatWorker, type ChatWorkerHooks } from "../../src/chat-worker/chat-worker";
+import { ChatWorker, type WorkerHost } from "../../src/chat-worker/chat-worker";
 import { r2FileReader } from "../../src/chat-worker/prompt-files";
 import { TitleGenerator } from "../../src/chat-worker/title-generation";
 import type { PartBuffer } from "../../src/part-buffer/part-buffer";
-import type { SubagentHost } from "../../src/subagents/host";
+import type { ChildObjects } from "../../src/subagents/child-objects";
 import { productionToolsFor } from "../../src/tools/production";
+import type { AlarmClock } from "./alarm-clock";
+import type { ObjectChatId } from "./object-chat-id";
+import { wakeWaiting } from "./wake-waiting";
 
 /** A few connections are plenty: one object serializes its chat's work. */
 const POOL_SIZE = 4;
 
-export interface ObjectPlatform {
+/** The object's platform parts the runtime is built from. */
+export interface RuntimeParts {
+  state: DurableObjectState;
   env: Env;
-  storage: DurableObjectStorage;
-  /** Keeps the object alive for work that outlives the call (waitUntil). */
-  waitUntil(work: Promise<unknown>): void;
-  /** Sleeps on the object's one alarm. */
-  sleep(ms: number, signal: AbortSignal): Promise<void>;
+  chatId: ObjectChatId;
+  /** The object's one alarm: the worker's tick and every task's sleep ride on it. */
+  clock: AlarmClock;
   /** The object's part buffer, which its stream and parts sockets read too. */
   parts: PartBuffer<StreamPart>;
   /** The store's notifier: this chat's notifications in memory, others' to their objects. */
   notifier: Notifier;
-  /** A title was written: the chat's open streams hear of it at once. */
-  titleChanged(chat: ChatRow): void;
-  /** Commands on other chats, through their own objects. */
-  otherChats: NonNullable<CommandContext["otherChats"]>;
-  /** The subagent tools' way to other chats' objects (docs/subagents.md). */
-  subagentHost: SubagentHost;
-  /** The worker's timers and slot releases, multiplexed on the object's alarm. */
-  scheduleTick: ChatWorkerHooks["scheduleTick"];
-  slotReleased: ChatWorkerHooks["slotReleased"];
+  /** The chat's open streams, which hear of a written title at once (titles are outside Sync). */
+  streams: { titleChanged(chat: ChatRow): void };
+  /** Other chats' objects: the subagent tools' children, and a family's members an archive stops. */
+  children: ChildObjects;
+}
+
+/** What needs no chat id: the configuration, the pool and what runs on it. */
+interface Base {
+  config: Config;
+  pool: Pool;
+  db: Database;
+  store: ChatStore;
+  hooks: HookDispatcher;
+  tracing: ObjectTracing;
 }
 
 /**
@@ -57,71 +68,84 @@ export interface ObjectPlatform {
  */
 const ISOLATE_ATTRIBUTION_KEYS = new AttributionKeyCache();
 
-export class ObjectWiring {
-  #pool: Pool | undefined;
-  #tracing: ObjectTracing | undefined;
+export class ChatRuntime implements CommandRuntime, WorkerHost {
+  #base: Base | undefined;
   #context: CommandContext | undefined;
   #worker: ChatWorker | undefined;
   #keys: VerifiedKeys | undefined;
-  /** The chat owner's attribution key id, so a turn does not pay a read to resolve it. */
-  readonly #attributionKeys = ISOLATE_ATTRIBUTION_KEYS;
+  /** When the worker's next heartbeat/sync tick is due (null: none); a source of the object's alarm. */
+  #tickAt: number | null = null;
   /** The MCP sessions of the turn in progress, reused across its steps, closed when it ends (docs/mcp.md). */
-  readonly mcp = new McpTurnConnections((server) => connectMcpServer(server));
+  readonly mcp = new McpTurnConnections(connectMcpServer);
 
-  constructor(private readonly platform: ObjectPlatform) {}
+  constructor(private readonly parts: RuntimeParts) {}
 
   /**
    * The pool lives as long as the object: warm connections make transitions fast. A connection
    * unused for CHAT_DB_IDLE_CONNECTION_MS is closed, so a quiet object holds no socket open and can
    * hibernate.
    */
-  pool(): Pool {
-    if (!this.#pool) {
-      const config = configFromEnv(this.platform.env);
-      setLogLevel(config.LOG_LEVEL);
-      this.#pool = createPool({ ...connectionOf(config), max: POOL_SIZE, idleTimeoutMs: config.CHAT_DB_IDLE_CONNECTION_MS });
-    }
-    return this.#pool;
-  }
-
-  /** Turn spans, stage metrics and the turn log (docs/observability.md). */
-  tracing(): ObjectTracing {
-    const { env, storage, waitUntil } = this.platform;
-    this.#tracing ??= new ObjectTracing(configFromEnv(env), storage, (work) => waitUntil(work.catch(() => {})));
-    return this.#tracing;
-  }
-
-  /** What every chat command runs with (src/chat-commands/context.ts). */
-  context(): CommandContext {
-    if (!this.#context) {
-      const { env, waitUntil, notifier, titleChanged, otherChats } = this.platform;
+  #built(): Base {
+    if (!this.#base) {
+      const { env, state, notifier } = this.parts;
       const config = configFromEnv(env);
-      const pool = this.pool();
+      setLogLevel(config.LOG_LEVEL);
+      const pool = createPool({ ...connectionOf(config), max: POOL_SIZE, idleTimeoutMs: config.CHAT_DB_IDLE_CONNECTION_MS });
       const store = new ChatStore(pool, {
         notifier,
         staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
         requiresActionTimeoutMs: config.CHAT_REQUIRES_ACTION_TIMEOUT_MS,
         maxQueueLength: config.CHAT_MAX_QUEUED_MESSAGES,
       });
-      const evictFiles = (keys: readonly string[]) => {
-        waitUntil(env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: errorText(err) })));
-      };
+      // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
+      const hooks = createHookDispatcher(config);
+      const tracing = new ObjectTracing(config, state.storage, (work) => state.waitUntil(work.catch(() => {})));
+      this.#base = { config, pool, db: createDb(pool), store, hooks, tracing };
+    }
+    return this.#base;
+  }
+
+  pool(): Pool {
+    return this.#built().pool;
+  }
+
+  /** Health check: one query through this object's pool. */
+  async checkDatabase(): Promise<{ ok: true } | { ok: false; error: string }> {
+    try {
+      const result = await this.pool().query("SELECT 1 AS one");
+      return result.rows[0]?.one === 1 ? { ok: true } : { ok: false, error: "unexpected reply" };
+    } catch (err) {
+      return { ok: false, error: errorText(err) };
+    }
+  }
+
+  store(): ChatStore {
+    return this.#built().store;
+  }
+
+  /** Turn spans, stage metrics and the turn log (docs/observability.md). */
+  tracing(): ObjectTracing {
+    return this.#built().tracing;
+  }
+
+  /** What every chat command on `chatId` runs with (src/chat-commands/context.ts). */
+  context(chatId: string): CommandContext {
+    this.parts.chatId.seen(chatId);
+    if (!this.#context) {
+      const { store, db, config, hooks, tracing } = this.#built();
+      const { env, state, streams, children } = this.parts;
       this.#context = {
         store,
-        db: createDb(pool),
+        db,
         config,
-        evictFiles,
-        titleChanged,
-        // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
-        hooks: createHookDispatcher(config),
-        otherChats,
-        queueWait: (queuedAt, chat) => this.tracing().queueWait(queuedAt, chat),
-        latestTurns: (limit) => this.tracing().latestTurns(limit),
-        acquireWith: async (tx) => this.worker(tx.chatId)?.acquireWithCommand(tx),
-        updateStartingTurn: (chatId, fn, options) => {
-          const worker = this.worker(chatId);
-          return worker ? worker.updateAndAcquire(fn, options) : store.update(chatId, fn, options);
-        },
+        evictFiles: (keys) =>
+          state.waitUntil(env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: errorText(err) }))),
+        titleChanged: (chat) => streams.titleChanged(chat),
+        hooks,
+        otherChats: children,
+        queueWait: (queuedAt, chat) => tracing.queueWait(queuedAt, chat),
+        latestTurns: (limit) => tracing.latestTurns(limit),
+        acquireInCommand: this.worker(chatId) ?? storeOnly(store),
       };
     }
     return this.#context;
@@ -130,30 +154,26 @@ export class ObjectWiring {
   /** The API keys this object has verified, trusted for CHAT_AUTH_CACHE_MS (docs/hot-path.md). */
   keys(): VerifiedKeys {
     if (!this.#keys) {
-      const { env, waitUntil } = this.platform;
+      const { db, config, pool } = this.#built();
+      const { state } = this.parts;
       this.#keys = new VerifiedKeys({
-        db: this.context().db,
-        ttlMs: configFromEnv(env).CHAT_AUTH_CACHE_MS,
+        db,
+        ttlMs: config.CHAT_AUTH_CACHE_MS,
         now: () => new Date(),
-        background: (work) => waitUntil(work.catch((err: unknown) => logger.warn("api_key_touch_failed", { error: errorText(err) }))),
-        connectionFree: () => this.pool().idleCount > 0,
+        background: (work) => state.waitUntil(work.catch((err: unknown) => logger.warn("api_key_touch_failed", { error: errorText(err) }))),
+        connectionFree: () => pool.idleCount > 0,
       });
     }
     return this.#keys;
   }
 
-  /** The worker built so far, if any (the alarm ticks only a worker that exists). */
-  get builtWorker(): ChatWorker | undefined {
-    return this.#worker;
-  }
-
   /** The chat worker (spec "Chat worker"); none when CHAT_WORKER_ENABLED=false (the API alone). */
   worker(chatId: string): ChatWorker | undefined {
     if (!this.#worker) {
-      const { store, db, config, hooks } = this.context();
+      const { store, db, config, hooks, tracing } = this.#built();
       if (!config.CHAT_WORKER_ENABLED) return undefined;
-      const { env, waitUntil, sleep, parts, titleChanged, subagentHost, scheduleTick, slotReleased } = this.platform;
-      const tracing = this.tracing();
+      const { env, clock, parts, streams, children } = this.parts;
+      const sleep = (ms: number, signal: AbortSignal) => clock.sleep(ms, signal);
       const titles = new TitleGenerator({
         tracing,
         store,
@@ -161,10 +181,11 @@ export class ObjectWiring {
         config,
         sleep,
         now: () => new Date(),
-        attributionKeys: this.#attributionKeys,
-        background: (work) => waitUntil(work.catch(() => {})),
-        titleChanged,
+        attributionKeys: ISOLATE_ATTRIBUTION_KEYS,
+        background: (work) => this.keepAlive(work.catch(() => {})),
+        titleChanged: (chat) => streams.titleChanged(chat),
       });
+      const tools = productionToolsFor({ db, now: () => new Date(), mcp: this.mcp, subagents: { host: children, pool: store.pool } });
       this.#worker = new ChatWorker(
         chatId,
         {
@@ -172,24 +193,62 @@ export class ObjectWiring {
           db,
           config,
           parts,
-          toolsFor: productionToolsFor({
-            db,
-            now: () => new Date(),
-            mcp: this.mcp,
-            subagents: { host: subagentHost, pool: store.pool },
-          }),
+          toolsFor: tools,
           now: () => new Date(),
           sleep,
           turnFinished: (chat, history, model) => titles.afterTurn(chat, history, model),
           files: r2FileReader(env.FILES),
-          attributionKeys: this.#attributionKeys,
+          attributionKeys: ISOLATE_ATTRIBUTION_KEYS,
           tracer: tracing.tracer,
           turnEmitted: (turn) => tracing.turnEmitted(turn),
-          ...(hooks ? { hooks } : {}),
+          hooks,
         },
-        { keepAlive: (work) => waitUntil(work.catch(() => {})), scheduleTick, slotReleased },
+        this,
       );
     }
     return this.#worker;
+  }
+
+  /** The worker of the chat this object serves, if it knows its chat and the worker is on. */
+  get chatWorker(): ChatWorker | undefined {
+    const chatId = this.parts.chatId.value;
+    return chatId ? this.worker(chatId) : undefined;
+  }
+
+  // ---- WorkerHost: the worker's platform, on the object's alarm --------------------------------
+
+  keepAlive(work: Promise<unknown>): void {
+    this.parts.state.waitUntil(work.catch(() => {}));
+  }
+
+  scheduleTick(inMs: number): void {
+    this.#tickAt = Date.now() + inMs;
+    this.parts.clock.arm();
+  }
+
+  /** A slot was released: "wakes the oldest waiting chats at once", each by an ownership hint. */
+  slotReleased(_chatId: string, isRoot: boolean): void {
+    const { config, pool } = this.#built();
+    const { notifier, chatId } = this.parts;
+    const work = wakeWaiting(pool, {
+      isRoot,
+      limit: isRoot ? config.CHAT_ROOT_CONCURRENCY : config.CHAT_SUBAGENT_CONCURRENCY,
+      staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
+      ownChatId: chatId.value,
+      wake: (id) => notifier.ownershipHint({ chat_id: id, snapshot_version: 0 }),
+    });
+    this.parts.state.waitUntil(work);
+  }
+
+  /** The tick's deadline (a source of the object's alarm). */
+  tickDueAt(): number | null {
+    return this.#tickAt;
+  }
+
+  /** The alarm fired at `now`: the worker's tick, when it is due (a worker that exists only). */
+  tickIfDue(now: number): Promise<void> | undefined {
+    if (this.#tickAt === null || this.#tickAt > now) return undefined;
+    this.#tickAt = null;
+    return this.#worker?.tick();
   }
 }

@@ -12,7 +12,8 @@ import type { ChatUpdatePayload } from "../../src/chats/notifier";
 import { errorText, logger } from "../../src/log/log";
 import { PacedSends } from "./paced-sends";
 import { logSocketSession, type SocketSession } from "./socket-session";
-import type { ChatStreamEvent } from "../../src/wire/stream-events";
+import { type ChatStreamEvent, titleChangeEvent } from "../../src/wire/stream-events";
+import type { ChatRow } from "../../src/db/schema/chats";
 import type { SyncReadCursors, SyncReader, SyncSnapshot } from "../../src/stream/sync-snapshot";
 import type { StreamCursors, SyncHints } from "../../src/stream/sync-state";
 import { type EpisodeSource, StreamLoop } from "../../src/stream/stream-loop";
@@ -74,6 +75,11 @@ export class StreamSockets {
     for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.resync();
   }
 
+  /** Titles are metadata outside the Sync algorithm: open streams hear of a write at once. */
+  titleChanged(chat: ChatRow): void {
+    this.broadcast(titleChangeEvent(chat));
+  }
+
   /** An event outside the Sync/Part algorithm (a title change): one frame to every open socket. */
   broadcast(event: ChatStreamEvent): void {
     const frame = JSON.stringify([event]);
@@ -83,6 +89,16 @@ export class StreamSockets {
       } catch {
         // closing: its close handler stops the loop
       }
+    }
+  }
+
+  /** The client closed its socket: the loop stops and the close is answered (1005/1006 with 1000). */
+  closedByClient(socket: WebSocket, code: number, reason: string): void {
+    this.closed(socket, code);
+    try {
+      socket.close(code === 1005 || code === 1006 ? 1000 : code, reason);
+    } catch {
+      // already closed
     }
   }
 

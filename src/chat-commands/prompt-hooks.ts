@@ -11,7 +11,6 @@ import type { NewMessage } from "../chats/history";
 import type { ChatMessagePart } from "../db/schema/chats";
 import { textOf } from "../hooks/chat";
 import { hookContextRows } from "../chats/hook-context-rows";
-import { DISABLED_HOOKS } from "../hooks/dispatcher";
 import { HookDeniedError } from "../hooks/errors";
 import { hex } from "../hooks/event-id";
 import { type HookChat, isDenied } from "../hooks/events";
@@ -33,7 +32,7 @@ export interface SubmittedPrompt {
 }
 
 export async function submitPrompt(ctx: CommandContext, submission: PromptSubmission): Promise<SubmittedPrompt> {
-  const hooks = ctx.hooks ?? DISABLED_HOOKS;
+  const hooks = ctx.hooks;
   if (!hooks.enabled) return { parts: submission.parts, context: [] };
   const digest = hex(await crypto.subtle.digest("SHA-256", new TextEncoder().encode(JSON.stringify(submission.parts)))).slice(0, 16);
   const trigger = [submission.source, ...submission.trigger, digest];
@@ -79,7 +78,7 @@ export async function submissionChat(
   chatId: string,
   callerId: string,
 ): Promise<{ chat: HookChat; snapshotVersion: number } | null> {
-  if (!(ctx.hooks ?? DISABLED_HOOKS).enabled) return null;
+  if (!ctx.hooks.enabled) return null;
   const found = ownedBy(await ctx.store.identity(chatId), { chatId, callerId });
   return {
     chat: { id: chatId, organization_id: found.organizationId, owner_id: found.ownerId, parent_chat_id: found.parentChatId },

@@ -39,7 +39,7 @@ export async function promoteQueuedCommand(ctx: CommandContext, cmd: QueueComman
     { prefetchTail: promoteQueuedMessage.prefetchTail() },
   );
   // Into history now (E1, A1); from R1 and I1 the interrupt task promotes it and records the wait.
-  if (value.promoted.message) ctx.queueWait?.(value.promoted.queuedMessage.createdAt, chat);
+  if (value.promoted.message) ctx.queueWait(value.promoted.queuedMessage.createdAt, chat);
   return {
     ...(value.promoted.message ? { message: messageToWire(value.promoted.message) } : {}),
     messages: value.promoted.messages.map((m) => messageToWire(m)),

@@ -2,8 +2,6 @@
  * GET /chats/{chat} and GET /chats/{chat}/messages, served by the chat's object on its warm pool
  * (docs/hot-path.md): the Worker opens no connection of its own for a chat's reads.
  */
-import { getChat, listMessages, listQueue } from "../chats/queries";
-import { inTransaction } from "../db/transaction";
 import {
   type ChatMessageWire,
   type ChatQueuedMessageWire,
@@ -24,10 +22,6 @@ export interface MessagesWire {
 }
 
 export async function readMessagesCommand(ctx: CommandContext, cmd: ChatCommand): Promise<MessagesWire> {
-  // One snapshot for the owner check, the history and the queue, so they agree with each other.
-  const [messages, queue] = await inTransaction(ctx.store.pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
-    ownedBy(await getChat(client, cmd.chatId), cmd);
-    return [await listMessages(client, cmd.chatId), await listQueue(client, cmd.chatId)] as const;
-  });
+  const { messages, queue } = await ctx.store.messagesAndQueue(cmd.chatId, (chat) => ownedBy(chat, cmd));
   return { messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire) };
 }

@@ -32,7 +32,6 @@ function needsInterrupt(state: ClassifiedState, chat: ChatRow): boolean {
 
 export async function stopForArchive(ctx: CommandContext, chatId: string, callerId: string): Promise<void> {
   const others = ctx.otherChats;
-  if (!others) return;
   const deadline = Date.now() + SETTLE_TIMEOUT_MS;
   for (let round = 0; ; round++) {
     const scope = await ctx.store.archiveScope(chatId);

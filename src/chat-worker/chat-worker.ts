@@ -2,13 +2,14 @@
  * ChatWorker: the spec's chat worker for the one chat a ChatObject serves. Each object instance is
  * a worker with a fresh worker_id (a restart or eviction is a new worker, as a restarted replica).
  * It acquires the chat when woken (admission included), or inside the command on this object that
- * makes the chat runnable (docs/hot-path.md), runs one ChatRunner per acquisition, renews
+ * makes the chat runnable (acquire in command, docs/hot-path.md), runs one ChatRunner per acquisition, renews
  * the lease from the object's alarm, and syncs from the database on the same tick so a lost
  * notification is healed.
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
 import { nextTask } from "../next-task";
-import { acquireChat, acquireInTransaction, updateThenAcquire } from "./leases/admission";
+import { acquireChat, acquireInCommand, updateAcquiringInCommand } from "./leases/admission";
+import type { AcquireInCommand } from "../chat-commands/context";
 import type { Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
@@ -20,7 +21,9 @@ import { eventFromPayload } from "./event";
 import { ChatRunner } from "./runner";
 import type { RunnerDeps } from "./task-context";
 
-export interface ChatWorkerHooks {
+/** What the worker needs of the object that hosts it. */
+export interface WorkerHost {
+  /** Keeps the object alive for work that outlives the call (waitUntil). */
   keepAlive(work: Promise<unknown>): void;
   /** The worker owns the chat and needs its tick (heartbeat + sync) at this interval. */
   scheduleTick(inMs: number): void;
@@ -28,7 +31,7 @@ export interface ChatWorkerHooks {
   slotReleased(chatId: string, isRoot: boolean): void;
 }
 
-export class ChatWorker {
+export class ChatWorker implements AcquireInCommand {
   readonly workerId = crypto.randomUUID();
   #runner: ChatRunner | null = null;
   #acquiring: Promise<void> | null = null;
@@ -40,7 +43,7 @@ export class ChatWorker {
   constructor(
     readonly chatId: string,
     private readonly deps: RunnerDeps,
-    private readonly hooks: ChatWorkerHooks,
+    private readonly host: WorkerHost,
   ) {}
 
   get runner(): ChatRunner | null {
@@ -67,7 +70,7 @@ export class ChatWorker {
           // sweep (the chat's state did not change), so the object retries on its next tick.
           logger.warn("acquire_failed", { chat_id: this.chatId, error: errorText(err) });
           this.#retryAcquire = true;
-          this.hooks.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
+          this.host.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
           return;
         }
       } while (this.#wokenDuringAcquire && !this.#runner);
@@ -106,7 +109,7 @@ export class ChatWorker {
         await this.#cleanup(runner);
         // The lease is stale, so the chat is acquirable: take it over now (a new runner, as any
         // worker would) rather than leave it to the next cron sweep.
-        this.hooks.keepAlive(this.wake());
+        this.host.keepAlive(this.wake());
         return;
       }
     } catch (err) {
@@ -119,7 +122,7 @@ export class ChatWorker {
     } catch (err) {
       logger.warn("runner_sync_failed", { chat_id: this.chatId, error: errorText(err) });
     }
-    if (this.#runner) this.hooks.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);
+    if (this.#runner) this.host.scheduleTick(config.CHAT_HEARTBEAT_INTERVAL_MS);
   }
 
   async stop(): Promise<void> {
@@ -143,16 +146,42 @@ export class ChatWorker {
   }
 
   /**
-   * Inside a command's transaction on this chat (Create, SendMessage; under its row lock): acquire
-   * the chat in that same transaction when admission allows it there (acquireInTransaction), so the
-   * runner starts right after COMMIT without an acquisition of its own.
-   * `admissionLocked`: the transaction holds the pool's advisory lock (updateAndAcquire's guard).
-   * Not while this worker has a runner or an acquisition in flight: those take their usual path.
+   * Acquire in command, inside Create's transaction: Create takes no pool lock, so this acquires
+   * only where the chat's pool has no limit (acquireInCommand); elsewhere the ownership hint after
+   * COMMIT wakes the usual acquisition.
    */
-  async acquireWithCommand(tx: ChatTx, admissionLocked = false): Promise<void> {
+  stage(tx: ChatTx): Promise<void> {
+    return this.#acquireInCommand(tx, false);
+  }
+
+  /**
+   * Acquire in command for a command that may start a turn (SendMessage, EditMessage): ChatStore.update
+   * with the acquisition after `fn` in the same transaction (updateAcquiringInCommand). Not while
+   * this worker has a runner or an acquisition in flight: those take their usual path, so the
+   * pool's lock is not worth trying.
+   */
+  update<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
+    if (chatId !== this.chatId) throw new Error(`chat ${this.chatId}'s worker asked to update chat ${chatId}`);
+    const admission = { limits: this.#admission().limits, tryPoolLock: !this.#runner && !this.#acquiring };
+    return updateAcquiringInCommand(
+      this.deps.store,
+      chatId,
+      admission,
+      fn,
+      (tx, poolLocked) => this.#acquireInCommand(tx, poolLocked),
+      options,
+    );
+  }
+
+  /**
+   * Under the command's row lock: stage Acquire in that same transaction when admission allows it
+   * there, so the runner starts right after COMMIT without an acquisition of its own. `poolLocked`:
+   * the transaction holds the pool's advisory lock (commandPoolLock).
+   */
+  async #acquireInCommand(tx: ChatTx, poolLocked: boolean): Promise<void> {
     if (this.#runner || this.#acquiring) return;
     const runnerId = crypto.randomUUID();
-    const collect = await acquireInTransaction(tx, { ...this.#admission(), workerId: this.workerId, runnerId, admissionLocked });
+    const collect = await acquireInCommand(tx, { ...this.#admission(), workerId: this.workerId, runnerId, poolLocked });
     if (!collect) return;
     // By the time after-commit effects run, tx.chat is the committed row. The runner starts on the
     // next turn of the event loop: its first task's synchronous start (the decision, the prompt)
@@ -160,16 +189,8 @@ export class ChatWorker {
     // chat:update that arrives before it is not needed: the committed row is the runner's first event.
     tx.transaction.afterCommit(() => {
       const acquired = { chat: tx.chat, takenOver: false, ...collect() };
-      this.hooks.keepAlive(nextTask().then(() => this.#start(runnerId, acquired)));
+      this.host.keepAlive(nextTask().then(() => this.#start(runnerId, acquired)));
     });
-  }
-
-  /** ChatStore.update for a command that may start a turn (SendMessage): updateThenAcquire with acquireWithCommand. */
-  updateAndAcquire<T>(fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
-    // Not while this worker has a runner or an acquisition in flight: acquireWithCommand leaves
-    // those to their usual path, so the pool's lock is not worth trying.
-    const admission = { limits: this.#admission().limits, tryPoolLock: !this.#runner && !this.#acquiring };
-    return updateThenAcquire(this.deps.store, this.chatId, admission, fn, (tx, locked) => this.acquireWithCommand(tx, locked), options);
   }
 
   #admission() {
@@ -189,7 +210,7 @@ export class ChatWorker {
     }
     const { chat, takenOver, history, models } = acquired;
     this.#isRoot = chat.parentChatId === null;
-    const runner = new ChatRunner(this.chatId, this.workerId, runnerId, this.deps, (r) => void this.#cleanup(r), this.hooks.keepAlive);
+    const runner = new ChatRunner(this.chatId, this.workerId, runnerId, this.deps, (r) => void this.#cleanup(r), this.host.keepAlive);
     runner.acquired({
       chatKind: this.#isRoot ? "root" : "subagent",
       takenOver,
@@ -197,7 +218,7 @@ export class ChatWorker {
     });
     this.#runner = runner;
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: takenOver });
-    this.hooks.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
+    this.host.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
     // Bootstrap: notifications already reach us; the committed row is the first event.
     runner.process(chat);
   }
@@ -205,7 +226,7 @@ export class ChatWorker {
   async #cleanup(runner: ChatRunner): Promise<void> {
     if (this.#runner !== runner) return;
     this.#runner = null;
-    this.hooks.keepAlive(runner.stop());
-    this.hooks.slotReleased(this.chatId, this.#isRoot);
+    this.host.keepAlive(runner.stop());
+    this.host.slotReleased(this.chatId, this.#isRoot);
   }
 }

@@ -44,12 +44,21 @@ import type { RawRow } from "../db/rows";
 import { StoreInvariantError } from "./errors";
 import { filesForAttachment } from "../files/files";
 import { NOOP_NOTIFIER, type Notifier } from "./notifier";
-import { getChat, listArchiveScope, readChatIdentity, updateChatMetadata, type ChatIdentity, type ChatMetadataFields } from "./queries";
-import type { ChatRow } from "../db/schema/chats";
+import {
+  getChat,
+  listArchiveScope,
+  listMessages,
+  listQueue,
+  readChatIdentity,
+  updateChatMetadata,
+  type ChatIdentity,
+  type ChatMetadataFields,
+} from "./queries";
+import type { ChatMessageRow, ChatQueuedMessageRow, ChatRow } from "../db/schema/chats";
 import type { ChatFileRow } from "../db/schema/files";
 import { writeTitle } from "./title";
 import { isDeadlock } from "../db/pg-errors";
-import { runTransaction, type StoreTransaction, type TransactionObserver } from "../db/transaction";
+import { inTransaction, runTransaction, type StoreTransaction, type TransactionObserver } from "../db/transaction";
 import { createChat, insertChat, type CreateChatInput, type CreateChatResult } from "./transitions/create";
 import { ownedAttemptStatement, type OwnedRunningChat } from "./transitions/generation-attempts";
 import {
@@ -240,6 +249,20 @@ export class ChatStore {
 
   chat(chatId: string): Promise<ChatRow | undefined> {
     return getChat(this.pool, chatId);
+  }
+
+  /**
+   * The chat's messages and queue, read in one snapshot so they agree with each other, after
+   * `check` accepted the chat as that snapshot has it (an owner check throws before the reads).
+   */
+  messagesAndQueue(
+    chatId: string,
+    check: (chat: ChatRow | undefined) => void,
+  ): Promise<{ messages: ChatMessageRow[]; queue: ChatQueuedMessageRow[] }> {
+    return inTransaction(this.pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
+      check(await getChat(client, chatId));
+      return { messages: await listMessages(client, chatId), queue: await listQueue(client, chatId) };
+    });
   }
 
   /** Organization, owner, parent and snapshot version (src/chats/queries.ts readChatIdentity). */

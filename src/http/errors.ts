@@ -67,7 +67,7 @@ export function notFound(c: Context): Response {
 
 /**
  * The one mapping from a domain error to its answer: the Worker's own errors, and a chat command's
- * error as the ChatObject returned it (src/http/chat-object-rpc.ts).
+ * error as the ChatObject returned it (src/routes/chat-object-calls.ts).
  */
 export function apiErrorOf(value: ErrorValue): ApiError {
   switch (value.name) {

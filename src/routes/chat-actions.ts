@@ -5,7 +5,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
-import { chatObject } from "../http/chat-object-rpc";
+import { answered, chatObjectOf, senderOf } from "./chat-object-calls";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import { ChatParams, ChatSchema, ToolResultsBody } from "./chat-schemas";
 
@@ -34,23 +34,23 @@ chatActions.openapi(
   action("interrupt", "Interrupt (with FinishInterruption in the same transaction when no worker owns the chat)"),
   async (c) => {
     const { chat: chatId } = c.req.valid("param");
-    return c.json(await chatObject(c, chatId).interrupt({ chatId }), 200);
+    return c.json(await answered(c, chatObjectOf(c, chatId).interrupt(senderOf(c), { chatId })), 200);
   },
 );
 
 chatActions.openapi(compact, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).compact({ chatId }), 202);
+  return c.json(await answered(c, chatObjectOf(c, chatId).compact(senderOf(c), { chatId })), 202);
 });
 
 chatActions.openapi(action("clear", "Clear the model's context (ClearContext)"), async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).clear({ chatId }), 200);
+  return c.json(await answered(c, chatObjectOf(c, chatId).clear(senderOf(c), { chatId })), 200);
 });
 
 chatActions.openapi(action("reconcile-invalid", "Move a chat out of an invalid state (ReconcileInvalidState)"), async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).reconcile({ chatId }), 200);
+  return c.json(await answered(c, chatObjectOf(c, chatId).reconcile(senderOf(c), { chatId })), 200);
 });
 
 const toolResults = createRoute({
@@ -65,5 +65,5 @@ const toolResults = createRoute({
 chatActions.openapi(toolResults, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const { results } = c.req.valid("json");
-  return c.json(await chatObject(c, chatId).submitToolResults({ chatId, results }), 200);
+  return c.json(await answered(c, chatObjectOf(c, chatId).submitToolResults(senderOf(c), { chatId, results })), 200);
 });

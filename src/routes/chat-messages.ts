@@ -4,7 +4,7 @@
 import { createRoute } from "@hono/zod-openapi";
 import { requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
-import { chatObject } from "../http/chat-object-rpc";
+import { answered, chatObjectOf, senderOf } from "./chat-object-calls";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import {
   ChatParams,
@@ -29,7 +29,7 @@ const read = createRoute({
 
 chatMessages.openapi(read, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).messages({ chatId }), 200);
+  return c.json(await answered(c, chatObjectOf(c, chatId).messages(senderOf(c), { chatId })), 200);
 });
 
 const send = createRoute({
@@ -44,13 +44,16 @@ const send = createRoute({
 chatMessages.openapi(send, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const result = await chatObject(c, chatId).sendMessage({
-    chatId,
-    content: body.content,
-    busyBehavior: body.busy_behavior,
-    modelConfigId: body.model_config_id,
-    reasoningEffort: body.reasoning_effort,
-  });
+  const result = await answered(
+    c,
+    chatObjectOf(c, chatId).sendMessage(senderOf(c), {
+      chatId,
+      content: body.content,
+      busyBehavior: body.busy_behavior,
+      modelConfigId: body.model_config_id,
+      reasoningEffort: body.reasoning_effort,
+    }),
+  );
   return c.json(result, 200);
 });
 
@@ -66,12 +69,15 @@ const edit = createRoute({
 chatMessages.openapi(edit, async (c) => {
   const { chat: chatId, message: messageId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const result = await chatObject(c, chatId).editMessage({
-    chatId,
-    messageId,
-    content: body.content,
-    modelConfigId: body.model_config_id,
-    reasoningEffort: body.reasoning_effort,
-  });
+  const result = await answered(
+    c,
+    chatObjectOf(c, chatId).editMessage(senderOf(c), {
+      chatId,
+      messageId,
+      content: body.content,
+      modelConfigId: body.model_config_id,
+      reasoningEffort: body.reasoning_effort,
+    }),
+  );
   return c.json(result, 200);
 });

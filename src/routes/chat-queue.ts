@@ -3,7 +3,7 @@
  */
 import { createRoute } from "@hono/zod-openapi";
 import { requireCredentials } from "../http/auth";
-import { chatObject } from "../http/chat-object-rpc";
+import { answered, chatObjectOf, senderOf } from "./chat-object-calls";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { PromoteResponse, QueuedParams } from "./chat-schemas";
 
@@ -20,7 +20,7 @@ const remove = createRoute({
 
 chatQueue.openapi(remove, async (c) => {
   const { chat: chatId, queued } = c.req.valid("param");
-  await chatObject(c, chatId).deleteQueued({ chatId, queuedMessageId: queued });
+  await answered(c, chatObjectOf(c, chatId).deleteQueued(senderOf(c), { chatId, queuedMessageId: queued }));
   return c.body(null, 204);
 });
 
@@ -34,5 +34,5 @@ const promote = createRoute({
 
 chatQueue.openapi(promote, async (c) => {
   const { chat: chatId, queued } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).promoteQueued({ chatId, queuedMessageId: queued }), 200);
+  return c.json(await answered(c, chatObjectOf(c, chatId).promoteQueued(senderOf(c), { chatId, queuedMessageId: queued })), 200);
 });

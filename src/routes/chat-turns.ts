@@ -5,7 +5,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { requireCredentials } from "../http/auth";
-import { chatObject } from "../http/chat-object-rpc";
+import { answered, chatObjectOf, senderOf } from "./chat-object-calls";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { ChatParams } from "./chat-schemas";
 import { ChatTurnSchema, ChatTurnsQuery } from "./chat-turn-schemas";
@@ -24,5 +24,5 @@ const list = createRoute({
 chatTurns.openapi(list, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const { limit } = c.req.valid("query");
-  return c.json(await chatObject(c, chatId).turns({ chatId, limit }), 200);
+  return c.json(await answered(c, chatObjectOf(c, chatId).turns(senderOf(c), { chatId, limit })), 200);
 });

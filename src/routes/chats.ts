@@ -10,7 +10,7 @@ import { listChats } from "../chats/queries";
 import { chatToWire } from "../wire/chat-wire";
 import { requireCaller, requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
-import { chatObject, createInChatObject } from "../http/chat-object-rpc";
+import { answered, chatObjectOf, senderOf } from "./chat-object-calls";
 import { ApiError } from "../http/errors";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
@@ -30,19 +30,24 @@ const create = createRoute({
 
 chats.openapi(create, async (c) => {
   const body = c.req.valid("json");
-  const created = await createInChatObject(c, {
-    chatId: crypto.randomUUID(),
-    organizationId: body.organization_id,
-    content: body.content,
-    title: body.title,
-    systemPrompt: body.system_prompt,
-    modelConfigId: body.model_config_id,
-    reasoningEffort: body.reasoning_effort,
-    labels: body.labels,
-    unsafeDynamicTools: body.unsafe_dynamic_tools,
-    projectId: body.project_id,
-    mcpServerIds: body.mcp_server_ids,
-  });
+  // The new chat's object authenticates the token and checks the organization, on its own pool near the database.
+  const chatId = crypto.randomUUID();
+  const created = await answered(
+    c,
+    chatObjectOf(c, chatId).create(senderOf(c), {
+      chatId,
+      organizationId: body.organization_id,
+      content: body.content,
+      title: body.title,
+      systemPrompt: body.system_prompt,
+      modelConfigId: body.model_config_id,
+      reasoningEffort: body.reasoning_effort,
+      labels: body.labels,
+      unsafeDynamicTools: body.unsafe_dynamic_tools,
+      projectId: body.project_id,
+      mcpServerIds: body.mcp_server_ids,
+    }),
+  );
   return c.json(created.chat, 201);
 });
 
@@ -89,7 +94,7 @@ const get = createRoute({
 
 chats.openapi(get, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await chatObject(c, chatId).read({ chatId }), 200);
+  return c.json(await answered(c, chatObjectOf(c, chatId).read(senderOf(c), { chatId })), 200);
 });
 
 const update = createRoute({
@@ -104,14 +109,17 @@ const update = createRoute({
 chats.openapi(update, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const result = await chatObject(c, chatId).update({
-    chatId,
-    archived: body.archived,
-    interruptRunning: body.interrupt === true,
-    title: body.title,
-    labels: body.labels,
-    pinOrder: body.pin_order,
-    mcpServerIds: body.mcp_server_ids,
-  });
+  const result = await answered(
+    c,
+    chatObjectOf(c, chatId).update(senderOf(c), {
+      chatId,
+      archived: body.archived,
+      interruptRunning: body.interrupt === true,
+      title: body.title,
+      labels: body.labels,
+      pinOrder: body.pin_order,
+      mcpServerIds: body.mcp_server_ids,
+    }),
+  );
   return c.json(result.chat, 200);
 });

@@ -1,8 +1,8 @@
 /**
- * What the subagent tools need from the parent's runtime (the ChatObject): a way to reach a
- * child's own object, which applies the child's transitions (so it sees every change to its chat
- * first and is started by its own Create), and a way to sleep until a child reports a transition.
- * An interface so the tools stay apart from the Durable Object.
+ * What the subagent tools need from the parent's runtime: a way to reach a child's own object,
+ * which applies the child's transitions (so it sees every change to its chat first and is started
+ * by its own Create), and a way to sleep until a child reports a transition. An interface so the
+ * tools stay apart from the Durable Object; ChildObjects (child-objects.ts) is its implementation.
  */
 import type { ChatCommand } from "../chat-commands/context";
 import type { CreateChatCommand } from "../chat-commands/create-chat";

@@ -9,8 +9,8 @@ import type { ExecutionState } from "../../src/chatstate/index";
 import { ChatStore, type TransactionObserver } from "../../src/chats/index";
 import {
   acquireChat,
-  acquireInTransaction,
-  admissionTryLock,
+  acquireInCommand,
+  commandPoolLock,
   PoolFullAtCommitError,
   type AcquireChatOptions,
   type AcquireOutcome,
@@ -344,21 +344,21 @@ describe("acquireChat admission", () => {
   });
 });
 
-describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () => {
+describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
   const send = (text: string) => ({ content: [{ type: "text" as const, text }], busyBehavior: "queue" as const });
 
   /**
-   * SendMessage on `chatId` with acquireInTransaction in its transaction, after the admission
-   * guard when `guarded` (as ChatWorker.updateAndAcquire runs it); what it staged and what it read.
+   * SendMessage on `chatId` with acquireInCommand in its transaction, after the admission
+   * guard when `guarded` (as ChatWorker.update runs it); what it staged and what it read.
    */
   async function sendAndAcquire(chatId: string, limits: PoolLimits, opts: { guarded?: boolean; after?: () => void } = {}) {
     const { store, runs } = observedStore();
     const ids = worker();
-    let collect: Awaited<ReturnType<typeof acquireInTransaction>>;
-    const guard = opts.guarded ? admissionTryLock(chatId, limits) : undefined;
+    let collect: Awaited<ReturnType<typeof acquireInCommand>>;
+    const guard = opts.guarded ? commandPoolLock(chatId, limits) : undefined;
     const fn = async (tx: ChatTx) => {
       await sendMessage(tx, send("go"));
-      collect = await acquireInTransaction(tx, { ...ids, limits, staleThresholdMs: STALE_MS, admissionLocked: guard?.locked ?? false });
+      collect = await acquireInCommand(tx, { ...ids, limits, staleThresholdMs: STALE_MS, poolLocked: guard?.locked ?? false });
       opts.after?.();
     };
     const options = { prefetchTail: sendMessage.prefetchTail(send("go")) };
@@ -391,12 +391,12 @@ describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () =>
     const chat = await makeChat(env, "W");
     const { store } = observedStore();
     const ids = worker();
-    let collect: Awaited<ReturnType<typeof acquireInTransaction>>;
+    let collect: Awaited<ReturnType<typeof acquireInCommand>>;
     const rec = recordQueries(env.pool);
     const committed = await store
       .update(chat.chatId, async (tx) => {
         await editMessage(tx, { messageId: chat.firstUserMessageId, content: [{ type: "text", text: "edited" }] });
-        collect = await acquireInTransaction(tx, { ...ids, limits: UNLIMITED, staleThresholdMs: STALE_MS });
+        collect = await acquireInCommand(tx, { ...ids, limits: UNLIMITED, staleThresholdMs: STALE_MS });
       })
       .finally(rec.stop);
     expect(committed.chat).toMatchObject({ status: "running", workerId: ids.workerId, runnerId: ids.runnerId });
@@ -427,7 +427,7 @@ describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () =>
     const idle = await makeChat(env, "W");
     const { store } = observedStore();
     const idleRun = await store.update(idle.chatId, async (tx) =>
-      acquireInTransaction(tx, { ...worker(), limits: UNLIMITED, staleThresholdMs: STALE_MS }),
+      acquireInCommand(tx, { ...worker(), limits: UNLIMITED, staleThresholdMs: STALE_MS }),
     );
     expect(idleRun.value).toBeUndefined();
     expect(idleRun.chat.workerId).toBeNull();
@@ -486,9 +486,9 @@ describe("acquireInTransaction: Acquire inside a SendMessage on the chat", () =>
     expect(await observable(chat.chatId)).toEqual(before);
 
     const config = { CHAT_ROOT_CONCURRENCY: 1, CHAT_SUBAGENT_CONCURRENCY: 1, CHAT_STALE_THRESHOLD_MS: STALE_MS } as Config;
-    const hooks = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {} };
-    const chatWorker = new ChatWorker(chat.chatId, { store: env.store, config } as unknown as RunnerDeps, hooks);
-    const sent = await chatWorker.updateAndAcquire((tx) => sendMessage(tx, send("go")), {
+    const host = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {} };
+    const chatWorker = new ChatWorker(chat.chatId, { store: env.store, config } as unknown as RunnerDeps, host);
+    const sent = await chatWorker.update(chat.chatId, (tx) => sendMessage(tx, send("go")), {
       prefetchTail: sendMessage.prefetchTail(send("go")),
     });
     expect(sent.value.queued).toBe(false);

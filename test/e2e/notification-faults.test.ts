@@ -1,6 +1,6 @@
 /**
- * R3, notification faults: a `wrangler dev` built with the fault injector compiled in
- * (durable-objects/chat-object/notification-faults.ts) drops half of every object's `chat:update`
+ * R3, notification faults: a `wrangler dev` of the Worker bundled with the fault injector
+ * (test/support/notification-faults.ts, test/worker/support/notification-faults-entry.ts) drops half of every object's `chat:update`
  * notifications and wake hints, duplicates a fifth, and reorders or delays some of the rest, while
  * seeded rounds of turns run on a few chats with stream clients connected (one reconnecting now
  * and then with its resume cursors). Every third round sends to every chat at once, more chats than
@@ -19,10 +19,14 @@
 import { afterAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { applyEvent, type ChatState, type ChatStreamEvent, initialChatState, resumeCursors } from "../../client/src/chat-state";
-import { draws } from "../../durable-objects/chat-object/notification-faults";
+import { draws } from "../support/notification-faults";
+import { TEST_RUNS_DIR } from "../../scripts/lib/paths";
+import { bundleWorker } from "../../scripts/lib/worker-bundle";
 import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
 import { type Deployment, deployment } from "./support/deployment";
 
+/** The Worker with the fault injector wrapped around every chat object's notifier. */
+const FAULTS_ENTRY = "test/worker/support/notification-faults-entry.ts";
 const TURNS = Number(process.env.NOTIFICATION_FAULTS_TURNS ?? "30");
 const SEED = Number(process.env.NOTIFICATION_FAULTS_SEED ?? "1");
 const CHATS = Number(process.env.NOTIFICATION_FAULTS_CHATS ?? "6");
@@ -233,7 +237,7 @@ async function run(): Promise<void> {
     CHAT_TEST_NOTIFICATION_FAULTS: FAULTS,
     LOG_LEVEL: process.env.LOG_LEVEL ?? "info",
   });
-  const dev = await d.start({ define: { __CHATD_NOTIFICATION_FAULTS__: "true" } });
+  const dev = await d.start({ bundle: await bundleWorker(`${TEST_RUNS_DIR}/notification-faults-${process.pid}`, FAULTS_ENTRY) });
   const headers = { authorization: `Bearer ${d.token}`, "content-type": "application/json" };
 
   const ids: string[] = [];

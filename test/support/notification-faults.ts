@@ -4,11 +4,10 @@
  * notifications and `chat:ownership` wake hints, delivered in memory to its own chat or by RPC to
  * another chat's object — so the suite can check that the sync poll and the cron sweep heal them.
  *
- * Test-only, and compiled out of a deployment: the object builds an injector only when the build
- * defines `__CHATD_NOTIFICATION_FAULTS__` as true (`wrangler dev --define
- * __CHATD_NOTIFICATION_FAULTS__:true`). wrangler.toml defines it false, so esbuild drops that
- * branch and, with it, this module from the bundle. The plan (seed and rates) is the var
- * `CHAT_TEST_NOTIFICATION_FAULTS`, read only inside that branch.
+ * Test support only: a deployment's bundle never contains it. The fault suite bundles the Worker
+ * from test/worker/support/notification-faults-entry.ts, whose ChatObject wraps what the object
+ * publishes (ChatObject.notifier) with this injector. The plan (seed and rates) is the var
+ * `CHAT_TEST_NOTIFICATION_FAULTS`.
  *
  * Each message's fate is drawn from the seed and the message's identity (channel, chat,
  * snapshot_version, how many times this object sent that identity), not from a shared stream, so

@@ -5,7 +5,7 @@
  *
  * chatd: the real ChatStore through the Neon driver, as the object and its runner call it:
  *   1. SendMessage with the in-transaction Acquire (POST /messages in the chat's own object:
- *      updateThenAcquire, as ChatWorker.updateAndAcquire runs it), with the pool's advisory lock
+ *      updateAcquiringInCommand, as ChatWorker.update runs it), with the pool's advisory lock
  *      tried in the row lock's round trip when the pool is limited. When admission needs more than that transaction has (the
  *      pool's lock busy, the pool full at commit), the chat is acquired afterwards by acquireChat
  *      in a transaction of its own, as the object's acquisition loop does, and that counts in the
@@ -25,7 +25,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { acquireChat, acquireInTransaction, updateThenAcquire } from "../../../src/chat-worker/leases/admission";
+import { acquireChat, acquireInCommand, updateAcquiringInCommand } from "../../../src/chat-worker/leases/admission";
 import type { PoolLimits } from "../../../src/chat-worker/leases/pools";
 import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
 import type { Fence } from "../../../src/chat-worker/fence";
@@ -56,7 +56,7 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
     const input = { content: userParts(n), busyBehavior: "queue" as const, createdBy: ownerId };
     const runnerId = randomUUID();
     const admission = { workerId, runnerId, limits, staleThresholdMs: store.options.staleThresholdMs };
-    let { chat } = await updateThenAcquire(
+    let { chat } = await updateAcquiringInCommand(
       store,
       chatId,
       { limits, tryPoolLock: true },
@@ -64,8 +64,8 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
         const sent = await sendMessage(tx, input);
         if (sent.queued) throw new Error(`chat ${chatId}: the message was queued, the chat was not idle`);
       },
-      async (tx, admissionLocked) => {
-        await acquireInTransaction(tx, { ...admission, admissionLocked });
+      async (tx, poolLocked) => {
+        await acquireInCommand(tx, { ...admission, poolLocked });
       },
       { prefetchTail: sendMessage.prefetchTail(input) },
     );

@@ -35,9 +35,9 @@
  * Every outcome other than "acquired" after step 2 throws to roll back, so a refused or
  * unneeded acquisition leaves no snapshot bump, no write and no notification.
  *
- * acquireInTransaction is the same Acquire inside a command's transaction that makes the chat
+ * acquireInCommand is the same Acquire inside a command's transaction that makes the chat
  * runnable in its own object (docs/hot-path.md): the command's row lock is the lock above, the
- * pool's lock is tried, never awaited, by admissionTryLock's guard in the row lock's round trip,
+ * pool's lock is tried, never awaited, by commandPoolLock's guard in the row lock's round trip,
  * and the slots are counted by the command's commit write. While held, that pool lock keeps the
  * pool's other admissions and renewals waiting for the rest of the command, as an acquisition's
  * own transaction would.
@@ -184,7 +184,7 @@ function recheckAtCommit(
   };
 }
 
-/** What acquireInTransaction read for the new runner, once the transaction has committed. */
+/** What acquireInCommand read for the new runner, once the transaction has committed. */
 export interface StartingRead {
   history: ChatMessageRow[];
   models: TurnModelRows;
@@ -211,17 +211,17 @@ const ADMISSION_TRY_LOCK_SQL = `
   FROM chats c WHERE c.id = $1`;
 
 /** A guard for ChatStore.updateGuarded that never answers; `locked` says what it took. */
-export type AdmissionTryLock = LockGuard & { answer(row: RawRow | undefined): undefined; readonly locked: boolean };
+export type CommandPoolLock = LockGuard & { answer(row: RawRow | undefined): undefined; readonly locked: boolean };
 
 /**
- * What acquireInTransaction needs, in a limited pool, of the transaction it joins: the pool's
+ * What acquireInCommand needs, in a limited pool, of the transaction it joins: the pool's
  * advisory lock, taken before the row lock as every admission takes it, in the same round trip as
  * the row lock (the guard of ChatStore.updateGuarded, which always locks the row). It is taken only
  * when the chat, as the statement's snapshot sees it, has no owner and its pool has a limit, and
  * without waiting (pg_try_advisory_xact_lock): a command never queues behind an admission, and
  * when the lock is busy the chat is left to the usual acquisition.
  */
-export function admissionTryLock(chatId: string, limits: PoolLimits): AdmissionTryLock {
+export function commandPoolLock(chatId: string, limits: PoolLimits): CommandPoolLock {
   assertLimits(limits);
   let locked = false;
   return {
@@ -242,21 +242,21 @@ export function admissionTryLock(chatId: string, limits: PoolLimits): AdmissionT
  * object), which already holds the row lock, when admission needs nothing that transaction does
  * not have: the chat is runnable after that transaction's transitions, it has no owner at all (a
  * stale owner's lease is rechecked by the acquisition loop, under its own locks), and its pool
- * has no limit, or the transaction holds the pool's advisory lock (`admissionLocked`, from
- * admissionTryLock). In a limited pool the commit write counts the slots, as acquireChat's does;
+ * has no limit, or the transaction holds the pool's advisory lock (`poolLocked`, from
+ * commandPoolLock). In a limited pool the commit write counts the slots, as acquireChat's does;
  * a full pool fails the transaction with PoolFullAtCommitError. The commit write also writes the
  * heartbeat and reads the new runner's history and model candidates. Answers how to collect that
  * read after COMMIT, or undefined, with nothing staged, when the chat is left to acquireChat.
  */
-export async function acquireInTransaction(
+export async function acquireInCommand(
   tx: ChatTx,
-  options: Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "staleThresholdMs"> & { admissionLocked?: boolean },
+  options: Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "staleThresholdMs"> & { poolLocked?: boolean },
 ): Promise<(() => StartingRead) | undefined> {
   const { limits, staleThresholdMs } = options;
   assertLimits(limits);
   assertThreshold(staleThresholdMs);
   const limit = tx.chat.parentChatId === null ? limits.root : limits.subagent;
-  if ((limit > 0 && options.admissionLocked !== true) || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
+  if ((limit > 0 && options.poolLocked !== true) || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
   if (limit > 0) tx.checkAtCommit(recheckAtCommit(null, limit, staleThresholdMs, () => new PoolFullAtCommitError(tx.chatId)));
   await acquire(tx, { workerId: options.workerId, runnerId: options.runnerId });
   let history: ChatMessageRow[] | undefined;
@@ -271,23 +271,23 @@ export async function acquireInTransaction(
 
 /**
  * ChatStore.update for a command that may start a turn (SendMessage), with `acquire` (which applies
- * acquireInTransaction, or not) after `fn` in the same transaction. In a limited pool, when
- * `tryPoolLock`, the pool's lock is tried in the row lock's round trip (admissionTryLock) and
+ * acquireInCommand, or not) after `fn` in the same transaction. In a limited pool, when
+ * `tryPoolLock`, the pool's lock is tried in the row lock's round trip (commandPoolLock) and
  * `acquire` is told whether it is held. When the commit write finds the pool full, the command runs
  * again without the acquisition, and the chat waits for a slot as any other.
  */
-export async function updateThenAcquire<T>(
+export async function updateAcquiringInCommand<T>(
   store: ChatStore,
   chatId: string,
   admission: { limits: PoolLimits; tryPoolLock: boolean },
   fn: (tx: ChatTx) => Promise<T>,
-  acquire: (tx: ChatTx, admissionLocked: boolean) => Promise<void>,
+  acquire: (tx: ChatTx, poolLocked: boolean) => Promise<void>,
   options: UpdateOptions = {},
 ): Promise<Committed<T>> {
   const { limits } = admission;
-  const thenAcquire = (admissionLocked: () => boolean) => async (tx: ChatTx) => {
+  const thenAcquire = (poolLocked: () => boolean) => async (tx: ChatTx) => {
     const value = await fn(tx);
-    await acquire(tx, admissionLocked());
+    await acquire(tx, poolLocked());
     return value;
   };
   if (!admission.tryPoolLock || (limits.root === 0 && limits.subagent === 0))
@@ -296,7 +296,7 @@ export async function updateThenAcquire<T>(
       thenAcquire(() => false),
       options,
     );
-  const guard = admissionTryLock(chatId, limits);
+  const guard = commandPoolLock(chatId, limits);
   try {
     const committed = await store.updateGuarded(
       chatId,

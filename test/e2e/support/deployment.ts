@@ -28,9 +28,9 @@ export interface Deployment {
   /**
    * `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default.
    * `port`: listen there (a restart on the same address, so clients reconnect to it); a free one by default.
-   * `define`: build-time constants (R3 compiles its fault injector in with one).
+   * `bundle`: a Worker bundled from another entry than the run's shared one (R3's fault injector).
    */
-  start(opts?: { state?: string; wsProxy?: string; port?: number; define?: Record<string, string> }): Promise<WranglerDev>;
+  start(opts?: { state?: string; wsProxy?: string; port?: number; bundle?: string }): Promise<WranglerDev>;
   /** What the runtime started with this `state` logged so far (for a failure's message). */
   logOf(state?: string): string;
   /** Stops every runtime, drops the database, removes the folder. */
@@ -78,9 +78,9 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
   return {
     own,
     token,
-    start: async ({ state = "state", wsProxy = inject("wsProxy"), port, define } = {}) => {
+    start: async ({ state = "state", wsProxy = inject("wsProxy"), port, bundle = inject("workerBundle") } = {}) => {
       const dev = await startWranglerDev({
-        bundle: inject("workerBundle"),
+        bundle,
         ...(port === undefined ? {} : { port }),
         vars: {
           DATABASE_URL: own.url,
@@ -93,7 +93,6 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
         snapshotAssets: true,
         logFile: join(workdir, `${state}.log`),
         testScheduled: true,
-        ...(define ? { define } : {}),
       });
       cleanups.push(dev.stop);
       return dev;

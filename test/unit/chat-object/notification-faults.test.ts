@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from "vitest";
-import { draws, NotificationFaults, parseFaultPlan } from "../../../durable-objects/chat-object/notification-faults";
+import { draws, NotificationFaults, parseFaultPlan } from "../../support/notification-faults";
 
 const plan = (rates: string) => parseFaultPlan(`seed=7,${rates}`);
 

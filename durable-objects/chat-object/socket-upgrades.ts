@@ -1,0 +1,76 @@
+/**
+ * The WebSocket upgrades a ChatObject answers. The Worker forwards each with the chat id and the
+ * presented token in headers it sets; the object authenticates the token and checks the chat is
+ * the caller's (a 401 or 404 as the Worker would answer it), then opens the socket: a stream socket
+ * (hibernatable, its loop's cursors in its attachment) or a parts socket (in memory, as the part
+ * buffer it reads).
+ */
+import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../../src/log/request-context";
+import type { PartBuffer } from "../../src/part-buffer/part-buffer";
+import { parseCursorsHeader } from "../../src/stream/resume-cursors";
+import type { StreamPart } from "../../src/wire/stream-part";
+import type { AlarmClock } from "./alarm-clock";
+import { authorizeSocket } from "./authorize-socket";
+import type { ChatRuntime } from "./chat-runtime";
+import { CHAT_ID_HEADER, CREDENTIALS_HEADER, STREAM_CURSORS_HEADER } from "./headers";
+import type { ObjectChatId } from "./object-chat-id";
+import { PartsSession } from "./parts-socket";
+import { logSocketSession, type SocketSession, socketSession } from "./socket-session";
+import type { StreamSockets } from "./stream-sockets";
+import type { SyncPoller } from "./sync-poller";
+
+export interface SocketUpgradeParts {
+  chatId: ObjectChatId;
+  runtime: ChatRuntime;
+  streams: StreamSockets;
+  poller: SyncPoller;
+  clock: AlarmClock;
+  parts: PartBuffer<StreamPart>;
+}
+
+export class SocketUpgrades {
+  constructor(private readonly deps: SocketUpgradeParts) {}
+
+  answer(request: Request): Promise<Response> {
+    return runInRequest(requestIdFrom(request.headers.get(REQUEST_ID_HEADER)), async () => {
+      const chatId = request.headers.get(CHAT_ID_HEADER);
+      if (!chatId || request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
+        return new Response("expected a WebSocket upgrade", { status: 426 });
+      const caller = await authorizeSocket(this.deps.runtime, chatId, request.headers.get(CREDENTIALS_HEADER) ?? undefined);
+      if (caller instanceof Response) return caller;
+      this.deps.chatId.seen(chatId);
+      const session = socketSession(currentRequestId() ?? crypto.randomUUID(), caller.userId);
+      const pair = new WebSocketPair();
+      if (new URL(request.url).pathname.endsWith("/parts")) this.#openParts(pair[1], chatId, session);
+      else this.#openStream(pair[1], chatId, request, session);
+      return new Response(null, { status: 101, webSocket: pair[0] });
+    });
+  }
+
+  #openStream(server: WebSocket, chatId: string, request: Request, session: SocketSession): void {
+    const { streams, poller, clock } = this.deps;
+    streams.open(server, chatId, parseCursorsHeader(request.headers.get(STREAM_CURSORS_HEADER)), session);
+    poller.streamOpened();
+    clock.arm();
+  }
+
+  /** Not hibernated: a parts subscription lives in this object's memory, as the part buffer does. */
+  #openParts(server: WebSocket, chatId: string, session: SocketSession): void {
+    server.accept();
+    const parts = new PartsSession(chatId, this.deps.parts, {
+      send: (t) => server.send(t),
+      close: (code, reason) => server.close(code, reason),
+    });
+    server.addEventListener("message", (event) =>
+      parts.onMessage(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)),
+    );
+    server.addEventListener("close", (event) => {
+      parts.stop();
+      logSocketSession("parts", chatId, session, event.code);
+    });
+    server.addEventListener("error", () => {
+      parts.stop();
+      logSocketSession("parts", chatId, session, null);
+    });
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * ChatCommands: the chat commands one chat's object serves, one method each. The ChatObject's RPC
+ * methods call these; each authenticates its sender, runs its command function on the object's
+ * context, and answers an Answer: the value, or the error as a value the Worker maps to its HTTP
+ * answer (outcome.ts). Authentication happens here and nowhere else on a chat's routes.
+ */
+import type { Caller } from "../accounts/authentication";
+import type { VerifiedKeys } from "../accounts/verified-keys";
+import { requestIdFrom, runInRequest } from "../log/request-context";
+import { chatOrganizationFor } from "./chat-organization";
+import type { ChatCommand, CommandContext } from "./context";
+import { clearCommand, compactCommand, interruptCommand, reconcileCommand, submitToolResultsCommand } from "./control";
+import { type CreateChatCommand, createChatCommand } from "./create-chat";
+import { type EditMessageCommand, editMessageCommand, type SendMessageCommand, sendMessageCommand } from "./messages";
+import { type Outcome, outcome } from "./outcome";
+import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "./queue";
+import { readChatCommand, readMessagesCommand } from "./reads";
+import { type TurnsCommand, turnsCommand } from "./turns";
+import { type UpdateChatCommand, updateChatCommand } from "./update-chat";
+import type { ToolResultInput } from "../chats/transitions/requires-action";
+
+/**
+ * Who sent a command: a route's request (its id, for the object's log lines) with either the user
+ * its middleware authenticated or the token it left for the object to authenticate
+ * (docs/hot-path.md); or another chat's object acting for its owner, with no request to name.
+ */
+export type Sender = { requestId: string | null; caller: SenderCaller } | { requestId: string; token: string };
+
+/** The part of an authenticated caller a command uses. */
+export type SenderCaller = Pick<Caller, "userId" | "siteRoles">;
+
+/** A command as sent: its caller is the sender's. */
+export type Unsigned<C extends ChatCommand> = Omit<C, "callerId">;
+
+/** A command's outcome, and the user a token authenticated as (for the Worker's request log line). */
+export type Answer<V> = Outcome<V> & { userId?: string };
+
+/** POST /chats as the route sends it: the organization the body names (absent: the caller's own). */
+export type CreateRequest = Omit<CreateChatCommand, "callerId" | "organizationId" | "parentChatId"> & {
+  organizationId?: string | undefined;
+};
+
+/** What the commands run with, built on first use so a bad configuration answers as a failed command. */
+export interface CommandRuntime {
+  context(chatId: string): CommandContext;
+  keys(): VerifiedKeys;
+}
+
+export class ChatCommands {
+  constructor(private readonly runtime: CommandRuntime) {}
+
+  /** POST /chats: the creator's organization is chosen and checked here (chat-organization.ts). */
+  create(from: Sender, cmd: CreateRequest) {
+    return this.#run(from, "create", async (caller) => {
+      const ctx = this.runtime.context(cmd.chatId);
+      const organizationId = await chatOrganizationFor(ctx.db, caller, cmd.organizationId);
+      return createChatCommand(ctx, { ...cmd, callerId: caller.userId, organizationId });
+    });
+  }
+
+  /** spawn_agent, from the parent's object: the child's organization and parent are the parent's. */
+  createChild(cmd: CreateChatCommand) {
+    return this.#run({ requestId: null, caller: { userId: cmd.callerId, siteRoles: [] } }, "create", () =>
+      createChatCommand(this.runtime.context(cmd.chatId), cmd),
+    );
+  }
+
+  sendMessage(from: Sender, cmd: Unsigned<SendMessageCommand>) {
+    return this.#run(from, "send_message", (caller) =>
+      sendMessageCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  editMessage(from: Sender, cmd: Unsigned<EditMessageCommand>) {
+    return this.#run(from, "edit_message", (caller) =>
+      editMessageCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  deleteQueued(from: Sender, cmd: Unsigned<QueueCommand>) {
+    return this.#run(from, "delete_queued", (caller) =>
+      deleteQueuedCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  promoteQueued(from: Sender, cmd: Unsigned<QueueCommand>) {
+    return this.#run(from, "promote_queued", (caller) =>
+      promoteQueuedCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  interrupt(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#run(from, "interrupt", (caller) =>
+      interruptCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  submitToolResults(from: Sender, cmd: Unsigned<ChatCommand & { results: ToolResultInput[] }>) {
+    return this.#run(from, "tool_results", (caller) =>
+      submitToolResultsCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  compact(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#run(from, "compact", (caller) => compactCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+  }
+
+  clear(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#run(from, "clear", (caller) => clearCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+  }
+
+  reconcile(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#run(from, "reconcile", (caller) =>
+      reconcileCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  update(from: Sender, cmd: Unsigned<UpdateChatCommand>) {
+    return this.#run(from, "update_chat", (caller) =>
+      updateChatCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  turns(from: Sender, cmd: Unsigned<TurnsCommand>) {
+    return this.#run(from, "turns", (caller) => turnsCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+  }
+
+  read(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#run(from, "read_chat", (caller) => readChatCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+  }
+
+  messages(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#run(from, "read_messages", (caller) =>
+      readMessagesCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
+    );
+  }
+
+  /**
+   * `run` as the sender's user, in the context of the request that sent it (its request id), its
+   * failures logged under `logName`. A token that does not authenticate is the command's error
+   * (401) and the command never runs; the key's last_used_at is written after the request's work.
+   */
+  async #run<V>(from: Sender, logName: string, run: (caller: SenderCaller) => Promise<V>): Promise<Answer<V>> {
+    if ("caller" in from) {
+      const trusted = () => outcome(logName, () => run(from.caller));
+      return from.requestId === null ? trusted() : runInRequest(requestIdFrom(from.requestId), trusted);
+    }
+    return runInRequest(requestIdFrom(from.requestId), async () => {
+      let userId: string | undefined;
+      const keys = this.runtime.keys();
+      const result = await keys.afterRequest(() =>
+        outcome(logName, async () => {
+          const caller = await keys.callerFor(from.token);
+          userId = caller.userId;
+          return run(caller);
+        }),
+      );
+      return userId === undefined ? result : { ...result, userId };
+    });
+  }
+}
