@@ -8,7 +8,8 @@
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
 import { nextTask } from "../next-task";
-import { acquireChat, acquireInCommand, updateAcquiringInCommand } from "./leases/admission";
+import { acquireChat } from "./leases/admission";
+import { acquireInCommand, updateAcquiringInCommand } from "./leases/acquire-in-command";
 import type { AcquireInCommand } from "../chat-commands/context";
 import type { Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";

@@ -48,7 +48,7 @@ export async function commitInStage<T = undefined>(
           const nextStepCallsModel = () => tx.chat.status === "running" && tx.chat.workerId !== null;
           tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows), nextStepCallsModel));
           tx.transaction.afterCommit(() =>
-            handOff({ chat: tx.chat, history: [...read.history, ...tx.insertedSince(0)], ...(models ? { models } : {}) }),
+            handOff({ chat: tx.chat, history: [...read.history, ...tx.inserted.since(0)], ...(models ? { models } : {}) }),
           );
         }
         step = await commitStep(tx, input);

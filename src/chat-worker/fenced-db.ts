@@ -3,7 +3,9 @@
  * fence: reads holding the row FOR SHARE (one statement), writes inside ChatStore.update.
  * A fence mismatch throws FenceError and, for writes, rolls the transition back.
  */
-import { type ChatTx, type CommitCheck, unchangedSinceSnapshotSql } from "../chats/chat-tx";
+import type { ChatTx } from "../chats/chat-tx";
+import type { CommitCheck } from "../chats/commit-write";
+import { unchangedSinceSnapshotSql } from "../chats/row-lock";
 import { listMessages } from "../chats/queries";
 import { chatFromRaw, messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";

@@ -8,6 +8,7 @@
  * "Outstanding" is read from the active tail: the last active assistant message and what follows
  * it (the message that made the calls and the results answering them).
  */
+import type { InsertedRows } from "./inserted-rows";
 import { pendingToolCalls, syntheticCancellationResults, type ClassifiedState, type ToolCallPart } from "../chatstate/index";
 import { InvalidTransitionInputError, StoreInvariantError } from "./errors";
 import { pgJson } from "../db/pg-safe";
@@ -23,23 +24,10 @@ export interface HistoryTx {
   readonly chat: Readonly<Pick<ChatRow, "lastModelConfigId" | "unsafeDynamicTools">>;
   state(): ClassifiedState;
   query<R extends RawRow = RawRow>(text: string, values?: readonly unknown[]): Promise<R[]>;
-  /** The active tail, read once per transaction and kept in step with its inserts. */
-  activeTail(): Promise<readonly ChatMessageRow[]>;
-  /** The active tail as far as the transaction has it, without a read; undefined before the first. */
-  readonly cachedTail: readonly ChatMessageRow[] | undefined;
-  /** The messages of queued INSERTs that have not gone out yet, in order (not in the cached tail yet). */
-  readonly unsentMessages: readonly NewMessage[];
+  /** The rows inserted so far and the active tail kept in step with them; queued INSERTs go through it. */
+  readonly inserted: InsertedRows<NewMessage>;
   /** Before every chat_messages write: flushes staged flags the revision trigger would reorder. */
   beforeHistoryWrite(): Promise<void>;
-  noteInserted(rows: readonly ChatMessageRow[]): void;
-  /**
-   * Queues an INSERT of `messages` for the transaction's next statement (StoreTransaction.
-   * queueStatement); `onRows` gets its rows then. The row's own fields (the chat's last model
-   * choice) are updated from `messages` at once.
-   */
-  queueInsert(text: string, values: readonly unknown[], messages: readonly NewMessage[], onRows: (rows: readonly RawRow[]) => void): void;
-  /** The active tail is now `rows` (after a soft delete that read it). */
-  replaceTail(rows: readonly ChatMessageRow[]): void;
 }
 
 /** A message a transition inserts. `revision` and `queued_message_id` are never the caller's. */
@@ -58,13 +46,6 @@ export interface NewMessage {
 }
 
 const ROLES: readonly ChatMessageRole[] = ["system", "user", "assistant", "tool"];
-
-/** Active history from the last active assistant message onwards; empty when there is none. */
-export const ACTIVE_TAIL_SQL = `
-  SELECT m.* FROM chat_messages m
-  WHERE m.chat_id = $1 AND NOT m.deleted
-    AND m.seq >= (SELECT max(a.seq) FROM chat_messages a WHERE a.chat_id = $1 AND NOT a.deleted AND a.role = 'assistant')
-  ORDER BY m.seq`;
 
 /** The seq of the newest active boundary row (compaction or clear), 0 when there is none. */
 const LATEST_BOUNDARY_SQL = `coalesce((SELECT max(b.seq) FROM chat_messages b WHERE b.chat_id = $1 AND NOT b.deleted AND b.compressed), 0)`;
@@ -94,7 +75,7 @@ export async function insertMessages(tx: HistoryTx, messages: readonly NewMessag
   await tx.beforeHistoryWrite();
   const { text, values } = insertStatement(tx, messages);
   const inserted = insertedRows(await tx.query(text, values));
-  tx.noteInserted(inserted);
+  tx.inserted.arrived(inserted);
   return inserted;
 }
 
@@ -109,8 +90,8 @@ export interface QueuedHistory {
 /**
  * insertMessages, with the INSERT riding in the transaction's next round trip (the commit write's,
  * for a transition whose last write it is). The rows come when it has gone out, before the
- * statement it went with answers; until then they are not in the transaction's insertedSince (its
- * insertedCount counts them), and the cached tail has them only once activeTail has sent it.
+ * statement it went with answers; until then they are not in the transaction's inserted rows (their
+ * count counts them), and the cached tail has them only once activeTail has sent it.
  * Pending tool calls are judged on them as written meanwhile (tailAsWritten).
  */
 export async function queueMessages(tx: HistoryTx, messages: readonly NewMessage[]): Promise<QueuedHistory> {
@@ -123,9 +104,9 @@ export async function queueMessages(tx: HistoryTx, messages: readonly NewMessage
   for (const m of messages) assertInsertable(tx, m);
   await tx.beforeHistoryWrite();
   const { text, values } = insertStatement(tx, messages);
-  tx.queueInsert(text, values, messages, (raw) => {
+  tx.inserted.queueInsert(text, values, messages, (raw) => {
     inserted = insertedRows(raw);
-    tx.noteInserted(inserted);
+    tx.inserted.arrived(inserted);
   });
   return { written: messages, rows };
 }
@@ -161,12 +142,12 @@ type PartsOnly = { role: ChatMessageRole; content: readonly { type: string }[] }
  * queued INSERT in its round trip.
  */
 async function tailAsWritten(tx: HistoryTx): Promise<readonly PartsOnly[]> {
-  const unsent = tx.unsentMessages;
-  const cached = tx.cachedTail;
+  const unsent = tx.inserted.unsent;
+  const cached = tx.inserted.tail;
   if (cached !== undefined) return unsent.reduce<readonly PartsOnly[]>(advanceTail, cached);
   const lastAssistant = unsent.findLastIndex((m) => m.role === "assistant");
   if (lastAssistant >= 0) return unsent.slice(lastAssistant);
-  return tx.activeTail();
+  return tx.inserted.activeTail();
 }
 
 function advanceTail<M extends PartsOnly>(tail: readonly PartsOnly[], message: M): PartsOnly[] {
@@ -229,7 +210,7 @@ export async function pendingCalls(tx: HistoryTx, dynamicOnly: boolean): Promise
 
 /**
  * Closes pending tool calls with synthetic cancellation results. Their INSERT is queued
- * (queueMessages): the transition's rows are read after the commit (ChatTx.withRowsSince).
+ * (queueMessages): the transition's rows are read after the commit (InsertedRows.withRowsSince).
  */
 export async function answerPendingToolCalls(tx: HistoryTx, options: { dynamicOnly: boolean; reason: string }): Promise<void> {
   const pending = await pendingCalls(tx, options.dynamicOnly);
@@ -270,7 +251,7 @@ export async function cutAtUserMessage(tx: HistoryTx, id: string): Promise<Histo
     [tx.chatId, id],
   );
   if (!row?.target) return { target: undefined, deletedIds: [] };
-  if (row.deleted.length > 0) tx.replaceTail(row.tail.map(messageFromRaw));
+  if (row.deleted.length > 0) tx.inserted.replaceTail(row.tail.map(messageFromRaw));
   return { target: messageFromRaw(row.target), deletedIds: row.deleted };
 }
 

@@ -1,6 +1,8 @@
 /** @module The database layer: the only writer of chat execution state. */
 export * from "./store";
-export { ChatTx, type AppliedTransition, type ChatTxOptions, type CommittedChat, type LandOptions, type TailPrefetch } from "./chat-tx";
+export { ChatTx, type AppliedTransition, type ChatTxOptions, type LandOptions } from "./chat-tx";
+export type { CommittedChat } from "./commit-write";
+export type { TailPrefetch } from "./row-lock";
 export * from "./errors";
 export * from "./notifier";
 export * from "./queries";

@@ -153,11 +153,11 @@ function queuePromotion(tx: ChatTx, head: ChatQueuedMessageRow): { queued: ChatQ
     reasoningEffort: head.reasoningEffort,
     createdBy: head.createdBy,
   };
-  tx.queueInsert(`${PROMOTE_SQL("id = $2")} SELECT * FROM promoted`, [tx.chatId, head.id], [written], (rows) => {
+  tx.inserted.queueInsert(`${PROMOTE_SQL("id = $2")} SELECT * FROM promoted`, [tx.chatId, head.id], [written], (rows) => {
     if (rows.length !== 1)
       throw new StoreInvariantError(`promoting the head of chat ${tx.chatId} inserted ${rows.length} messages, want 1`);
     promoted = messageFromRaw(rows[0]!);
-    tx.noteInserted([promoted]);
+    tx.inserted.arrived([promoted]);
   });
   return {
     queued: head,
@@ -181,6 +181,6 @@ async function promoteNow(tx: ChatTx, target: string): Promise<{ queued: ChatQue
     throw new StoreInvariantError(`promoting ${target} of chat ${tx.chatId} deleted ${row?.deleted ?? 0} queue rows, want exactly 1`);
   }
   const message = messageFromRaw(row.message);
-  tx.noteInserted([message]);
+  tx.inserted.arrived([message]);
   return { queued: queuedFromRaw(row.queued), message: () => message };
 }

@@ -29,17 +29,9 @@
  */
 import type { Pool } from "@neondatabase/serverless";
 import { ChatNotFoundError, REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
-import {
-  ChatTx,
-  committedFromRaw,
-  publishAfterCommit,
-  QUEUE_LENGTH_SQL,
-  type AppliedTransition,
-  type ChatTxOptions,
-  type LockGuard,
-  type LockReads,
-  type TailPrefetch,
-} from "./chat-tx";
+import { ChatTx, type AppliedTransition, type ChatTxOptions } from "./chat-tx";
+import { committedFromRaw, publishAfterCommit } from "./commit-write";
+import { QUEUE_LENGTH_SQL, type LockGuard, type LockReads, type TailPrefetch } from "./row-lock";
 import type { RawRow } from "../db/rows";
 import { StoreInvariantError } from "./errors";
 import { filesForAttachment } from "../files/files";

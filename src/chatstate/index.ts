@@ -5,3 +5,4 @@ export * from "./chat-versions";
 export * from "./transitions";
 export * from "./errors";
 export * from "./rules";
+export * from "./landing";

@@ -1,5 +1,5 @@
 /**
- * The commit write checks itself (src/chats/chat-tx.ts): COMMIT goes out in its round trip, so a
+ * The commit write checks itself (src/chats/commit-write.ts): COMMIT goes out in its round trip, so a
  * check that fails must fail inside the statement (chatd_check) or before it, and roll back
  * everything the transaction wrote. These drive a ChatTx into the states the checks guard against.
  */

@@ -1,13 +1,13 @@
 /**
  * The row lock's first statement also counts the queue and reads the tail, from a snapshot taken
- * before any wait for the lock (src/chats/chat-tx.ts lockBumpAndReadSql); the runner's fenced read
+ * before any wait for the lock (src/chats/row-lock.ts lockBumpAndReadSql); the runner's fenced read
  * locks the row and reads its history in one statement the same way (src/chat-worker/fenced-db.ts).
  * A transition that commits on the chat while another waits for its row must not leave the waiter
  * with stale reads: the waiter sees that the locked row moved past its snapshot and reads again.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { ChatTx } from "../../src/chats/index";
-import { lockRowIfSql } from "../../src/chats/chat-tx";
+import { lockRowIfSql } from "../../src/chats/row-lock";
 import { chatRow, makeChat, makeEnv, queueOf, text, type Env } from "./fixtures";
 import { commitStep, sendMessage } from "../../src/chats/transitions/index";
 import { fencedRead } from "../../src/chat-worker/fenced-db";

@@ -19,7 +19,7 @@ import {
   ToolResultsMismatchError,
 } from "../../src/chats/index";
 import { chatRow, history, makeChat, makeEnv, queueOf, snapshotRows, stateOf, text, toolCall, type Env } from "./fixtures";
-import { ACTIVE_TAIL_SQL } from "../../src/chats/history";
+import { ACTIVE_TAIL_SQL } from "../../src/chats/active-tail";
 import {
   abandon,
   cancelRequiresAction,
@@ -429,7 +429,7 @@ describe("round trips of transitions that write history", () => {
       const turns = await twoTurns();
       const { value } = await env.store.update(turns.chatId, async (tx) => {
         const edited = await editMessage(tx, { messageId: turns[cutAt], content: text("again") });
-        const cached = (await tx.activeTail()).map((m) => m.id);
+        const cached = (await tx.inserted.activeTail()).map((m) => m.id);
         const read = (await tx.query<{ id: string }>(ACTIVE_TAIL_SQL, [turns.chatId])).map((m) => m.id);
         return { edited, cached, read };
       });

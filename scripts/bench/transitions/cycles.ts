@@ -25,7 +25,8 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { acquireChat, acquireInCommand, updateAcquiringInCommand } from "../../../src/chat-worker/leases/admission";
+import { acquireInCommand, updateAcquiringInCommand } from "../../../src/chat-worker/leases/acquire-in-command";
+import { acquireChat } from "../../../src/chat-worker/leases/admission";
 import type { PoolLimits } from "../../../src/chat-worker/leases/pools";
 import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
 import type { Fence } from "../../../src/chat-worker/fence";

@@ -33,9 +33,9 @@ export async function commitStep(tx: ChatTx, input: CommitStepInput): Promise<Co
   if (input.messages.some((m) => m.role === "system" || (m.role === "user" && !m.modelOnly && hookContextEvent(m) === null))) {
     throw new InvalidTransitionInputError("CommitStep", from, "a step holds assistant, tool, model-only user and hook context messages");
   }
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   const queued = await queueHistory(tx, input.messages, "the turn continued without the tool result");
   await tx.land("CommitStep", from, undefined);
   if (input.consumeCompactionRequest) tx.set({ compactionRequestedAt: null });
-  return tx.withRowsSince(mark, { written: queued.written });
+  return tx.inserted.withRowsSince(mark, { written: queued.written });
 }

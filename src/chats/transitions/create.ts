@@ -133,10 +133,10 @@ export async function createChat(tx: ChatTx, input: CreateChatInput): Promise<Cr
       createdBy: input.createdBy ?? input.ownerId,
     });
   }
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   await queueHistory(tx, initial, "the chat was created");
   // The initial history only: what afterInsert adds is its caller's.
-  const result = tx.withRowsSince(mark, {});
+  const result = tx.inserted.withRowsSince(mark, {});
   await input.afterInsert?.(tx);
   await tx.land("Create", "N", variantOf(input));
   return result;

@@ -54,11 +54,11 @@ export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<
     reasoningEffort: input.reasoningEffort === undefined ? target.reasoningEffort : input.reasoningEffort,
     createdBy: input.createdBy ?? target.createdBy,
   };
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   const queued = await queueHistory(tx, [replacement, ...(input.suffix ?? [])], EDIT_REASON);
   // Misc rule 1's cancellations follow, if a suffix left dynamic calls pending.
   await tx.land("EditMessage", from, undefined, { cancelReason: EDIT_REASON });
-  return tx.withRowsSince(mark, {
+  return tx.inserted.withRowsSince(mark, {
     get message() {
       // The replacement is the batch's first user row: only synthetic tool results can precede it.
       const message = queued.rows().find((row) => row.role === "user");

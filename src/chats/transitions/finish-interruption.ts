@@ -37,7 +37,7 @@ export async function finishInterruption(tx: ChatTx, input: FinishInterruptionIn
   if (partial.some((m) => m.role !== "assistant" && m.role !== "tool")) {
     throw new InvalidTransitionInputError("FinishInterruption", from, "the partial suffix holds assistant and tool messages only");
   }
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   const reason = input.reason ?? INTERRUPTED_REASON;
   // Its calls left open are judged on it as written; the INSERT rides with the next statement.
   await queueMessages(tx, partial);
@@ -49,7 +49,7 @@ export async function finishInterruption(tx: ChatTx, input: FinishInterruptionIn
     promoted = await promoteQueued(tx, "head", reason);
     await tx.land("FinishInterruption", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty after promoting head");
   }
-  return tx.withRowsSince(mark, { promoted });
+  return tx.inserted.withRowsSince(mark, { promoted });
 }
 
 /** FinishInterruption's prefetch: it always reads the active tail. */

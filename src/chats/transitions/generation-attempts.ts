@@ -11,7 +11,8 @@
  * model call, and the transition reads nothing the runner does not already know.
  */
 import type { ChatTx } from "../chat-tx";
-import { committedExtrasSql, unchangedSinceSnapshotSql } from "../chat-tx";
+import { committedExtrasSql } from "../commit-write";
+import { unchangedSinceSnapshotSql } from "../row-lock";
 import type { RetryState } from "../../db/schema/chats";
 
 export async function recordGenerationAttempt(tx: ChatTx): Promise<void> {

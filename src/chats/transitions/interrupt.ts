@@ -23,20 +23,20 @@ export interface InterruptResult {
 
 export async function interrupt(tx: ChatTx, input: { reason?: string } = {}): Promise<InterruptResult> {
   const reason = input.reason ?? USER_INTERRUPT_REASON;
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   const state = tx.state();
   if (state === "I0" || state === "I1") {
     if (tx.ownership() === "O") throw new TransitionNotAllowedError("Interrupt", state);
     await finishInterruption(tx, { reason });
-    return tx.withRowsSince(mark, { finished: true });
+    return tx.inserted.withRowsSince(mark, { finished: true });
   }
   const from = tx.from("Interrupt");
   const to = await tx.land("Interrupt", from, undefined, { cancelReason: reason });
   if ((to === "I0" || to === "I1") && tx.ownership() === "U") {
     await finishInterruption(tx, { reason });
-    return tx.withRowsSince(mark, { finished: true });
+    return tx.inserted.withRowsSince(mark, { finished: true });
   }
-  return tx.withRowsSince(mark, { finished: false });
+  return tx.inserted.withRowsSince(mark, { finished: false });
 }
 
 /** The requires-action and unowned paths read the active tail. */

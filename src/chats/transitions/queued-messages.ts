@@ -44,12 +44,12 @@ export async function promoteQueuedMessage(tx: ChatTx, input: { queuedMessageId:
     await tx.land("PromoteQueuedMessage", from, undefined);
     return { queuedMessage, message: null, messages: [] };
   }
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   const promoted = await promoteQueued(tx, queuedMessage.id, PROMOTE_REASON);
   await tx.land("PromoteQueuedMessage", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty", {
     cancelReason: PROMOTE_REASON,
   });
-  return tx.withRowsSince(mark, {
+  return tx.inserted.withRowsSince(mark, {
     queuedMessage,
     get message() {
       return promoted.message;

@@ -13,10 +13,10 @@ export const INVALID_STATE_REASON = "the chat was reset from an invalid state";
 
 export async function reconcileInvalidState(tx: ChatTx): Promise<{ readonly messages: ChatMessageRow[] }> {
   const from = tx.from("ReconcileInvalidState");
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   await answerPendingToolCalls(tx, { dynamicOnly: true, reason: INVALID_STATE_REASON });
   await tx.land("ReconcileInvalidState", from, tx.queueLength === 0 ? "no queued messages" : "queued messages");
   tx.set({ lastError: INVALID_STATE_LAST_ERROR });
-  return tx.withRowsSince(mark, {});
+  return tx.inserted.withRowsSince(mark, {});
 }
 reconcileInvalidState.prefetchTail = () => true;

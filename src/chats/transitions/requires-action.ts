@@ -80,10 +80,10 @@ export async function completeRequiresAction(
     createdBy,
   }));
   // The transition's last write: landing in running reads nothing more (misc rule 1 does not apply).
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   await queueHistory(tx, [...results, ...(input.suffix ?? [])], "tool results were submitted");
   await tx.land("CompleteRequiresAction", from, undefined);
-  return tx.withRowsSince(mark, {});
+  return tx.inserted.withRowsSince(mark, {});
 }
 completeRequiresAction.prefetchTail = () => true;
 
@@ -91,8 +91,8 @@ export const REQUIRES_ACTION_TIMEOUT_REASON = "no tool result arrived before the
 
 export async function cancelRequiresAction(tx: ChatTx, input: { reason?: string } = {}): Promise<{ readonly messages: ChatMessageRow[] }> {
   const from = tx.from("CancelRequiresAction");
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   await tx.land("CancelRequiresAction", from, undefined, { cancelReason: input.reason ?? REQUIRES_ACTION_TIMEOUT_REASON });
-  return tx.withRowsSince(mark, {});
+  return tx.inserted.withRowsSince(mark, {});
 }
 cancelRequiresAction.prefetchTail = () => true;

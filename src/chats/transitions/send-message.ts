@@ -48,7 +48,7 @@ export const NEW_MESSAGE_REASON = "the user sent a new message";
 export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<SendMessageResult> {
   const variant = input.busyBehavior;
   const from = tx.from("SendMessage", variant);
-  const mark = tx.insertedCount;
+  const mark = tx.inserted.count;
   const createdBy = input.createdBy ?? tx.chat.ownerId;
   const hookContext = input.hookContext ?? [];
   const m = {
@@ -64,7 +64,7 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     // can be read once the transaction has committed (see SendMessageResult).
     const queued = await queueHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON);
     await tx.land("SendMessage", from, variant);
-    return tx.withRowsSince(mark, {
+    return tx.inserted.withRowsSince(mark, {
       queued: false,
       get message() {
         const rows = queued.rows();
@@ -81,7 +81,7 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     const promoted = await promoteQueued(tx, "head", NEW_MESSAGE_REASON);
     const queuedMessage = await enqueue(tx, { ...m, hookContext });
     await tx.land("SendMessage", from, variant);
-    return tx.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt: promoted.queued.createdAt });
+    return tx.inserted.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt: promoted.queued.createdAt });
   }
 
   const queuedMessage = await enqueue(tx, { ...m, hookContext });
@@ -92,7 +92,7 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     const promotedQueuedAt = promoted?.queued.createdAt ?? null;
     if (promoted?.queued.id === queuedMessage.id) {
       // The promotion may be queued: its row is read after the commit, as `messages` is.
-      return tx.withRowsSince(mark, {
+      return tx.inserted.withRowsSince(mark, {
         queued: false,
         get message() {
           return promoted.message;
@@ -101,9 +101,9 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
         promotedQueuedAt,
       });
     }
-    return tx.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt });
+    return tx.inserted.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt });
   }
-  return tx.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt: null });
+  return tx.inserted.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt: null });
 }
 
 /** Reads the active tail with the queue count when the send will need it (rule 2, rule 1, unowned interrupt). */

@@ -23,7 +23,8 @@ import {
   TransitionNotAllowedError,
   type ExecutionState,
 } from "../../chatstate/index";
-import { committedExtrasSql, committedFromRaw, type ChatTx, type CommittedChat } from "../chat-tx";
+import type { ChatTx } from "../chat-tx";
+import { committedExtrasSql, committedFromRaw, type CommittedChat } from "../commit-write";
 import { ParentArchivedError, StoreInvariantError } from "../errors";
 import { chatFromRaw, type Queryable } from "../../db/rows";
 import type { ChatRow } from "../../db/schema/chats";

@@ -6,7 +6,8 @@
  * the tail would otherwise spend two, and a wasted read where it would not. A transition that
  * never reads the tail declares none.
  */
-import type { ChatTx, TailPrefetch } from "../chat-tx";
+import type { ChatTx } from "../chat-tx";
+import type { TailPrefetch } from "../row-lock";
 
 export interface Transition<I, R> {
   (tx: ChatTx, input: I): Promise<R>;
