@@ -8,7 +8,7 @@ import { interrupt } from "../chats/transitions/interrupt";
 import { reconcileInvalidState } from "../chats/transitions/reconcile-invalid-state";
 import { requestCompaction } from "../chats/transitions/request-compaction";
 import { completeRequiresAction, type ToolResultInput } from "../chats/transitions/requires-action";
-import { prefetchFor, type Transition } from "../chats/transitions/transition";
+import { prefetchFor, type Transition } from "../chats/lock-prefetch";
 import { type ChatWire, chatToWire } from "../wire/chat-wire";
 import { assertOwner, type ChatCommand, type CommandContext } from "./context";
 

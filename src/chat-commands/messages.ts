@@ -13,6 +13,7 @@ import { assertOwner, type CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles } from "./content";
 import { prepareMessage } from "./prepare-message";
 import { submissionChat, submitPrompt } from "./prompt-hooks";
+import { prefetchFor } from "../chats/lock-prefetch";
 
 const HOOK_CONTEXT_REASON = "a lifecycle hook added context";
 
@@ -65,7 +66,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       // Not spread: its rows are read after the commit (SendMessageResult).
       return { sent, titled };
     },
-    { prefetchTail: sendMessage.prefetchTail(input) },
+    { prefetchTail: prefetchFor(sendMessage, input) },
   );
   const { sent, titled } = value;
   if (sent.promotedQueuedAt) ctx.queueWait(sent.promotedQueuedAt, chat);

@@ -3,6 +3,7 @@
  * fence: reads holding the row FOR SHARE (one statement), writes inside ChatStore.update.
  * A fence mismatch throws FenceError and, for writes, rolls the transition back.
  */
+import type { TailPrefetch } from "../chats/row-lock";
 import type { ChatTx } from "../chats/chat-tx";
 import type { CommitCheck } from "../chats/commit-write";
 import { unchangedSinceSnapshotSql } from "../chats/row-lock";
@@ -105,7 +106,7 @@ export function fencedUpdate<T>(
   store: ChatStore,
   fence: Fence,
   fn: (tx: ChatTx) => Promise<T>,
-  prefetchTail = false,
+  prefetchTail: TailPrefetch = false,
   prefetchQueueHead = false,
 ): Promise<Committed<T>> {
   return store.update(

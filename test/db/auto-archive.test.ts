@@ -11,6 +11,7 @@ import { makeChat, stateOf, text } from "./fixtures";
 import { makeWorkerEnv, type WorkerEnv } from "./support/worker-env";
 import { commitStep, finishTurn } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
+import { prefetchFor } from "../../src/chats/lock-prefetch";
 
 const DAYS = 3;
 const DAY_MS = 24 * 60 * 60 * 1000;
@@ -226,7 +227,7 @@ describe("the recheck under the family lock", () => {
         locked();
         await gate;
       },
-      { prefetchTail: sendMessage.prefetchTail(input) },
+      { prefetchTail: prefetchFor(sendMessage, input) },
     );
     await lockHeld;
     let settled = false;

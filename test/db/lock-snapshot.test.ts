@@ -13,6 +13,7 @@ import { commitStep, sendMessage } from "../../src/chats/transitions/index";
 import { fencedRead } from "../../src/chat-worker/fenced-db";
 import { chatFromRaw, messageFromRaw } from "../../src/db/rows";
 import { apply } from "./support/apply";
+import { prefetchFor } from "../../src/chats/lock-prefetch";
 
 let env: Env;
 beforeAll(async () => {
@@ -50,7 +51,7 @@ async function whileHolding<T>(
       holding();
       await released;
     },
-    { prefetchTail: sendMessage.prefetchTail({ busyBehavior: "queue" }) },
+    { prefetchTail: prefetchFor(sendMessage, { content: [], busyBehavior: "queue" }) },
   );
   await held;
   const result = during();

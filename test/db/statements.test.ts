@@ -8,6 +8,7 @@ import type { Committed } from "../../src/chats/index";
 import { makeChat, makeEnv, text, toolCall, type Env } from "./fixtures";
 import { acquire, commitStep, finishTurn, recordGenerationAttempt, recordRetryState, sendMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
+import { prefetchFor } from "../../src/chats/lock-prefetch";
 
 let env: Env;
 beforeAll(async () => {
@@ -58,7 +59,7 @@ describe("statements under the row lock", () => {
         tx.stageTitle("plan a trip", "fallback");
         return sent;
       },
-      { prefetchTail: sendMessage.prefetchTail(input) },
+      { prefetchTail: prefetchFor(sendMessage, input) },
     );
     // As many as without the title ("SendMessage W->R0" above).
     record("SendMessage W->R0 with a title", committed, 3);

@@ -34,6 +34,7 @@ import type { ChatTx } from "../../src/chats/chat-tx";
 import { ChatWorker } from "../../src/chat-worker/chat-worker";
 import type { RunnerDeps } from "../../src/chat-worker/task-context";
 import type { Config } from "../../src/config/env";
+import { prefetchFor } from "../../src/chats/lock-prefetch";
 
 const STALE_MS = 30_000;
 const UNLIMITED: PoolLimits = { root: 0, subagent: 0 };
@@ -361,7 +362,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
       collect = await acquireInCommand(tx, { ...ids, limits, staleThresholdMs: STALE_MS, poolLocked: guard?.locked ?? false });
       opts.after?.();
     };
-    const options = { prefetchTail: sendMessage.prefetchTail(send("go")) };
+    const options = { prefetchTail: prefetchFor(sendMessage, send("go")) };
     const result = guard ? await store.updateGuarded(chatId, guard, fn, options) : await store.update(chatId, fn, options);
     if ("answer" in result) throw new Error("the admission guard answered");
     return { committed: result, read: collect?.(), staged: collect !== undefined, ids, runs, locked: guard?.locked };
@@ -372,7 +373,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     const hintsBefore = env.notifier.hintsFor(chat.chatId).length;
     const alone = await makeChat(env, "W");
     const { runs: sendRuns, store } = observedStore();
-    await store.update(alone.chatId, (tx) => sendMessage(tx, send("go")), { prefetchTail: sendMessage.prefetchTail(send("go")) });
+    await store.update(alone.chatId, (tx) => sendMessage(tx, send("go")), { prefetchTail: prefetchFor(sendMessage, send("go")) });
 
     const { committed, read, ids, runs } = await sendAndAcquire(chat.chatId, UNLIMITED);
     expect(committed.chat).toMatchObject({ status: "running", workerId: ids.workerId, runnerId: ids.runnerId });
@@ -489,7 +490,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     const host = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {} };
     const chatWorker = new ChatWorker(chat.chatId, { store: env.store, config } as unknown as RunnerDeps, host);
     const sent = await chatWorker.update(chat.chatId, (tx) => sendMessage(tx, send("go")), {
-      prefetchTail: sendMessage.prefetchTail(send("go")),
+      prefetchTail: prefetchFor(sendMessage, send("go")),
     });
     expect(sent.value.queued).toBe(false);
     expect(sent.chat).toMatchObject({ status: "running", workerId: null });

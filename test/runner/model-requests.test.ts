@@ -16,6 +16,7 @@ import { sendMessage } from "../../src/chats/transitions/send-message";
 import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithProvider } from "./support/model-user";
 import { turnRequestsWith } from "../support/fake-model-requests";
+import { prefetchFor } from "../../src/chats/lock-prefetch";
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
 
@@ -247,7 +248,7 @@ describe("effort, transport and attribution on the wire", () => {
       const pool = createPool({ databaseUrl: env.DATABASE_URL, wsProxy: env.NEON_WS_PROXY, max: 2 });
       try {
         const input = { content: [{ type: "text" as const, text }], busyBehavior: "queue" as const };
-        await new ChatStore(pool).update(id, (tx) => sendMessage(tx, input), { prefetchTail: sendMessage.prefetchTail(input) });
+        await new ChatStore(pool).update(id, (tx) => sendMessage(tx, input), { prefetchTail: prefetchFor(sendMessage, input) });
       } finally {
         await pool.end();
       }

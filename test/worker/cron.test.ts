@@ -12,6 +12,7 @@ import { commitStep } from "../../src/chats/transitions/commit-step";
 import { finishTurn } from "../../src/chats/transitions/finish-turn";
 import worker from "../../src/index";
 import { api, BASE, createTestUser, expectJson, withDb, type TestUser } from "./support/accounts";
+import { prefetchFor } from "../../src/chats/lock-prefetch";
 
 async function uploaded(user: TestUser, body: string): Promise<string> {
   const res = await SELF.fetch(`${BASE}/chats/files?organization=${user.organizationId}&name=a.txt`, {
@@ -28,7 +29,7 @@ async function idleChat(user: TestUser, content: unknown[]): Promise<string> {
   await withDb(async (db) => {
     const store = new ChatStore(db.$client);
     await store.update(chat.id, (tx) => commitStep(tx, { messages: [{ role: "assistant", content: [{ type: "text", text: "ok" }] }] }));
-    await store.update(chat.id, (tx) => finishTurn(tx), { prefetchTail: finishTurn.prefetchTail() });
+    await store.update(chat.id, (tx) => finishTurn(tx), { prefetchTail: prefetchFor(finishTurn, undefined) });
   });
   return chat.id;
 }

@@ -34,6 +34,7 @@ import type { ChatStore } from "../../../src/chats/store";
 import { commitStep, finishTurn, sendMessage } from "../../../src/chats/transitions/index";
 import { releaseWhenIdle } from "../../../src/chat-worker/release-when-idle";
 import type { ChatMessagePart } from "../../../src/db/schema/chats";
+import { prefetchFor } from "../../../src/chats/lock-prefetch";
 
 /** The cycle's transactions, in order; the transitions each applies. */
 export const TRANSACTIONS = ["SendMessage + Acquire", "RecordGenerationAttempt", "CommitStep + FinishTurn + Abandon"] as const;
@@ -68,7 +69,7 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
       async (tx, poolLocked) => {
         await acquireInCommand(tx, { ...admission, poolLocked });
       },
-      { prefetchTail: sendMessage.prefetchTail(input) },
+      { prefetchTail: prefetchFor(sendMessage, input) },
     );
     if (chat.runnerId !== runnerId) {
       // Left to the acquisition loop, as the object's worker would be.

@@ -43,6 +43,7 @@ import { logger } from "../../log/log";
 import type { Stage } from "../../observability/stage-tracer";
 import { turnTrigger } from "../task-trace";
 import { StreamStages } from "../stream-stages";
+import { prefetchFor } from "../../chats/lock-prefetch";
 
 /** A provider that sends nothing for this long fails the attempt as a retryable timeout. */
 export const MODEL_IDLE_TIMEOUT_MS = 60_000;
@@ -90,13 +91,13 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
           await releaseWhenIdle(tx);
           return value;
         },
-        finishTurn.prefetchTail(),
+        prefetchFor(finishTurn, undefined),
       );
       turnEnded(ctx, { kind: "finished", promoted: finished.value.promoted }, finished.chat, history);
       return;
     }
     case "enter_requires_action":
-      await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), enterRequiresAction.prefetchTail());
+      await fencedUpdate(ctx.store, ctx.fence, (tx) => enterRequiresAction(tx), prefetchFor(enterRequiresAction, undefined));
       turnEnded(ctx, { kind: "requires_action" }, chat, history);
       return;
     case "run_local_tools": {

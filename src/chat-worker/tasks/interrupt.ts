@@ -12,6 +12,7 @@ import { episodeKey } from "../../part-buffer/part-buffer";
 import { fencedRead, fencedUpdate } from "../fenced-db";
 import { releaseWhenIdle } from "../release-when-idle";
 import type { TaskContext } from "../task-context";
+import { prefetchFor } from "../../chats/lock-prefetch";
 
 export async function interruptTask(ctx: TaskContext): Promise<void> {
   const { chat } = await fencedRead(ctx.store, ctx.fence, false);
@@ -37,7 +38,7 @@ export async function interruptTask(ctx: TaskContext): Promise<void> {
         await releaseWhenIdle(tx);
         return value;
       },
-      finishInterruption.prefetchTail(),
+      prefetchFor(finishInterruption, undefined),
     );
     if (finished.value.promoted) ctx.trace.queueWait(finished.value.promoted.queued.createdAt);
   } finally {

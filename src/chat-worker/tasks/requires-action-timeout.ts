@@ -6,11 +6,12 @@
 import { cancelRequiresAction } from "../../chats/transitions/requires-action";
 import { fencedRead, fencedUpdate } from "../fenced-db";
 import type { TaskContext } from "../task-context";
+import { prefetchFor } from "../../chats/lock-prefetch";
 
 export async function requiresActionTimeoutTask(ctx: TaskContext): Promise<void> {
   const { chat } = await fencedRead(ctx.store, ctx.fence, false);
   const deadline = chat.requiresActionDeadlineAt?.getTime() ?? ctx.now().getTime();
   const wait = deadline - ctx.now().getTime();
   if (wait > 0) await ctx.sleep(wait, ctx.signal);
-  await fencedUpdate(ctx.store, ctx.fence, (tx) => cancelRequiresAction(tx), cancelRequiresAction.prefetchTail());
+  await fencedUpdate(ctx.store, ctx.fence, (tx) => cancelRequiresAction(tx), prefetchFor(cancelRequiresAction, undefined));
 }

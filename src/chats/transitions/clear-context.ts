@@ -65,4 +65,3 @@ export async function clearContext(
   await tx.land("ClearContext", from, undefined);
   return { messages };
 }
-clearContext.prefetchTail = () => true;

@@ -51,6 +51,3 @@ export async function finishInterruption(tx: ChatTx, input: FinishInterruptionIn
   }
   return tx.inserted.withRowsSince(mark, { promoted });
 }
-
-/** FinishInterruption's prefetch: it always reads the active tail. */
-finishInterruption.prefetchTail = () => true;

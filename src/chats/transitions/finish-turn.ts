@@ -18,5 +18,3 @@ export async function finishTurn(tx: ChatTx): Promise<{ promoted: Promotion | nu
   await tx.land("FinishTurn", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty after promoting head");
   return { promoted };
 }
-/** R1's promotion answers outstanding tool calls first; reading the tail with the count saves a statement. */
-finishTurn.prefetchTail = () => true;

@@ -15,4 +15,3 @@ export * from "./generation-attempts";
 export * from "./finish-turn";
 export * from "./finish-error";
 export * from "./reconcile-invalid-state";
-export * from "./transition";

@@ -38,7 +38,3 @@ export async function interrupt(tx: ChatTx, input: { reason?: string } = {}): Pr
   }
   return tx.inserted.withRowsSince(mark, { finished: false });
 }
-
-/** The requires-action and unowned paths read the active tail. */
-interrupt.prefetchTail = () => (chat: { status: string; workerId: string | null }) =>
-  chat.status === "requires_action" || chat.workerId === null;

@@ -56,6 +56,3 @@ export async function promoteQueuedMessage(tx: ChatTx, input: { queuedMessageId:
     },
   });
 }
-
-/** From E1 and A1 the promotion answers outstanding tool calls first: it reads the tail. */
-promoteQueuedMessage.prefetchTail = () => (chat: { status: string }) => chat.status === "error" || chat.status === "requires_action";

@@ -19,4 +19,3 @@ export async function reconcileInvalidState(tx: ChatTx): Promise<{ readonly mess
   tx.set({ lastError: INVALID_STATE_LAST_ERROR });
   return tx.inserted.withRowsSince(mark, {});
 }
-reconcileInvalidState.prefetchTail = () => true;

@@ -25,7 +25,6 @@ export async function enterRequiresAction(tx: ChatTx, input: { now?: Date } = {}
   if (deadline === null) throw new InvalidTransitionInputError("EnterRequiresAction", from, "no deadline was set");
   return { deadline };
 }
-enterRequiresAction.prefetchTail = () => true;
 
 export interface ToolResultInput {
   tool_call_id: string;
@@ -85,7 +84,6 @@ export async function completeRequiresAction(
   await tx.land("CompleteRequiresAction", from, undefined);
   return tx.inserted.withRowsSince(mark, {});
 }
-completeRequiresAction.prefetchTail = () => true;
 
 export const REQUIRES_ACTION_TIMEOUT_REASON = "no tool result arrived before the deadline";
 
@@ -95,4 +93,3 @@ export async function cancelRequiresAction(tx: ChatTx, input: { reason?: string 
   await tx.land("CancelRequiresAction", from, undefined, { cancelReason: input.reason ?? REQUIRES_ACTION_TIMEOUT_REASON });
   return tx.inserted.withRowsSince(mark, {});
 }
-cancelRequiresAction.prefetchTail = () => true;

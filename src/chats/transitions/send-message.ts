@@ -9,7 +9,7 @@
 import type { ChatTx } from "../chat-tx";
 import { queueHistory } from "../history";
 import { enqueue, promoteQueued } from "../queue";
-import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, ChatRow, QueuedHookContext } from "../../db/schema/chats";
+import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, QueuedHookContext } from "../../db/schema/chats";
 import { finishInterruption } from "./finish-interruption";
 
 export type BusyBehavior = "queue" | "interrupt";
@@ -105,9 +105,3 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
   }
   return tx.inserted.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt: null });
 }
-
-/** Reads the active tail with the queue count when the send will need it (rule 2, rule 1, unowned interrupt). */
-sendMessage.prefetchTail = (input: Pick<SendMessageInput, "busyBehavior">) => (chat: ChatRow) =>
-  chat.status === "waiting" ||
-  chat.status === "error" ||
-  (input.busyBehavior === "interrupt" && (chat.status === "requires_action" || chat.workerId === null));

@@ -4,7 +4,7 @@
  * with its own checks around the transition.
  */
 import type { ChatStore, Committed } from "../../../src/chats/store";
-import { prefetchFor, type Transition } from "../../../src/chats/transitions/transition";
+import { prefetchFor, type Transition } from "../../../src/chats/lock-prefetch";
 
 export function apply<I, R>(
   store: ChatStore,
