@@ -36,8 +36,11 @@ mkdirSync("./dist/web", { recursive: true });
 const RUNNER_TIMERS = {
   CHAT_HEARTBEAT_INTERVAL_MS: "2000",
   CHAT_STALE_THRESHOLD_MS: "10000",
-  CHAT_REQUIRES_ACTION_TIMEOUT_MS: "12000",
+  // Long enough for a test to answer a tool call on a loaded machine, short enough to wait out.
+  CHAT_REQUIRES_ACTION_TIMEOUT_MS: "6000",
   CHAT_MAX_GENERATION_RETRIES: "2",
+  // Retries play out in a second (0.4 s, then 0.8 s), still long enough to see the retry state.
+  CHAT_RETRY_INITIAL_DELAY_MS: "400",
   CHAT_ROOT_CONCURRENCY: "0",
   CHAT_STREAM_SYNC_POLL_MS: "2000",
 };
@@ -106,7 +109,7 @@ export default defineConfig({
         // API runs through the stub path a deployment with a region set uses.
         CHAT_OBJECT_LOCATION_HINT: "weur",
         // A short trust window for keys the chat objects read (test/worker/object-auth.test.ts).
-        CHAT_AUTH_CACHE_MS: "3000",
+        CHAT_AUTH_CACHE_MS: "2000",
         // One info line per request would bury the output (the tenancy suite makes thousands):
         // warnings and errors only. LOG_LEVEL=info in the environment brings them back.
         LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",

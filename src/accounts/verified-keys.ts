@@ -32,6 +32,8 @@ export interface VerifiedKeysDeps {
   background(work: Promise<unknown>): void;
   /** Whether `db`'s pool has a connection free now (the last_used_at write waits a little for one). */
   connectionFree(): boolean;
+  /** Between looks for a free connection (USAGE_WRITE_DELAY_MS; tests shorten it). */
+  usageLookMs?: number;
 }
 
 interface Entry {
@@ -73,7 +75,7 @@ export class VerifiedKeys {
   /** Writes last_used_at on a connection the pool has free, waiting a little for one; then on any. */
   async #recordUse(id: string, at: Date): Promise<void> {
     for (let look = 0; look < USAGE_WRITE_LOOKS; look++) {
-      await new Promise((resolve) => setTimeout(resolve, USAGE_WRITE_DELAY_MS));
+      await new Promise((resolve) => setTimeout(resolve, this.deps.usageLookMs ?? USAGE_WRITE_DELAY_MS));
       if (this.deps.connectionFree()) break;
     }
     await touchApiKey(this.deps.db, id, at);

@@ -83,6 +83,7 @@ export class TitleGenerator {
       // The config's default effort, not the chat's: a title needs little thought.
       providerOptions: model.providerOptions(),
       maxRetries: config.CHAT_MAX_GENERATION_RETRIES,
+      retryInitialMs: config.CHAT_RETRY_INITIAL_DELAY_MS,
       // Background work is not the turn's: an interrupt or a new message does not cancel it.
       abortSignal: new AbortController().signal,
       sleep: this.deps.sleep,

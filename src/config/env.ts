@@ -33,6 +33,8 @@ export const configSchema = z.object({
   CHAT_HEARTBEAT_INTERVAL_MS: int("CHAT_HEARTBEAT_INTERVAL_MS", 100),
   CHAT_STALE_THRESHOLD_MS: int("CHAT_STALE_THRESHOLD_MS", 300),
   CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),
+  // The first wait before a failed model call is retried, doubling up to 60 s (spec: 1 s).
+  CHAT_RETRY_INITIAL_DELAY_MS: int("CHAT_RETRY_INITIAL_DELAY_MS", 10).default(1_000),
   CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
   // How long a chat object keeps a database connection nobody uses before closing it. An object
   // that holds one cannot hibernate (docs/stream.md, "Inside the object").

@@ -32,6 +32,8 @@ export interface BackgroundCallInput {
   onRetry?(error: ModelCallError, attempt: number, delayMs: number): Promise<void> | void;
   /** Retries after the first attempt (CHAT_MAX_GENERATION_RETRIES). */
   maxRetries: number;
+  /** The first backoff (CHAT_RETRY_INITIAL_DELAY_MS), doubling. */
+  retryInitialMs: number;
   abortSignal: AbortSignal;
   /** Resolves after `ms`, rejects when `signal` aborts first. */
   sleep(ms: number, signal: AbortSignal): Promise<void>;
@@ -68,7 +70,7 @@ export async function backgroundModelCall(input: BackgroundCallInput): Promise<B
       input.abortSignal.throwIfAborted();
       const failure = error instanceof ModelCallError ? error : classifyModelError(error, provider);
       if (!failure.retryable || shouldFinishError(attempt, input.maxRetries)) throw failure;
-      const delay = retryDelayMs(attempt);
+      const delay = retryDelayMs(attempt, input.retryInitialMs);
       await input.onRetry?.(failure, attempt, delay);
       await input.sleep(delay, input.abortSignal);
     }

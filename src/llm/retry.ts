@@ -7,12 +7,12 @@ import type { ModelCallError } from "./model-call-error";
 export const RETRY_INITIAL_DELAY_MS = 1_000;
 export const RETRY_MAX_DELAY_MS = 60_000;
 
-/** The wait after failed attempt `attempt` (1-based): 1 s, 2 s, 4 s, ... capped at 60 s. */
-export function retryDelayMs(attempt: number): number {
+/** The wait after failed attempt `attempt` (1-based): 1 s, 2 s, 4 s, ... capped at 60 s (from `initialMs`, CHAT_RETRY_INITIAL_DELAY_MS). */
+export function retryDelayMs(attempt: number, initialMs: number = RETRY_INITIAL_DELAY_MS): number {
   const exponent = Math.max(0, Math.floor(attempt) - 1);
-  // 2^6 s already exceeds the cap; stop before the power grows without bound.
-  if (exponent >= 6) return RETRY_MAX_DELAY_MS;
-  return Math.min(RETRY_INITIAL_DELAY_MS * 2 ** exponent, RETRY_MAX_DELAY_MS);
+  // 2^16 times the smallest initial wait already exceeds the cap; stop before the power grows without bound.
+  if (exponent >= 16) return RETRY_MAX_DELAY_MS;
+  return Math.min(initialMs * 2 ** exponent, RETRY_MAX_DELAY_MS);
 }
 
 /** The stream's `retry` event payload (docs/api.md "Stream WebSocket"), stored by RecordRetryState as `retry_state`. */

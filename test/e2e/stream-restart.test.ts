@@ -33,13 +33,13 @@ describe("stream clients across a runtime restart", () => {
       const first = await d.start({ state: "h" });
       const port = Number(new URL(first.url).port);
 
-      // A quiet chat, answered before the restart, and a chat whose 6 s answer streams through it.
+      // A quiet chat, answered before the restart, and a chat whose 3.6 s answer streams through it.
       const quiet = await createChat(first, d.token, "before the restart");
       await expect
         .poll(async () => ((await api(first.url, d.token, `/chats/${quiet}`)) as { status: string }).status, { timeout: 20_000 })
         .toBe("waiting");
       const answer = words(60, "h");
-      const busy = await createChat(first, d.token, `/slow 100 ${answer}`);
+      const busy = await createChat(first, d.token, `/slow 60 ${answer}`);
       const busyWatches = [new StreamWatch(first.url, d.token, busy), new StreamWatch(first.url, d.token, busy)];
       const quietWatch = new StreamWatch(first.url, d.token, quiet);
       watches.push(...busyWatches, quietWatch);

@@ -8,6 +8,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
 import type { OwnDatabase } from "../db/support/own-database";
 import { createChat, type Deployment, deployment, sweepNow, words } from "./support/deployment";
+import { newGate, openGate } from "../support/fake-model-gate";
 import { logOwners, ownersAtOnce } from "./support/owner-log";
 
 let d: Deployment | undefined;
@@ -46,12 +47,13 @@ describe("two runtimes on one database", () => {
     await logOwners(d.own);
 
     // Eight chats, created alternately through each runtime, all at once: at most 5 may run at
-    // once. Created one after the other on a loaded machine, the first could finish its 3 s turn
-    // before the fifth exists, and the cap would never be reached.
+    // once. Every answer holds after its first token until the gate opens, so the cap is reached
+    // (five owned, three waiting for a slot) before any turn can end.
+    const gate = newGate("two-runtimes");
     const created = await Promise.all(
       Array.from({ length: 8 }, async (_, i) => {
         const answer = words(30, `c${i}w`);
-        return [await createChat(runtimes[i % 2]!, d!.token, `/slow 100 ${answer}`), answer] as const;
+        return [await createChat(runtimes[i % 2]!, d!.token, `/gate ${gate} 20 ${answer}`), answer] as const;
       }),
     );
     const answers = new Map<string, string>(created);
@@ -65,6 +67,20 @@ describe("two runtimes on one database", () => {
       }
     })();
     try {
+      // [owned, running without an owner]
+      await expect
+        .poll(
+          async () => {
+            const now = await rows(d!.own);
+            return [
+              now.filter((r) => r.worker_id !== null).length,
+              now.filter((r) => r.status === "running" && r.worker_id === null).length,
+            ];
+          },
+          { timeout: 60_000, interval: 50 },
+        )
+        .toEqual([5, 3]);
+      await openGate(gate);
       await expect
         .poll(async () => (await rows(d!.own)).filter((r) => r.status === "waiting").length, { timeout: 180_000, interval: 50 })
         .toBe(8);
@@ -72,8 +88,7 @@ describe("two runtimes on one database", () => {
       sweeping = false;
       await sweeps;
     }
-    // Eight runnable chats of 3 s each: the cap is reached, never passed, by the database's own
-    // log of every acquisition and release.
+    // The cap: reached, never passed, by the database's own log of every acquisition and release.
     const owners = await ownersAtOnce(d.own);
     expect(owners.max).toBe(5);
     expect(owners.acquisitions).toBeGreaterThanOrEqual(8);

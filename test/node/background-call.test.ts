@@ -6,6 +6,7 @@ import { backgroundModelCall } from "../../src/llm/background-call";
 import { isModelCallError } from "../../src/llm/model-call-error";
 import { languageModelFor } from "../../src/llm/provider";
 import { fakeProvider, modelConfigRow } from "./support/model-rows";
+import { RETRY_INITIAL_DELAY_MS } from "../../src/llm/retry";
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
 
@@ -29,6 +30,7 @@ describe.each<ProviderType>(["openai-compatible", "anthropic", "openai"])("backg
       system: "write a title",
       messages: [{ role: "user", content: text }],
       maxRetries: 2,
+      retryInitialMs: RETRY_INITIAL_DELAY_MS,
       abortSignal: new AbortController().signal,
       sleep,
     });
@@ -43,6 +45,7 @@ describe.each<ProviderType>(["openai-compatible", "anthropic", "openai"])("backg
       model: model(type),
       messages: [{ role: "user", content: `/error 503 2 recovered ${nonce()}` }],
       maxRetries: 2,
+      retryInitialMs: RETRY_INITIAL_DELAY_MS,
       abortSignal: new AbortController().signal,
       sleep,
     });
@@ -57,6 +60,7 @@ describe.each<ProviderType>(["openai-compatible", "anthropic", "openai"])("backg
       model: model(type),
       messages: [{ role: "user", content: `/error 503 always-${nonce()}` }],
       maxRetries: 1,
+      retryInitialMs: RETRY_INITIAL_DELAY_MS,
       abortSignal: new AbortController().signal,
       sleep,
     }).catch((err: unknown) => err);
@@ -70,6 +74,7 @@ describe.each<ProviderType>(["openai-compatible", "anthropic", "openai"])("backg
       model: model(type),
       messages: [{ role: "user", content: `/error 400 bad-${nonce()}` }],
       maxRetries: 5,
+      retryInitialMs: RETRY_INITIAL_DELAY_MS,
       abortSignal: new AbortController().signal,
       sleep,
     }).catch((err: unknown) => err);
@@ -83,6 +88,7 @@ describe.each<ProviderType>(["openai-compatible", "anthropic", "openai"])("backg
       model: model(type),
       messages: [{ role: "user", content: `/nonstream-error 400 hello ${nonce()}` }],
       maxRetries: 0,
+      retryInitialMs: RETRY_INITIAL_DELAY_MS,
       abortSignal: new AbortController().signal,
       sleep,
     }).catch((err: unknown) => err);

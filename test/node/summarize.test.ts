@@ -5,6 +5,7 @@ import { summarize } from "../../src/llm/compaction/summarize";
 import { isModelCallError } from "../../src/llm/model-call-error";
 import { languageModelFor } from "../../src/llm/provider";
 import { fakeProvider, modelConfigRow } from "./support/model-rows";
+import { RETRY_INITIAL_DELAY_MS } from "../../src/llm/retry";
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
 
@@ -22,6 +23,7 @@ function run(text: string, opts: { maxOutputTokens?: number; maxRetries?: number
     maxOutputTokens: opts.maxOutputTokens ?? 100,
     abortSignal: opts.signal ?? new AbortController().signal,
     maxRetries: opts.maxRetries ?? 2,
+    retryInitialMs: RETRY_INITIAL_DELAY_MS,
     sleep: async (ms) => {
       sleeps.push(ms);
     },

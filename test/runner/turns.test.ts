@@ -2,7 +2,7 @@
  * Chats run by themselves: the ChatObject acquires its chat on the ownership hint, its runner
  * drives the turn through the real AI SDK provider against the fake model over HTTP, and commits
  * through the state machine. Test config (vitest.config.ts, project "runner"): 2 s heartbeats,
- * 10 s stale threshold, 12 s requires-action deadline, 2 generation retries.
+ * 10 s stale threshold, 6 s requires-action deadline, 2 generation retries.
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";

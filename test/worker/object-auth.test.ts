@@ -1,7 +1,7 @@
 /**
  * A chat's routes are authenticated by the chat's object (docs/hot-path.md): the Worker takes the
  * token and checks its form, the object verifies it on its warm pool and trusts what it read for
- * CHAT_AUTH_CACHE_MS (3 s in this project). Expiry takes effect at once; a deleted key or a suspended
+ * CHAT_AUTH_CACHE_MS (2 s in this project). Expiry takes effect at once; a deleted key or a suspended
  * user within that bound. Each case goes through the real routes, both WebSockets included.
  * Creating a chat is authenticated the same way, by the new chat's object, which also chooses and
  * checks the chat's organization there.
@@ -14,7 +14,7 @@ import { apiKeys, organizationMembers, users } from "../../src/db/schema/auth";
 import { api, BASE, createOrg, createTestUser, expectJson, joinOrg, type TestUser, withDb } from "./support/accounts";
 
 /** The worker project's CHAT_AUTH_CACHE_MS (vitest.config.ts), plus a margin for a loaded machine. */
-const AUTH_BOUND_MS = 3_000;
+const AUTH_BOUND_MS = 2_000;
 const PAST_THE_BOUND_MS = AUTH_BOUND_MS + 300;
 
 interface ErrorJson {

@@ -183,6 +183,7 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
       tools: reSanitize ? undefined : modelTools(chat, (await ctx.toolsFor(chat, toolStepOf(history))).registry).set,
       abortSignal: ctx.signal,
       maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
+      retryInitialMs: ctx.config.CHAT_RETRY_INITIAL_DELAY_MS,
       sleep: ctx.sleep,
       onRetry: async (error, retry, delay) => {
         const payload = retryPayload(error, retry, delay, ctx.now());

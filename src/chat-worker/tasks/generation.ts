@@ -203,7 +203,7 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
     } catch (err) {
       if (!isModelCallError(err)) throw err;
       if (!err.retryable || shouldFinishError(attempt, ctx.config.CHAT_MAX_GENERATION_RETRIES)) return finishWithModelError(ctx, err);
-      const delay = retryDelayMs(attempt);
+      const delay = retryDelayMs(attempt, ctx.config.CHAT_RETRY_INITIAL_DELAY_MS);
       const payload = retryPayload(err, attempt, delay, ctx.now());
       await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
       await ctx.trace.within(ctx.trace.stage("retry_backoff", { attributes: { generation_attempt: attempt } }), () =>

@@ -31,6 +31,8 @@ export interface SummarizeInput {
   abortSignal: AbortSignal;
   /** CHAT_MAX_GENERATION_RETRIES: attempts = retries + 1. */
   maxRetries: number;
+  /** CHAT_RETRY_INITIAL_DELAY_MS: the first backoff, doubling. */
+  retryInitialMs: number;
   sleep(ms: number, signal: AbortSignal): Promise<void>;
   /** Told before each backoff (the runner shows it as the chat's retry state). */
   onRetry?(error: ModelCallError, attempt: number, delayMs: number): Promise<void> | void;
@@ -50,6 +52,7 @@ export async function summarize(input: SummarizeInput): Promise<SummarizeOutcome
       providerOptions: input.providerOptions,
       tools: input.tools,
       maxRetries: input.maxRetries,
+      retryInitialMs: input.retryInitialMs,
       abortSignal: input.abortSignal,
       sleep: input.sleep,
       onRetry: input.onRetry,

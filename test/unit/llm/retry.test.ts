@@ -4,7 +4,7 @@ import { RETRY_MAX_DELAY_MS, retryDelayMs, retryPayload, shouldFinishError } fro
 
 describe("retryDelayMs", () => {
   it("starts at 1 s and doubles up to the 60 s cap", () => {
-    expect([1, 2, 3, 4, 5, 6, 7, 8, 25, 1000].map(retryDelayMs)).toEqual([
+    expect([1, 2, 3, 4, 5, 6, 7, 8, 25, 1000].map((attempt) => retryDelayMs(attempt))).toEqual([
       1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000, 60_000,
     ]);
   });
@@ -12,6 +12,11 @@ describe("retryDelayMs", () => {
   it("treats attempts below 1 as the first", () => {
     expect(retryDelayMs(0)).toBe(1_000);
     expect(retryDelayMs(-3)).toBe(1_000);
+  });
+
+  it("starts from CHAT_RETRY_INITIAL_DELAY_MS when given, with the same doubling and cap", () => {
+    expect([1, 2, 3, 10, 17, 40].map((attempt) => retryDelayMs(attempt, 400))).toEqual([400, 800, 1_600, 60_000, 60_000, 60_000]);
+    expect(retryDelayMs(8, 10)).toBe(1_280);
   });
 
   it("never exceeds the cap for huge attempt numbers", () => {
