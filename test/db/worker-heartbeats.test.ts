@@ -160,7 +160,7 @@ describe("renewHeartbeats", () => {
     try {
       pending = renew([ref]);
       await waitForLockWaiters(env.pool, 1);
-      await new Promise((r) => setTimeout(r, 300));
+      // Read after the renewal was seen waiting: a time taken when its statement began is earlier.
       const { rows } = await held.client.query<{ at: Date }>(`SELECT clock_timestamp() AS at`);
       releasedAt = new Date(rows[0]!.at);
     } finally {
