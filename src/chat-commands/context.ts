@@ -9,7 +9,7 @@ import type { ChatRow } from "../db/schema/chats";
 import type { ChatStore, Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
 import type { HookDispatcher } from "../hooks/dispatcher";
-import type { TurnSummary } from "../observability/turn-tracker";
+import type { TurnSummary } from "../observability/turn-tracing";
 import type { ChatWire } from "../wire/chat-wire";
 import type { Outcome } from "./outcome";
 

@@ -3,7 +3,7 @@
  * tracer keeps them (src/observability/object-tracing.ts), so the command reads them through its
  * context rather than from Postgres; the chat row only answers whether the caller may see them.
  */
-import type { TurnSummary } from "../observability/turn-tracker";
+import type { TurnSummary } from "../observability/turn-tracing";
 import { type CommandContext, ownedBy } from "./context";
 import type { ChatCommand } from "./context";
 

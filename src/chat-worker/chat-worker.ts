@@ -215,7 +215,7 @@ export class ChatWorker implements AcquireInCommand {
     runner.acquired({
       chatKind: this.#isRoot ? "root" : "subagent",
       takenOver,
-      read: history && { chat, history, ...(models ? { models } : {}) },
+      startingRead: history && { chat, history, ...(models ? { models } : {}) },
     });
     this.#runner = runner;
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: takenOver });

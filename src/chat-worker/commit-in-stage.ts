@@ -41,14 +41,14 @@ export async function commitInStage<T = undefined>(
       async (tx) => {
         // Registered before the commit's notifications, so it runs first once COMMIT is through;
         // by then tx.chat is the committed row.
-        const { handOff } = ctx;
-        if (read && handOff) {
+        const { leaveStartingRead } = ctx;
+        if (read && leaveStartingRead) {
           let models: TurnModelRows | undefined;
           // A commit that ended the turn (or released the chat) has no next model call to read for.
           const nextStepCallsModel = () => tx.chat.status === "running" && tx.chat.workerId !== null;
           tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows), nextStepCallsModel));
           tx.transaction.afterCommit(() =>
-            handOff({ chat: tx.chat, history: [...read.history, ...tx.inserted.since(0)], ...(models ? { models } : {}) }),
+            leaveStartingRead({ chat: tx.chat, history: [...read.history, ...tx.inserted.since(0)], ...(models ? { models } : {}) }),
           );
         }
         step = await commitStep(tx, input);

@@ -21,9 +21,9 @@ import { loadPromptFiles } from "./prompt-files";
 import type { TaskContext } from "./task-context";
 import { type ChatTools, toolStepOf } from "../tools/chat-tools";
 import { transportFor } from "../llm/transport";
-import type { StageModel } from "../observability/stage-tracer";
+import type { StageModel } from "../observability/stage-tracing";
 import { providerAttempts } from "./provider-attempts";
-import { stageModel } from "./task-trace";
+import { stageModel } from "./task-tracing";
 
 export interface PreparedGeneration {
   client: ModelClient;

@@ -3,10 +3,10 @@
  * its response headers, errored for a status of 400 or more. It wraps the fetch the provider
  * client uses, so the AI SDK's own retries and every attempt of ours show up one by one.
  */
-import type { StageModel } from "../observability/stage-tracer";
-import type { TaskTrace } from "./task-trace";
+import type { StageModel } from "../observability/stage-tracing";
+import type { TaskTracing } from "./task-tracing";
 
-export function providerAttempts(trace: TaskTrace, model: StageModel, base: typeof fetch = fetch): typeof fetch {
+export function providerAttempts(trace: TaskTracing, model: StageModel, base: typeof fetch = fetch): typeof fetch {
   return async (input, init) => {
     const stage = trace.stage("provider_attempt", { model });
     try {

@@ -14,10 +14,10 @@ import { generationTask } from "./tasks/generation";
 import { interruptTask } from "./tasks/interrupt";
 import { requiresActionTimeoutTask } from "./tasks/requires-action-timeout";
 import { Metrics } from "../observability/metrics";
-import { StageTracer } from "../observability/stage-tracer";
-import { TurnTracker } from "../observability/turn-tracker";
-import type { ChatKind } from "../observability/stage-tracer";
-import { TaskTrace } from "./task-trace";
+import { StageTracing } from "../observability/stage-tracing";
+import { TurnTracing } from "../observability/turn-tracing";
+import type { ChatKind } from "../observability/stage-tracing";
+import { TaskTracing } from "./task-tracing";
 
 export type TaskKind = "generation" | "interrupt" | "requires_action_timeout" | "abandon";
 
@@ -51,9 +51,9 @@ export class ChatRunner {
    * task spawned for that row takes it (or an event for another row makes it stale).
    */
   #startingRead: ChatSnapshot | undefined;
-  readonly #tracer: StageTracer;
+  readonly #tracer: StageTracing;
   /** This runner's turns (spec "Turn span lifecycle"). */
-  readonly #turns: TurnTracker;
+  readonly #turns: TurnTracing;
 
   constructor(
     readonly chatId: string,
@@ -67,21 +67,21 @@ export class ChatRunner {
     /** What each task kind runs; tests swap in their own. */
     private readonly tasks: TaskBodies = TASKS,
   ) {
-    this.#tracer = deps.tracer ?? new StageTracer(null, new Metrics());
-    this.#turns = new TurnTracker(chatId, this.#tracer, deps.turnEmitted);
+    this.#tracer = deps.tracer ?? new StageTracing(null, new Metrics());
+    this.#turns = new TurnTracing(chatId, this.#tracer, deps.turnEmitted);
   }
 
   /**
    * What acquisition learned: the chat's kind, whether a stale owner's chat was taken over, and
    * (when it read them) the chat and history under the row lock, which the first task starts from.
    */
-  acquired(info: { chatKind: ChatKind; takenOver: boolean; read?: ChatSnapshot | undefined }): void {
+  acquired(info: { chatKind: ChatKind; takenOver: boolean; startingRead?: ChatSnapshot | undefined }): void {
     this.#turns.acquired(info);
-    this.#startingRead = info.read;
+    this.#startingRead = info.startingRead;
   }
 
   /** A task's commit left the chat as `read`: the task spawned for that row starts from it. */
-  handOff(read: ChatSnapshot): void {
+  leaveStartingRead(read: ChatSnapshot): void {
     if (!this.#stopped) this.#startingRead = read;
   }
 
@@ -141,17 +141,17 @@ export class ChatRunner {
     const lockKey = `${e.historyVersion}:${e.status}`;
     const previous = this.#locks.get(lockKey) ?? Promise.resolve();
     const task: RunningTask = { id: this.#nextId++, kind, controller, finished: false, done: Promise.resolve("done") };
-    const trace = new TaskTrace(this.#tracer, this.#turns, task.id, controller.signal);
+    const trace = new TaskTracing(this.#tracer, this.#turns, task.id, controller.signal);
     // Only the event that is the read's row itself may start from it.
     let read = this.#startingRead?.chat.snapshotVersion === e.snapshotVersion ? this.#startingRead : undefined;
     this.#startingRead = undefined;
-    const startingRead = () => {
+    const takeStartingRead = () => {
       const taken = read;
       read = undefined;
       return taken;
     };
-    const handOff = (next: ChatSnapshot) => this.handOff(next);
-    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, startingRead, handOff };
+    const leaveStartingRead = (next: ChatSnapshot) => this.leaveStartingRead(next);
+    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, takeStartingRead, leaveStartingRead };
     task.done = previous
       .catch(() => {})
       .then(() => runTask(kind, controller.signal, () => this.tasks[kind](ctx), this.deps.sleep))

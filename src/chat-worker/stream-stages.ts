@@ -5,7 +5,7 @@
  * run of reasoning parts.
  */
 import type { StreamPart } from "../wire/stream-part";
-import type { Stage, StageModel } from "../observability/stage-tracer";
+import type { Stage, StageModel } from "../observability/stage-tracing";
 import type { TaskContext } from "./task-context";
 
 export class StreamStages {

@@ -15,9 +15,9 @@ import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
 import type { ChatSnapshot } from "./fenced-db";
 import type { FileReader } from "./prompt-files";
-import type { StageTracer } from "../observability/stage-tracer";
-import type { TurnSummary } from "../observability/turn-tracker";
-import type { TaskTrace } from "./task-trace";
+import type { StageTracing } from "../observability/stage-tracing";
+import type { TurnSummary } from "../observability/turn-tracing";
+import type { TaskTracing } from "./task-tracing";
 
 export interface RunnerDeps {
   store: ChatStore;
@@ -42,8 +42,8 @@ export interface RunnerDeps {
   hooks?: HookDispatcher;
   /** The owner's attribution key id, kept across turns (src/chat-worker/attribution.ts). */
   attributionKeys?: AttributionKeyCache;
-  /** The object's stage tracer (src/observability); a local one that exports nothing when absent. */
-  tracer?: StageTracer;
+  /** The object's StageTracing (src/observability); a local one that exports nothing when absent. */
+  tracer?: StageTracing;
   /** Every emitted turn, for the chat's turn log. */
   turnEmitted?: (summary: TurnSummary) => void;
 }
@@ -52,16 +52,16 @@ export interface TaskContext extends RunnerDeps {
   fence: Fence;
   signal: AbortSignal;
   /** The task's turn and stages. */
-  trace: TaskTrace;
+  trace: TaskTracing;
   /**
    * The chat and history as a commit left them (the acquisition's read under the row lock, or the
    * previous task's own commit), for the task spawned for that very row: answered once (a retry
    * reads again), and only when the task's fence is that row's.
    */
-  startingRead?: () => ChatSnapshot | undefined;
+  takeStartingRead?: () => ChatSnapshot | undefined;
   /**
    * Gives the runner the chat and history this task's commit left, for the task it spawns on that
-   * commit's notification (startingRead). Call it after COMMIT, before the notification is handled.
+   * commit's notification (takeStartingRead). Call it after COMMIT, before the notification is handled.
    */
-  handOff?: (read: ChatSnapshot) => void;
+  leaveStartingRead?: (read: ChatSnapshot) => void;
 }

@@ -8,7 +8,7 @@
  * object restarts and another turn finishes, never in a loop.
  */
 import type { ObjectTracing } from "../observability/object-tracing";
-import { stageModel } from "./task-trace";
+import { stageModel } from "./task-tracing";
 import { activeRows } from "../llm/active-history";
 import { backgroundModelCall } from "../llm/background-call";
 import { TITLE_MAX_OUTPUT_TOKENS, titleFromModelText, titlePrompt } from "../llm/title";

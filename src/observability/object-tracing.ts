@@ -7,13 +7,13 @@ import type { Config } from "../config/env";
 import { errorText, logger } from "../log/log";
 import { Metrics } from "./metrics";
 import { OtlpExporter } from "./otlp-exporter";
-import { StageTracer } from "./stage-tracer";
+import { StageTracing } from "./stage-tracing";
 import { TurnLog, type TurnStorage } from "./turn-log";
-import type { TurnSummary } from "./turn-tracker";
+import type { TurnSummary } from "./turn-tracing";
 
 export class ObjectTracing {
   readonly metrics = new Metrics();
-  readonly tracer: StageTracer;
+  readonly tracer: StageTracing;
   readonly exporter: OtlpExporter | null;
   readonly #log: TurnLog;
 
@@ -30,7 +30,7 @@ export class ObjectTracing {
             headers: config.OTEL_EXPORTER_OTLP_HEADERS,
             metrics: this.metrics,
           });
-    this.tracer = new StageTracer(this.exporter, this.metrics);
+    this.tracer = new StageTracing(this.exporter, this.metrics);
     this.#log = new TurnLog(storage);
   }
 

@@ -11,7 +11,7 @@
 import { errorText, logger } from "../log/log";
 import { DURATION_BUCKETS, type MetricPoint, type Metrics } from "./metrics";
 import type { AttributeValue, SpanRecord } from "./span";
-import type { SpanSink } from "./stage-tracer";
+import type { SpanSink } from "./stage-tracing";
 
 export const MAX_BUFFERED = 2_048;
 const SERVICE_NAME = "chatd-edge";

@@ -4,7 +4,7 @@
  * turn costs no database round trip, and the log survives eviction and restarts.
  */
 import { KEEP_TURNS } from "./turn-log-size";
-import type { TurnSummary } from "./turn-tracker";
+import type { TurnSummary } from "./turn-tracing";
 const PREFIX = "turn:";
 
 /** The part of DurableObjectStorage the log uses. */

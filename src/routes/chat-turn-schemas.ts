@@ -1,4 +1,4 @@
-/** The wire shapes of GET /chats/{chat}/turns (src/observability/turn-tracker.ts TurnSummary). */
+/** The wire shapes of GET /chats/{chat}/turns (src/observability/turn-tracing.ts TurnSummary). */
 import { z } from "@hono/zod-openapi";
 import { KEEP_TURNS } from "../observability/turn-log-size";
 

@@ -6,7 +6,7 @@
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
-import { STAGE_NAMES } from "../../src/observability/stage-tracer";
+import { STAGE_NAMES } from "../../src/observability/stage-tracing";
 
 /** A span as the receiver answers it (scripts/lib/otlp-receiver.ts ReceivedSpan; a Node module, so not imported here). */
 interface Span {

@@ -17,15 +17,9 @@ import { acquire } from "../../chats/transitions/ownership";
 import type { RawRow } from "../../db/rows";
 import type { ChatMessageRow } from "../../db/schema/chats";
 import type { TurnModelRows } from "../../model-configs/turn-model-rows";
-import { turnModelsAtCommit } from "../fenced-db";
+import { type ChatSnapshot, turnModelsAtCommit } from "../fenced-db";
 import { type AcquireChatOptions, historyAtCommit, recheckAtCommit } from "./admission";
 import { ADMISSION_LOCK_KEYS, ADMISSION_LOCK_NAMESPACE, assertLimits, assertThreshold, type PoolLimits } from "./pools";
-
-/** What acquireInCommand read for the new runner, once the transaction has committed. */
-export interface StartingRead {
-  history: ChatMessageRow[];
-  models: TurnModelRows;
-}
 
 /**
  * An in-transaction acquisition found its pool full when its commit write counted the slots: the
@@ -88,7 +82,7 @@ export function commandPoolLock(chatId: string, limits: PoolLimits): CommandPool
 export async function acquireInCommand(
   tx: ChatTx,
   options: Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "staleThresholdMs"> & { poolLocked?: boolean },
-): Promise<(() => StartingRead) | undefined> {
+): Promise<(() => Required<Omit<ChatSnapshot, "chat">>) | undefined> {
   const { limits, staleThresholdMs } = options;
   assertLimits(limits);
   assertThreshold(staleThresholdMs);

@@ -9,7 +9,7 @@
  */
 import { failTurn } from "../fail-turn";
 import { transportFor } from "../../llm/transport";
-import { stageModel } from "../task-trace";
+import { stageModel } from "../task-tracing";
 import { toolStepOf } from "../../tools/chat-tools";
 import type { ChatMessageRow, ChatRow, LastErrorDetail } from "../../db/schema/chats";
 import { NoDefaultModelConfigError } from "../../model-configs/errors";

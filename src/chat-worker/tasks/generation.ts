@@ -40,8 +40,8 @@ import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import { type HistoryRow, rowsAsWritten } from "../../llm/active-history";
 import { toolStepOf } from "../../tools/chat-tools";
 import { logger } from "../../log/log";
-import type { Stage } from "../../observability/stage-tracer";
-import { turnTrigger } from "../task-trace";
+import type { Stage } from "../../observability/stage-tracing";
+import { turnTrigger } from "../task-tracing";
 import { StreamStages } from "../stream-stages";
 import { prefetchFor } from "../../chats/lock-prefetch";
 
@@ -70,7 +70,7 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
 }
 
 async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
-  const read = firstRead(ctx) ?? (await fencedRead(ctx.store, ctx.fence));
+  const read = takeStartingRead(ctx) ?? (await fencedRead(ctx.store, ctx.fence));
   const { chat, history } = read;
   ctx.trace.ensure(turnTrigger(chat, history));
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
@@ -122,8 +122,8 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
 }
 
 /** The chat as the commit that spawned this task left it, when the runner has it (the acquisition's, or the previous step's). */
-function firstRead(ctx: TaskContext): ChatSnapshot | undefined {
-  const read = ctx.startingRead?.();
+function takeStartingRead(ctx: TaskContext): ChatSnapshot | undefined {
+  const read = ctx.takeStartingRead?.();
   if (read) checkFence(read.chat, ctx.fence);
   return read;
 }

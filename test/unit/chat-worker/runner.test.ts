@@ -197,18 +197,18 @@ describe("ChatRunner.process", () => {
     const { runner } = runnerWith(tasks);
     const acquiredRow = event(5, 3, "running");
     const read = { chat: acquiredRow, history: [] } as unknown as ChatSnapshot;
-    runner.acquired({ chatKind: "root", takenOver: false, read });
+    runner.acquired({ chatKind: "root", takenOver: false, startingRead: read });
     runner.process(acquiredRow);
     await flush();
     const first = started[0]!.ctx;
-    expect(first.startingRead?.()).toBe(read);
+    expect(first.takeStartingRead?.()).toBe(read);
     // A retry of the same task reads for itself.
-    expect(first.startingRead?.()).toBeUndefined();
+    expect(first.takeStartingRead?.()).toBeUndefined();
 
     runner.process(event(6, 4, "running"));
     await flush();
     expect(started).toHaveLength(2);
-    expect(started[1]!.ctx.startingRead?.()).toBeUndefined();
+    expect(started[1]!.ctx.takeStartingRead?.()).toBeUndefined();
   });
 
   it("hands a task's commit read to the task spawned for that commit's row, and to none other", async () => {
@@ -218,27 +218,31 @@ describe("ChatRunner.process", () => {
     await flush();
     const committedRow = event(6, 4, "running");
     const read = { chat: committedRow, history: [] } as unknown as ChatSnapshot;
-    started[0]!.ctx.handOff?.(read);
+    started[0]!.ctx.leaveStartingRead?.(read);
     runner.process(committedRow);
     await flush();
-    expect(started[1]!.ctx.startingRead?.()).toBe(read);
-    expect(started[1]!.ctx.startingRead?.()).toBeUndefined();
+    expect(started[1]!.ctx.takeStartingRead?.()).toBe(read);
+    expect(started[1]!.ctx.takeStartingRead?.()).toBeUndefined();
 
     // Handed off, but another row's event came first: it is stale and dropped.
-    started[1]!.ctx.handOff?.({ chat: event(8, 6, "running"), history: [] } as unknown as ChatSnapshot);
+    started[1]!.ctx.leaveStartingRead?.({ chat: event(8, 6, "running"), history: [] } as unknown as ChatSnapshot);
     runner.process(event(7, 5, "running"));
     await flush();
     runner.process(event(8, 6, "running"));
     await flush();
-    expect(started.slice(2).map((s) => s.ctx.startingRead?.())).toEqual([undefined, undefined]);
+    expect(started.slice(2).map((s) => s.ctx.takeStartingRead?.())).toEqual([undefined, undefined]);
   });
 
   it("gives the acquisition's read to no task when the first event is not the acquired row", async () => {
     const { started, tasks } = scriptedTasks();
     const { runner } = runnerWith(tasks);
-    runner.acquired({ chatKind: "root", takenOver: false, read: { chat: event(5, 3, "running"), history: [] } as unknown as ChatSnapshot });
+    runner.acquired({
+      chatKind: "root",
+      takenOver: false,
+      startingRead: { chat: event(5, 3, "running"), history: [] } as unknown as ChatSnapshot,
+    });
     runner.process(event(7, 4, "running"));
     await flush();
-    expect(started[0]!.ctx.startingRead?.()).toBeUndefined();
+    expect(started[0]!.ctx.takeStartingRead?.()).toBeUndefined();
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startOtlpReceiver, type OtlpReceiver } from "../../../scripts/lib/otlp-receiver";
 import { Metrics, STAGE_DURATION, TTFT } from "../../../src/observability/metrics";
 import { MAX_BUFFERED, OtlpExporter } from "../../../src/observability/otlp-exporter";
-import { StageTracer } from "../../../src/observability/stage-tracer";
+import { StageTracing } from "../../../src/observability/stage-tracing";
 
 let receiver: OtlpReceiver;
 beforeAll(async () => {
@@ -21,7 +21,7 @@ describe("OtlpExporter", () => {
   it("sends spans with their parents, attributes and error status, and the metric deltas", async () => {
     const metrics = new Metrics();
     const exporter = new OtlpExporter({ endpoint: receiver.url, headers: { "x-api-key": "k" }, metrics });
-    const tracer = new StageTracer(exporter, metrics);
+    const tracer = new StageTracing(exporter, metrics);
     const stream = tracer.start("stream", { identity, model });
     const ttft = tracer.start("time_to_first_token", { identity, model, parent: stream.context });
     ttft.end();
@@ -63,7 +63,7 @@ describe("OtlpExporter", () => {
         return fetch(input, init);
       },
     });
-    const tracer = new StageTracer(exporter, metrics);
+    const tracer = new StageTracing(exporter, metrics);
     const turn = tracer.start("commit", { identity });
     turn.end();
     const first = exporter.flush();
@@ -81,7 +81,7 @@ describe("OtlpExporter", () => {
   it("keeps at most MAX_BUFFERED spans while the collector is down, and says how many it dropped", async () => {
     const metrics = new Metrics();
     const exporter = new OtlpExporter({ endpoint: "http://127.0.0.1:9", headers: {}, metrics });
-    const tracer = new StageTracer(exporter, metrics);
+    const tracer = new StageTracing(exporter, metrics);
     for (let i = 0; i < MAX_BUFFERED + 10; i++) tracer.start("commit", { identity }).end();
     expect(exporter.dropped).toBe(10);
     await exporter.flush(); // refused: logged, not thrown

@@ -1,5 +1,5 @@
 /**
- * The spec's turn span lifecycle ("Lifecycle tracing" > "Turn span lifecycle"), one tracker per
+ * The spec's turn span lifecycle ("Lifecycle tracing" > "Turn span lifecycle"), one per
  * runner. A turn is one prompt: generation tasks join it with `ensure` (opening it, backdated to
  * the trigger with an acquisition stage, when none is current), the finishing step marks it
  * `complete`, a committed FinishError or the interrupt task `invalidate`s it, `settle` closes a
@@ -11,7 +11,7 @@
 import { errorText } from "../log/log";
 import { STAGE_ANOMALIES, TURN_OUTCOMES } from "./metrics";
 import type { SpanContext, SpanRecord } from "./span";
-import type { ChatKind, Stage, StageIdentity, StageTracer } from "./stage-tracer";
+import type { ChatKind, Stage, StageIdentity, StageTracing } from "./stage-tracing";
 
 export type TurnOutcome = "completed" | "error" | "interrupted" | "abandoned";
 
@@ -51,7 +51,7 @@ interface Turn {
   stages: SpanRecord[];
 }
 
-export class TurnTracker {
+export class TurnTracing {
   #current: Turn | null = null;
   /** Turns not emitted yet, by token. */
   #turns = new Map<number, Turn>();
@@ -64,7 +64,7 @@ export class TurnTracker {
   constructor(
     /** On the standalone roots (chat_turn, queue_wait), so a chat's turns can be found. */
     private readonly chatId: string,
-    private readonly tracer: StageTracer,
+    private readonly tracer: StageTracing,
     /** Every emitted turn (the chat's turn log). */
     private readonly emitted: (summary: TurnSummary) => void = () => {},
   ) {

@@ -1,22 +1,22 @@
 /**
  * A runner task's view of tracing: the turn it joined (by its token, src/observability/
- * turn-tracker.ts) and the stage its new stages nest under. Generation steps nest their stages
+ * turn-tracing.ts) and the stage its new stages nest under. Generation steps nest their stages
  * under their generation_step, that under the turn's chat_turn span.
  */
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { ResolvedModelConfig } from "../model-configs/resolve";
 import type { SpanContext } from "../observability/span";
-import type { Stage, StageModel, StageName, StageTracer } from "../observability/stage-tracer";
-import { NO_TURN, type TurnOutcome, type TurnTracker } from "../observability/turn-tracker";
+import type { Stage, StageModel, StageName, StageTracing } from "../observability/stage-tracing";
+import { NO_TURN, type TurnOutcome, type TurnTracing } from "../observability/turn-tracing";
 
-export class TaskTrace {
+export class TaskTracing {
   #token = NO_TURN;
   /** The innermost open stage new stages nest under (generation_step, then stream). */
   #within: Stage[] = [];
 
   constructor(
-    readonly tracer: StageTracer,
-    private readonly turns: TurnTracker,
+    readonly tracer: StageTracing,
+    private readonly turns: TurnTracing,
     private readonly taskId: number,
     private readonly signal: AbortSignal,
   ) {}

@@ -1,6 +1,7 @@
 /**
- * The spec's StageTracer: a stage is one span and, for the stages the histogram observes, one
- * observation, both produced by the same `end()` so trace and metric durations cannot disagree.
+ * StageTracing, the spec's chatloop.StageTracer: a stage is one span and, for the stages the
+ * histogram observes, one observation, both produced by the same `end()` so trace and metric
+ * durations cannot disagree.
  * Spans go to a sink (the OTLP exporter) only when one is configured; listeners (the turn log)
  * see every ended stage. Without a sink a stage costs a small record and its metric observation.
  */
@@ -83,7 +84,7 @@ export interface EndOptions {
   endMs?: number;
 }
 
-export class StageTracer {
+export class StageTracing {
   readonly #listeners: ((record: SpanRecord) => void)[] = [];
 
   constructor(
@@ -132,7 +133,7 @@ export class Stage {
   #ended = false;
 
   constructor(
-    private readonly tracer: StageTracer,
+    private readonly tracer: StageTracing,
     readonly name: StageName,
     options: StartOptions,
   ) {

@@ -1,20 +1,20 @@
 /**
- * The turn span lifecycle (src/observability/turn-tracker.ts) on a fake clock: anchors,
+ * The turn span lifecycle (src/observability/turn-tracing.ts) on a fake clock: anchors,
  * takeover, tokens, emission after release, runner exit, and what the metrics observe.
  */
 import { describe, expect, it } from "vitest";
 import { Metrics, STAGE_ANOMALIES, STAGE_DURATION, TURN_OUTCOMES } from "../../../src/observability/metrics";
 import type { SpanRecord } from "../../../src/observability/span";
-import { StageTracer } from "../../../src/observability/stage-tracer";
-import { NO_TURN, TurnTracker, type TurnSummary } from "../../../src/observability/turn-tracker";
+import { StageTracing } from "../../../src/observability/stage-tracing";
+import { NO_TURN, TurnTracing, type TurnSummary } from "../../../src/observability/turn-tracing";
 
 function setup() {
   let now = 10_000;
   const spans: SpanRecord[] = [];
   const turns: TurnSummary[] = [];
   const metrics = new Metrics(() => now);
-  const tracer = new StageTracer({ span: (r) => spans.push(r) }, metrics, () => now);
-  const tracker = new TurnTracker("chat-1", tracer, (t) => turns.push(t));
+  const tracer = new StageTracing({ span: (r) => spans.push(r) }, metrics, () => now);
+  const tracker = new TurnTracing("chat-1", tracer, (t) => turns.push(t));
   tracker.acquired({ chatKind: "root", takenOver: false });
   const live = new AbortController().signal;
   return {
@@ -36,7 +36,7 @@ function setup() {
   };
 }
 
-describe("TurnTracker", () => {
+describe("TurnTracing", () => {
   it("opens the turn at the trigger with an acquisition stage, and emits it completed once released", () => {
     const t = setup();
     const trigger = t.at() - 250;
