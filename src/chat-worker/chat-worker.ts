@@ -2,9 +2,9 @@
  * ChatWorker: the spec's chat worker for the one chat a ChatObject serves. Each object instance is
  * a worker with a fresh worker_id (a restart or eviction is a new worker, as a restarted replica).
  * It acquires the chat when woken (admission included), or inside the command on this object that
- * makes the chat runnable (acquire in command, docs/hot-path.md), runs one ChatRunner per acquisition, renews
- * the lease from the object's alarm, and syncs from the database on the same tick so a lost
- * notification is healed.
+ * makes the chat runnable (acquire in command, docs/hot-path.md), runs one ChatRunner per
+ * acquisition, renews the lease from the object's alarm, and syncs from the database on the same
+ * tick so a lost notification is healed.
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
 import { nextTask } from "../next-task";
