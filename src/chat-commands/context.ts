@@ -10,8 +10,6 @@ import type { ChatStore, Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { TurnSummary } from "../observability/turn-tracing";
-import type { ChatWire } from "../wire/chat-wire";
-import type { Outcome } from "./outcome";
 
 export interface CommandContext {
   store: ChatStore;
@@ -30,7 +28,7 @@ export interface CommandContext {
   /** The chat's worker, which may acquire the chat inside the command that makes it runnable. */
   acquireInCommand: AcquireInCommand;
   /** Commands on other chats, through their own objects (archiving a running family stops it first). */
-  otherChats: { interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>> };
+  otherChats: { interrupt(cmd: ChatCommand): Promise<{ ok: boolean }> };
 }
 
 /**

@@ -1,7 +1,9 @@
 /**
  * ChildObjects: the SubagentHost of a chat's object. Each child command goes to the child's own
  * object by RPC, sent as the parent's owner (a parent acts for its owner, with no request of its
- * own to name); waits ride on the parent's ChildWaiters, which its children's objects wake.
+ * own to name), and a refusal comes back in the words the Worker would answer it with, which the
+ * tools hand to the model. Waits ride on the parent's ChildWaiters, which its children's objects
+ * wake.
  * Archiving a running family stops its members through the same interrupt.
  */
 import type { ChatCommands, Sender } from "../chat-commands/chat-commands";
@@ -10,7 +12,9 @@ import type { CreateChatCommand } from "../chat-commands/create-chat";
 import type { SendMessageCommand } from "../chat-commands/messages";
 import { chatObjectStub } from "../placement/chat-object-stub";
 import type { ChildWaiters } from "./child-waiters";
-import type { ChildWatch, SubagentHost } from "./host";
+import type { ChildAnswer, ChildWatch, SubagentHost } from "./host";
+import type { Outcome } from "../chat-commands/outcome";
+import { apiErrorOf } from "../http/errors";
 
 /** The RPC methods of a chat's object that a parent calls: those of ChatCommands, which the object forwards. */
 export type ChildChatObject = Pick<ChatCommands, "createChild" | "sendMessage" | "interrupt">;
@@ -21,16 +25,16 @@ export class ChildObjects implements SubagentHost {
     private readonly waiters: ChildWaiters,
   ) {}
 
-  createChild(cmd: CreateChatCommand) {
-    return this.#object(cmd.chatId).createChild(cmd);
+  async createChild(cmd: CreateChatCommand) {
+    return childAnswer(await this.#object(cmd.chatId).createChild(cmd));
   }
 
-  sendMessage({ callerId, ...cmd }: SendMessageCommand) {
-    return this.#object(cmd.chatId).sendMessage(asOwner(callerId), cmd);
+  async sendMessage({ callerId, ...cmd }: SendMessageCommand) {
+    return childAnswer(await this.#object(cmd.chatId).sendMessage(asOwner(callerId), cmd));
   }
 
-  interrupt({ callerId, chatId }: ChatCommand) {
-    return this.#object(chatId).interrupt(asOwner(callerId), { chatId });
+  async interrupt({ callerId, chatId }: ChatCommand) {
+    return childAnswer(await this.#object(chatId).interrupt(asOwner(callerId), { chatId }));
   }
 
   watch(childIds: readonly string[]): ChildWatch {
@@ -41,6 +45,13 @@ export class ChildObjects implements SubagentHost {
   #object(chatId: string): ChildChatObject {
     return chatObjectStub(this.env, chatId) as unknown as ChildChatObject;
   }
+}
+
+/** The answer with its error, if any, in the Worker's words for it (src/http/errors.ts). */
+function childAnswer<V>(answer: Outcome<V>): ChildAnswer<V> {
+  if (answer.ok) return { ok: true, value: answer.value };
+  const { message, detail } = apiErrorOf(answer.error);
+  return { ok: false, refusal: detail ? `${message} ${detail}` : message };
 }
 
 function asOwner(ownerId: string): Sender {

@@ -7,8 +7,10 @@
 import type { ChatCommand } from "../chat-commands/context";
 import type { CreateChatCommand } from "../chat-commands/create-chat";
 import type { SendMessageCommand, SendMessageResponse } from "../chat-commands/messages";
-import type { Outcome } from "../chat-commands/outcome";
 import type { ChatMessageWire, ChatWire } from "../wire/chat-wire";
+
+/** A child command's answer: its value, or why the child's object refused it, in words the model reads. */
+export type ChildAnswer<V> = { ok: true; value: V } | { ok: false; refusal: string };
 
 export interface ChildWatch {
   /**
@@ -20,9 +22,9 @@ export interface ChildWatch {
 }
 
 export interface SubagentHost {
-  createChild(cmd: CreateChatCommand): Promise<Outcome<{ chat: ChatWire; messages: ChatMessageWire[] }>>;
-  sendMessage(cmd: SendMessageCommand): Promise<Outcome<SendMessageResponse>>;
-  interrupt(cmd: ChatCommand): Promise<Outcome<ChatWire>>;
+  createChild(cmd: CreateChatCommand): Promise<ChildAnswer<{ chat: ChatWire; messages: ChatMessageWire[] }>>;
+  sendMessage(cmd: SendMessageCommand): Promise<ChildAnswer<SendMessageResponse>>;
+  interrupt(cmd: ChatCommand): Promise<ChildAnswer<ChatWire>>;
   /** Registers interest before the caller reads the children's state, so no report is missed in between. */
   watch(childIds: readonly string[]): ChildWatch;
 }

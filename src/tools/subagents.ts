@@ -9,9 +9,7 @@
  * Postgres. Failures are error tool results the model reads, never a failed turn.
  */
 import { z } from "zod";
-import type { Outcome } from "../chat-commands/outcome";
 import type { Database } from "../db/database";
-import { apiErrorOf } from "../http/errors";
 import type { Queryable } from "../db/rows";
 import { listModelConfigs } from "../model-configs/configs";
 import { REASONING_EFFORTS } from "../model-configs/options";
@@ -19,7 +17,7 @@ import { resolveModelConfig } from "../model-configs/resolve";
 import { SUBAGENT_CONTEXTS } from "../db/schema/subagents";
 import { defineLocalTool, type LocalTool, type LocalToolContext } from "../llm/tools";
 import { getChild, isSettled, latestAnswer, listChildren, SUBAGENT_TYPE_LABEL, type ChildSummary } from "../subagents/children";
-import type { SubagentHost } from "../subagents/host";
+import type { ChildAnswer, SubagentHost } from "../subagents/host";
 import { SUBAGENT_GUIDANCE, SUBAGENT_SYSTEM_PROMPTS } from "../subagents/prompts";
 import { childIdFor, selectChildModel } from "../subagents/spawn";
 import type { ToolChat, ToolFamily } from "./chat-tools";
@@ -87,10 +85,9 @@ function parseArgs<T>(schema: z.ZodType<T>, args: unknown): T {
 }
 
 /** A child command's failure as the error the model reads: what the API would answer for it. */
-function unwrapOutcome<T>(result: Outcome<T>): T {
+function unwrapOutcome<T>(result: ChildAnswer<T>): T {
   if (result.ok) return result.value;
-  const { message, detail } = apiErrorOf(result.error);
-  throw new Error(detail ? `${message} ${detail}` : message);
+  throw new Error(result.refusal);
 }
 
 function agentWire(child: ChildSummary) {
@@ -246,8 +243,7 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
     if (!result.ok) {
       // It settled between the read and the request.
       const now = await ownChild(input.agent_id);
-      const refused = apiErrorOf(result.error);
-      return { ...agentWire(now), interrupted: false, note: refused.detail ?? refused.message };
+      return { ...agentWire(now), interrupted: false, note: result.refusal };
     }
     return { agent_id: input.agent_id, status: result.value.status, interrupted: true };
   }
