@@ -4,7 +4,11 @@
  * spawn prompt (itself a fake-model directive) in the subagent pool, and wait_agent sleeps until
  * the child's object reports back.
  */
+import { env } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
+import { acquireChat } from "../../src/chat-worker/leases/admission";
+import { ChatStore } from "../../src/chats/store";
+import { createPool } from "../../src/db/client";
 import { createModelConfig, updateModelConfig } from "../../src/model-configs/configs";
 import { createProvider } from "../../src/model-configs/providers";
 import { setModelOverride } from "../../src/model-configs/model-overrides";
@@ -392,8 +396,20 @@ describe("the subagent pool (CHAT_SUBAGENT_CONCURRENCY = 10)", () => {
     const waiting = children.filter((c) => c.worker_id === null);
     expect(waiting).toHaveLength(1);
     expect(waiting[0]!.status).toBe("running");
-    // It stays out while the pool is full.
-    await new Promise((r) => setTimeout(r, 1_000));
+    // The pool is full: an acquisition of it now, with this project's limits, is refused for
+    // capacity and writes nothing (a positive check in place of watching it stay out for a while).
+    const pool = createPool({ databaseUrl: env.DATABASE_URL, wsProxy: env.NEON_WS_PROXY, max: 1 });
+    try {
+      const attempt = await acquireChat(new ChatStore(pool), waiting[0]!.id, {
+        workerId: crypto.randomUUID(),
+        runnerId: crypto.randomUUID(),
+        limits: { root: Number(env.CHAT_ROOT_CONCURRENCY), subagent: Number(env.CHAT_SUBAGENT_CONCURRENCY) },
+        staleThresholdMs: Number(env.CHAT_STALE_THRESHOLD_MS),
+      });
+      expect(attempt).toEqual({ kind: "refused", reason: "capacity" });
+    } finally {
+      await pool.end();
+    }
     expect((await chatOf(u, waiting[0]!.id)).worker_id).toBeNull();
 
     // One child stops: its slot goes to the waiting one.
