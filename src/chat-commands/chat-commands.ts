@@ -2,7 +2,8 @@
  * ChatCommands: the chat commands one chat's object serves, one method each. The ChatObject's RPC
  * methods call these; each authenticates its sender, runs its command function on the object's
  * context, and answers an Answer: the value, or the error as a value the Worker maps to its HTTP
- * answer (outcome.ts). Authentication happens here and nowhere else on a chat's routes.
+ * answer (outcome.ts). A token a route left to the object is authenticated here, in #run, the
+ * one place on the object that does it.
  */
 import type { Caller } from "../accounts/authentication";
 import type { VerifiedKeys } from "../accounts/verified-keys";
