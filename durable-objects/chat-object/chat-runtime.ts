@@ -99,7 +99,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
       });
       // One dispatcher per object: its limiter is the per-object cap (src/hooks/dispatcher.ts).
       const hooks = createHookDispatcher(config);
-      const tracing = new ObjectTracing(config, state.storage, (work) => state.waitUntil(work.catch(() => {})));
+      const tracing = new ObjectTracing(config, state.storage, (work) => this.keepAlive(work));
       this.#base = { config, pool, db: createDb(pool), store, hooks, tracing };
     }
     return this.#base;
@@ -121,11 +121,6 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
 
   store(): ChatStore {
     return this.#built().store;
-  }
-
-  /** Turn spans, stage metrics and the turn log (docs/observability.md). */
-  tracing(): ObjectTracing {
-    return this.#built().tracing;
   }
 
   /** What every chat command on `chatId` runs with (src/chat-commands/context.ts). */
@@ -182,7 +177,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
         sleep,
         now: () => new Date(),
         attributionKeys: ISOLATE_ATTRIBUTION_KEYS,
-        background: (work) => this.keepAlive(work.catch(() => {})),
+        background: (work) => this.keepAlive(work),
         titleChanged: (chat) => streams.titleChanged(chat),
       });
       const tools = productionToolsFor({ db, now: () => new Date(), mcp: this.mcp, subagents: { host: children, pool: store.pool } });

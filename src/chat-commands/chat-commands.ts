@@ -67,73 +67,65 @@ export class ChatCommands {
   }
 
   sendMessage(from: Sender, cmd: Unsigned<SendMessageCommand>) {
-    return this.#run(from, "send_message", (caller) =>
-      sendMessageCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "send_message", sendMessageCommand, cmd);
   }
 
   editMessage(from: Sender, cmd: Unsigned<EditMessageCommand>) {
-    return this.#run(from, "edit_message", (caller) =>
-      editMessageCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "edit_message", editMessageCommand, cmd);
   }
 
   deleteQueued(from: Sender, cmd: Unsigned<QueueCommand>) {
-    return this.#run(from, "delete_queued", (caller) =>
-      deleteQueuedCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "delete_queued", deleteQueuedCommand, cmd);
   }
 
   promoteQueued(from: Sender, cmd: Unsigned<QueueCommand>) {
-    return this.#run(from, "promote_queued", (caller) =>
-      promoteQueuedCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "promote_queued", promoteQueuedCommand, cmd);
   }
 
   interrupt(from: Sender, cmd: Unsigned<ChatCommand>) {
-    return this.#run(from, "interrupt", (caller) =>
-      interruptCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "interrupt", interruptCommand, cmd);
   }
 
   submitToolResults(from: Sender, cmd: Unsigned<ChatCommand & { results: ToolResultInput[] }>) {
-    return this.#run(from, "tool_results", (caller) =>
-      submitToolResultsCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "tool_results", submitToolResultsCommand, cmd);
   }
 
   compact(from: Sender, cmd: Unsigned<ChatCommand>) {
-    return this.#run(from, "compact", (caller) => compactCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+    return this.#signed(from, "compact", compactCommand, cmd);
   }
 
   clear(from: Sender, cmd: Unsigned<ChatCommand>) {
-    return this.#run(from, "clear", (caller) => clearCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+    return this.#signed(from, "clear", clearCommand, cmd);
   }
 
   reconcile(from: Sender, cmd: Unsigned<ChatCommand>) {
-    return this.#run(from, "reconcile", (caller) =>
-      reconcileCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "reconcile", reconcileCommand, cmd);
   }
 
   update(from: Sender, cmd: Unsigned<UpdateChatCommand>) {
-    return this.#run(from, "update_chat", (caller) =>
-      updateChatCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "update_chat", updateChatCommand, cmd);
   }
 
   turns(from: Sender, cmd: Unsigned<TurnsCommand>) {
-    return this.#run(from, "turns", (caller) => turnsCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+    return this.#signed(from, "turns", turnsCommand, cmd);
   }
 
   read(from: Sender, cmd: Unsigned<ChatCommand>) {
-    return this.#run(from, "read_chat", (caller) => readChatCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }));
+    return this.#signed(from, "read_chat", readChatCommand, cmd);
   }
 
   messages(from: Sender, cmd: Unsigned<ChatCommand>) {
-    return this.#run(from, "read_messages", (caller) =>
-      readMessagesCommand(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId }),
-    );
+    return this.#signed(from, "read_messages", readMessagesCommand, cmd);
+  }
+
+  /** `command` on the object's context, signed by the sender's user. */
+  #signed<C extends ChatCommand, V>(
+    from: Sender,
+    logName: string,
+    command: (ctx: CommandContext, cmd: C) => Promise<V>,
+    cmd: Unsigned<C>,
+  ): Promise<Answer<V>> {
+    return this.#run(from, logName, (caller) => command(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId } as C));
   }
 
   /**

@@ -34,7 +34,7 @@ export interface CommandContext {
 /**
  * Acquire in command (docs/hot-path.md): a command that makes its chat runnable lets the chat's
  * worker acquire it inside the command's own transaction, so the turn starts at COMMIT without an
- * acquisition of its own. ChatWorker implements it; with the worker off, STORE_ONLY leaves the
+ * acquisition of its own. ChatWorker implements it; with the worker off, storeOnly() leaves the
  * chat to the ownership hint after COMMIT, as the spec draws it.
  */
 export interface AcquireInCommand {
