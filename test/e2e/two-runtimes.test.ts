@@ -9,7 +9,7 @@ import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
 import type { OwnDatabase } from "../db/support/own-database";
 import { createChat, type Deployment, deployment, sweepNow, words } from "./support/deployment";
 import { newGate, openGate } from "../support/fake-model-gate";
-import { logOwners, ownersAtOnce } from "./support/owner-log";
+import { logOwners, ownedAndWaiting, ownersAtOnce } from "./support/owner-log";
 
 let d: Deployment | undefined;
 afterAll(async () => {
@@ -68,18 +68,7 @@ describe("two runtimes on one database", () => {
     })();
     try {
       // [owned, running without an owner]
-      await expect
-        .poll(
-          async () => {
-            const now = await rows(d!.own);
-            return [
-              now.filter((r) => r.worker_id !== null).length,
-              now.filter((r) => r.status === "running" && r.worker_id === null).length,
-            ];
-          },
-          { timeout: 60_000, interval: 50 },
-        )
-        .toEqual([5, 3]);
+      await expect.poll(() => ownedAndWaiting(d!.own), { timeout: 60_000, interval: 50 }).toEqual([5, 3]);
       await openGate(gate);
       await expect
         .poll(async () => (await rows(d!.own)).filter((r) => r.status === "waiting").length, { timeout: 180_000, interval: 50 })

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type OtlpReceiver, startOtlpReceiver } from "../../scripts/lib/otlp-receiver";
 import type { OwnDatabase } from "../db/support/own-database";
 import { createChat, type Deployment, deployment as newDeployment, sweepNow, words } from "./support/deployment";
-import { logOwners, ownersAtOnce } from "./support/owner-log";
+import { logOwners, ownedAndWaiting, ownersAtOnce } from "./support/owner-log";
 import { newGate, openGate } from "../support/fake-model-gate";
 import { turnRequestsWith } from "../support/fake-model-requests";
 
@@ -57,13 +57,7 @@ describe("the chat worker across processes", () => {
     };
     // [owned, running without an owner]: five slots taken, one chat waiting for a slot.
     await expect
-      .poll(
-        async () => {
-          const now = await rows(d.own);
-          return [now.filter((r) => r.worker_id !== null).length, now.filter((r) => r.status === "running" && r.worker_id === null).length];
-        },
-        { timeout: 60_000, interval: 50 },
-      )
+      .poll(() => ownedAndWaiting(d.own), { timeout: 60_000, interval: 50 })
       .toEqual([5, 1])
       .catch(withLog);
     // A slot frees when a turn ends: the sixth chat is woken, acquired and answered.

@@ -48,3 +48,16 @@ export async function ownersAtOnce(own: OwnDatabase): Promise<{ max: number; acq
   }
   return { max, acquisitions };
 }
+
+/**
+ * How the deployment's chats stand against the cap right now: [chats owned, chats running without
+ * an owner], the second being the ones waiting for a slot while the pool is full.
+ */
+export async function ownedAndWaiting(own: OwnDatabase): Promise<[number, number]> {
+  const { rows } = await own.pool.query<{ owned: number; waiting: number }>(
+    `SELECT count(*) FILTER (WHERE worker_id IS NOT NULL)::int AS owned,
+            count(*) FILTER (WHERE worker_id IS NULL AND status = 'running')::int AS waiting
+     FROM chats`,
+  );
+  return [rows[0]!.owned, rows[0]!.waiting];
+}
