@@ -48,6 +48,15 @@ describe("deployment options", () => {
     expect(() => parseConfig({ ...valid, CHAT_HOOK_ADMISSION_PERCENT: "150" })).toThrow("CHAT_HOOK_ADMISSION_PERCENT must be at most 100");
   });
 
+  it("retries a model call after 1 s by default, and refuses a first backoff under 10 ms", () => {
+    expect(parseConfig(valid).CHAT_RETRY_INITIAL_DELAY_MS).toBe(1_000);
+    expect(parseConfig({ ...valid, CHAT_RETRY_INITIAL_DELAY_MS: "400" }).CHAT_RETRY_INITIAL_DELAY_MS).toBe(400);
+    expect(() => parseConfig({ ...valid, CHAT_RETRY_INITIAL_DELAY_MS: "5" })).toThrow(/CHAT_RETRY_INITIAL_DELAY_MS must be at least 10/);
+    expect(() => parseConfig({ ...valid, CHAT_RETRY_INITIAL_DELAY_MS: "soon" })).toThrow(
+      /CHAT_RETRY_INITIAL_DELAY_MS must be a whole number/,
+    );
+  });
+
   it("accepts 0 as unlimited concurrency", () => {
     expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY: "0" }).CHAT_ROOT_CONCURRENCY).toBe(0);
   });
