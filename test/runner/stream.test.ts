@@ -251,10 +251,15 @@ describe("the stream WebSocket", () => {
     for (const c of clients) await c.until(isStatus("waiting"));
     const starts = clients.map((c) => c.events.length);
     // About 100 KB of prompt, so its `message` frame is paced (durable-objects/chat-object/
-    // paced-sends.ts, LARGE_FRAME_CHARS = 64 KiB); `/long 3` keeps the reply short.
-    const prompt = `/long 3 ${words(12_000, "p")}`;
+    // paced-sends.ts, LARGE_FRAME_CHARS = 64 KiB); `/long 3` keeps the reply short, and the gate
+    // holds it after its first token until every socket has that token's part: a short turn could
+    // otherwise end before a loaded machine relays any part, and the order below would go unchecked.
+    const gate = newGate("large-frame");
+    const prompt = `/gate ${gate} 20 /long 3 ${words(12_000, "p")}`;
     expect(prompt.length).toBeGreaterThan(64 * 1024);
     await send(u, id, prompt);
+    for (const [i, c] of clients.entries()) await c.until((e) => e.type === "message_part", 20_000, starts[i]!);
+    await openGate(gate);
     for (const [i, c] of clients.entries()) {
       const waiting = await c.until(isStatus("waiting"), 20_000, starts[i]! + 1);
       const turn = c.events.slice(starts[i], waiting + 1);
