@@ -57,6 +57,24 @@ async function waitReady(run: DevRun, withinMs: number): Promise<unknown> {
   throw new Error(`not ready within ${withinMs} ms:\n${run.logs.slice(-20).join("\n")}`);
 }
 
+/**
+ * startDev and waitReady, with fresh ports when the ones picked were taken before the command bound
+ * them: they are free when picked, but the stack starts Postgres first, and in those seconds any
+ * other process's connection may be given the same ephemeral port. Any other failure is the test's.
+ */
+async function startReady(withinMs: number): Promise<{ run: DevRun; health: unknown }> {
+  for (let attempt = 1; ; attempt++) {
+    const run = await startDev();
+    try {
+      return { run, health: await waitReady(run, withinMs) };
+    } catch (err) {
+      const portTaken = run.logs.some((line) => line.includes("Address already in use"));
+      if (!portTaken || attempt === 3) throw err;
+      console.log(JSON.stringify({ event: "dev_port_taken", attempt }));
+    }
+  }
+}
+
 async function stopWithCtrlC(run: DevRun): Promise<number[]> {
   const pid = run.child.pid as number;
   const tree = [pid, ...descendants(pid)];
@@ -72,8 +90,8 @@ describe("npm run dev", () => {
   it("serves health with db ok (60 s idle; 120 s allowed under the whole suite), stops without leftovers, reuses its data", {
     timeout: 360_000,
   }, async () => {
-    const first = await startDev();
-    expect(await waitReady(first, 120_000)).toEqual({ ok: true, db: "ok" });
+    const { run: first, health } = await startReady(120_000);
+    expect(health).toEqual({ ok: true, db: "ok" });
     const tree = [first.child.pid as number, ...descendants(first.child.pid as number)].map(commandOf);
     // The tree really holds every part of the stack.
     expect(tree.some((cmd) => cmd.includes("postgres"))).toBe(true);
@@ -99,8 +117,8 @@ describe("npm run dev", () => {
     expect(leftovers.map((pid) => `${pid} ${commandOf(pid)}`)).toEqual([]);
     expect(first.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(true);
 
-    const second = await startDev();
-    expect(await waitReady(second, 120_000)).toEqual({ ok: true, db: "ok" });
+    const { run: second, health: again } = await startReady(120_000);
+    expect(again).toEqual({ ok: true, db: "ok" });
     expect(second.logs.some((line) => line.includes('"postgres_initdb"'))).toBe(false);
     expect(await stopWithCtrlC(second)).toEqual([]);
   });
