@@ -63,7 +63,6 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
       const sent = await sendMessage(tx, input);
       await linkContentFiles(ctx, tx, content);
       const titled = untitled && titleFirstMessage(tx, prompt.parts);
-      // Not spread: its rows are read after the commit (SendMessageResult).
       return { sent, titled };
     },
     { prefetchTail: prefetchFor(sendMessage, input) },
@@ -144,11 +143,10 @@ export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCo
     await linkContentFiles(ctx, tx, content);
     return { edited, context };
   });
-  // The edit's rows are readable now that the transaction has committed (EditMessageResult).
   const { edited, context } = value;
   return {
     message: messageToWire(edited.message),
-    messages: [...edited.messages, ...context.rows()].map((m) => messageToWire(m)),
+    messages: [...edited.messages, ...context.rows].map((m) => messageToWire(m)),
     deleted_message_ids: edited.deletedMessageIds,
     warnings: [],
   };

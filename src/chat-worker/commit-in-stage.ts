@@ -32,7 +32,6 @@ export async function commitInStage<T = undefined>(
   read?: ChatSnapshot,
 ): Promise<Committed<T | undefined> & { inserted: ChatMessageRow[] }> {
   const stage = ctx.trace.stage("commit");
-  let step: CommittedStep | undefined;
   return ctx.trace.within(stage, async () => {
     // A `then` may end the turn (FinishTurn), promoting the queue head: read it with the lock.
     const committed = await fencedUpdate(
@@ -51,13 +50,13 @@ export async function commitInStage<T = undefined>(
             leaveStartingRead({ chat: tx.chat, history: [...read.history, ...tx.inserted.since(0)], ...(models ? { models } : {}) }),
           );
         }
-        step = await commitStep(tx, input);
-        return then ? then(tx, step.written) : undefined;
+        const step = await commitStep(tx, input);
+        return { step, followed: then ? await then(tx, step.written) : undefined };
       },
       false,
       then !== undefined,
     );
     stage.set({ generation_attempt: committed.chat.generationAttempt });
-    return { ...committed, inserted: step?.messages ?? [] };
+    return { ...committed, value: committed.value.followed, inserted: committed.value.step.messages };
   });
 }

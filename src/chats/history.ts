@@ -9,8 +9,9 @@
  * it (the message that made the calls and the results answering them).
  */
 import type { InsertedRows } from "./inserted-rows";
+import { InsertedRange } from "./inserted-refs";
 import { pendingToolCalls, syntheticCancellationResults, type ClassifiedState, type ToolCallPart } from "../chatstate/index";
-import { InvalidTransitionInputError, StoreInvariantError } from "./errors";
+import { InvalidTransitionInputError } from "./errors";
 import { pgJson } from "../db/pg-safe";
 import { messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatRow, MessageUsage } from "../db/schema/chats";
@@ -83,31 +84,26 @@ export async function insertMessages(tx: HistoryTx, messages: readonly NewMessag
 export interface QueuedHistory {
   /** The messages as they will be written, in order (synthetic cancellations included). */
   readonly written: readonly NewMessage[];
-  /** The inserted rows, once the INSERT has gone out (by the commit at the latest); throws before. */
-  rows(): ChatMessageRow[];
+  /** The places of their rows among the transaction's inserted rows, resolved after COMMIT (inserted-refs.ts). */
+  readonly rows: InsertedRange;
 }
 
 /**
  * insertMessages, with the INSERT riding in the transaction's next round trip (the commit write's,
  * for a transition whose last write it is). The rows come when it has gone out, before the
  * statement it went with answers; until then they are not in the transaction's inserted rows (their
- * count counts them), and the cached tail has them only once activeTail has sent it.
- * Pending tool calls are judged on them as written meanwhile (tailAsWritten).
+ * count counts them, so their places are known), and the cached tail has them only once activeTail
+ * has sent it. Pending tool calls are judged on them as written meanwhile (tailAsWritten).
  */
 export async function queueMessages(tx: HistoryTx, messages: readonly NewMessage[]): Promise<QueuedHistory> {
-  let inserted: ChatMessageRow[] | undefined = messages.length === 0 ? [] : undefined;
-  const rows = () => {
-    if (inserted === undefined) throw new StoreInvariantError(`history rows of chat ${tx.chatId} were read before their INSERT went out`);
-    return inserted;
-  };
-  if (messages.length === 0) return { written: [], rows };
+  const from = tx.inserted.count;
+  if (messages.length === 0) return { written: [], rows: new InsertedRange(from, from) };
   for (const m of messages) assertInsertable(tx, m);
   await tx.beforeHistoryWrite();
   const { text, values } = insertStatement(tx, messages);
-  tx.inserted.queueInsert(text, values, messages, (raw) => {
-    inserted = insertedRows(raw);
-    tx.inserted.arrived(inserted);
-  });
+  // Counted from here: the places are taken at once, whatever goes out first.
+  const rows = new InsertedRange(tx.inserted.count, tx.inserted.count + messages.length);
+  tx.inserted.queueInsert(text, values, messages, (raw) => tx.inserted.arrived(insertedRows(raw)));
   return { written: messages, rows };
 }
 
@@ -210,7 +206,7 @@ export async function pendingCalls(tx: HistoryTx, dynamicOnly: boolean): Promise
 
 /**
  * Closes pending tool calls with synthetic cancellation results. Their INSERT is queued
- * (queueMessages): the transition's rows are read after the commit (InsertedRows.withRowsSince).
+ * (queueMessages): the transition names their places (InsertedRows.withRowsSince).
  */
 export async function answerPendingToolCalls(tx: HistoryTx, options: { dynamicOnly: boolean; reason: string }): Promise<void> {
   const pending = await pendingCalls(tx, options.dynamicOnly);

@@ -8,7 +8,7 @@
 import { messageFromRaw, type RawRow } from "../db/rows";
 import type { ChatMessageRow } from "../db/schema/chats";
 import type { StoreTransaction } from "../db/transaction";
-import { StoreInvariantError } from "./errors";
+import { InsertedRange } from "./inserted-refs";
 import { ACTIVE_TAIL_SQL } from "./active-tail";
 
 /** What a written message may change on its chat's row. */
@@ -71,26 +71,19 @@ export class InsertedRows<Message = unknown> {
     return this.#rows.slice(mark);
   }
 
-  /**
-   * The messages inserted between two readings of `count`, for a transition whose last INSERT may
-   * be queued: read it after the commit (it throws while a row is still to arrive).
-   */
-  between(mark: number, end: number): ChatMessageRow[] {
-    if (this.#rows.length < end)
-      throw new StoreInvariantError(`history rows of chat ${this.chatId} were read before their INSERT went out`);
-    return this.#rows.slice(mark, end);
+  /** The places of the messages inserted since `count` was `mark`, up to now: a transition's own rows, resolved after COMMIT. */
+  rangeSince(mark: number): InsertedRange {
+    return new InsertedRange(mark, this.count);
   }
 
-  /**
-   * A transition's result: `fields` with `messages`, the rows it inserted since `count` was
-   * `mark`, up to now. A getter, read after the commit (between); spreading the result inside the
-   * transaction throws as reading it does.
-   */
-  withRowsSince<T extends object>(mark: number, fields: T): T & { readonly messages: ChatMessageRow[] } {
-    const end = this.count;
-    return Object.defineProperty(fields, "messages", { get: () => this.between(mark, end), enumerable: true }) as T & {
-      readonly messages: ChatMessageRow[];
-    };
+  /** A transition's result: `fields` with `messages`, the places of the rows it inserted since `count` was `mark`. */
+  withRowsSince<T extends object>(mark: number, fields: T): T & { readonly messages: InsertedRange } {
+    return { ...fields, messages: this.rangeSince(mark) };
+  }
+
+  /** Every message inserted so far, in order; after COMMIT, every one the transaction inserted. */
+  get rows(): readonly ChatMessageRow[] {
+    return this.#rows;
   }
 
   /** Rows inserted (by a statement of their own, or a queued INSERT that went out): they join the list and, when it is cached, the tail. */

@@ -12,7 +12,8 @@ import type { ChatTx } from "./chat-tx";
 import { QueueFullError, StoreInvariantError } from "./errors";
 import { answerPendingToolCalls, queueHistory } from "./history";
 import { messageFromRaw, queuedFromRaw, type RawRow } from "../db/rows";
-import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, QueuedHookContext } from "../db/schema/chats";
+import type { ChatMessagePart, ChatQueuedMessageRow, QueuedHookContext } from "../db/schema/chats";
+import { InsertedRow } from "./inserted-refs";
 
 export interface NewQueuedMessage {
   content: ChatMessagePart[];
@@ -94,8 +95,8 @@ export async function moveToHead(tx: ChatTx, queued: ChatQueuedMessageRow): Prom
 }
 
 export interface Promotion {
-  /** The promoted user message. A getter: with a queued promotion, read it after the commit. */
-  readonly message: ChatMessageRow;
+  /** The promoted user message's place among the transaction's inserted rows, resolved after COMMIT. */
+  readonly message: InsertedRow;
   readonly queued: ChatQueuedMessageRow;
 }
 
@@ -116,7 +117,7 @@ const PROMOTE_SQL = (targetSql: string) => `WITH target AS (
  * Promotes the queue head (`"head"`) or a given queued message into history as a user message.
  * When the transaction knows the head (its lock read it with the tail), promoting the head is
  * queued: it rides with the next statement (the commit write's, for the transition's last write),
- * and `message` is read after the commit. Otherwise it is one statement of its own, which throws
+ * and `message` names its row's place. Otherwise it is one statement of its own, which throws
  * StoreInvariantError unless exactly one queue row was deleted. A queued promotion needs no such
  * check: the row lock keeps the head as read, and the commit write checks the queue's length.
  */
@@ -136,16 +137,12 @@ export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelR
       cancelReason,
     );
   }
-  return {
-    queued,
-    get message() {
-      return message();
-    },
-  };
+  return { queued, message };
 }
 
-function queuePromotion(tx: ChatTx, head: ChatQueuedMessageRow): { queued: ChatQueuedMessageRow; message: () => ChatMessageRow } {
-  let promoted: ChatMessageRow | undefined;
+/** The promotion of the head the row lock read, riding with the next statement: its row takes the next place. */
+function queuePromotion(tx: ChatTx, head: ChatQueuedMessageRow): Promotion {
+  const message = new InsertedRow(tx.inserted.count);
   const written = {
     role: "user" as const,
     content: head.content,
@@ -156,19 +153,14 @@ function queuePromotion(tx: ChatTx, head: ChatQueuedMessageRow): { queued: ChatQ
   tx.inserted.queueInsert(`${PROMOTE_SQL("id = $2")} SELECT * FROM promoted`, [tx.chatId, head.id], [written], (rows) => {
     if (rows.length !== 1)
       throw new StoreInvariantError(`promoting the head of chat ${tx.chatId} inserted ${rows.length} messages, want 1`);
-    promoted = messageFromRaw(rows[0]!);
-    tx.inserted.arrived([promoted]);
+    tx.inserted.arrived([messageFromRaw(rows[0]!)]);
   });
-  return {
-    queued: head,
-    message: () => {
-      if (promoted === undefined) throw new StoreInvariantError(`the promoted message of chat ${tx.chatId} was read before it was written`);
-      return promoted;
-    },
-  };
+  return { queued: head, message };
 }
 
-async function promoteNow(tx: ChatTx, target: string): Promise<{ queued: ChatQueuedMessageRow; message: () => ChatMessageRow }> {
+/** The promotion as a statement of its own; queued INSERTs go out before it, so its row takes the next place too. */
+async function promoteNow(tx: ChatTx, target: string): Promise<Promotion> {
+  const message = new InsertedRow(tx.inserted.count);
   const [row] = await tx.query<{ deleted: number; queued: RawRow | null; message: RawRow | null }>(
     `${PROMOTE_SQL(target === "head" ? "position = 0" : "id = $2")}
      SELECT (SELECT count(*)::int FROM target) AS deleted,
@@ -180,7 +172,6 @@ async function promoteNow(tx: ChatTx, target: string): Promise<{ queued: ChatQue
   if (row === undefined || row.deleted !== 1 || !row.queued || !row.message) {
     throw new StoreInvariantError(`promoting ${target} of chat ${tx.chatId} deleted ${row?.deleted ?? 0} queue rows, want exactly 1`);
   }
-  const message = messageFromRaw(row.message);
-  tx.inserted.arrived([message]);
-  return { queued: queuedFromRaw(row.queued), message: () => message };
+  tx.inserted.arrived([messageFromRaw(row.message)]);
+  return { queued: queuedFromRaw(row.queued), message };
 }

@@ -34,6 +34,7 @@ import { committedFromRaw, publishAfterCommit } from "./commit-write";
 import { QUEUE_LENGTH_SQL, type LockGuard, type LockReads, type TailPrefetch } from "./row-lock";
 import type { RawRow } from "../db/rows";
 import { StoreInvariantError } from "./errors";
+import { type Resolved, resolveInserted } from "./inserted-refs";
 import { filesForAttachment } from "../files/files";
 import { NOOP_NOTIFIER, type Notifier } from "./notifier";
 import {
@@ -73,9 +74,12 @@ export interface ChatStoreOptions extends Partial<ChatTxOptions> {
   observe?: TransactionObserver;
 }
 
-/** What `update` returns: the callback's value and the committed chat. */
+/**
+ * What `update` returns: the callback's value and the committed chat. The value is resolved after
+ * COMMIT: each reference to rows the transaction inserted is those rows (inserted-refs.ts).
+ */
 export interface Committed<T> {
-  readonly value: T;
+  readonly value: Resolved<T>;
   readonly chat: ChatRow;
   readonly state: ClassifiedState;
   readonly queueLength: number;
@@ -300,7 +304,7 @@ export class ChatStore {
   async #commit<T>(t: StoreTransaction, tx: ChatTx, value: T): Promise<Committed<T>> {
     const committed = await tx.commit(this.notifier);
     return {
-      value,
+      value: resolveInserted(value, tx.inserted.rows, tx.chatId),
       chat: committed.chat,
       state: committed.state,
       queueLength: committed.queueLength,

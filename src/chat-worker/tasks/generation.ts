@@ -215,7 +215,7 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
   }
 }
 
-type TurnEnd = { kind: "finished"; promoted: Promotion | null } | { kind: "requires_action" };
+type TurnEnd = { kind: "finished"; promoted: Pick<Promotion, "queued"> | null } | { kind: "requires_action" };
 
 /**
  * In the step's commit, on the history as it now is: FinishTurn or EnterRequiresAction when the

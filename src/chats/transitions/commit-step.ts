@@ -10,7 +10,7 @@ import { hookContextEvent } from "../hook-context-rows";
 import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError } from "../errors";
 import { type NewMessage, queueHistory } from "../history";
-import type { ChatMessageRow } from "../../db/schema/chats";
+import type { InsertedRange } from "../inserted-refs";
 
 export interface CommitStepInput {
   messages: readonly NewMessage[];
@@ -21,10 +21,10 @@ export interface CommittedStep {
   /** The step's messages as written (a synthetic cancellation in front of a user row included). */
   readonly written: readonly NewMessage[];
   /**
-   * Their rows. The INSERT rides in the round trip of the transaction's next statement (the
-   * commit write's when the step is the last write): readable after the commit, throws before.
+   * Their rows' places. The INSERT rides in the round trip of the transaction's next statement
+   * (the commit write's when the step is the last write); the committed result has the rows.
    */
-  readonly messages: ChatMessageRow[];
+  readonly messages: InsertedRange;
 }
 
 export async function commitStep(tx: ChatTx, input: CommitStepInput): Promise<CommittedStep> {

@@ -17,9 +17,10 @@ import type { ChatTx } from "../chat-tx";
 import { FamilyArchivedError } from "../errors";
 import { queueHistory, type NewMessage } from "../history";
 import { chatFromRaw } from "../../db/rows";
-import type { ChatMessagePart, ChatMessageRow, ChatRow, DynamicToolDefinition } from "../../db/schema/chats";
+import type { ChatMessagePart, ChatRow, DynamicToolDefinition } from "../../db/schema/chats";
 import { fallbackTitle } from "../title";
 import type { StoreTransaction } from "../../db/transaction";
+import type { InsertedRange } from "../inserted-refs";
 
 export interface CreateChatInput {
   /** A caller-minted id; Create fails with TransitionNotAllowedError when a chat already has it. */
@@ -46,10 +47,10 @@ export interface CreateChatInput {
 
 /**
  * The initial history's INSERT goes out with the transaction's next statement (normally the commit
- * write): `messages` may be read once the transaction has committed, and throws before.
+ * write): `messages` names the rows' places, and the committed result has the rows.
  */
 export interface CreateChatResult {
-  readonly messages: ChatMessageRow[];
+  readonly messages: InsertedRange;
 }
 
 /** Locks the family root FOR SHARE (see the file header); returns the root's id. */

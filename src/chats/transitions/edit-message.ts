@@ -9,7 +9,8 @@ import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError, StoreInvariantError } from "../errors";
 import { cutAtUserMessage, queueHistory, type NewMessage } from "../history";
 import { clearQueue } from "../queue";
-import type { ChatMessagePart, ChatMessageRow } from "../../db/schema/chats";
+import type { ChatMessagePart } from "../../db/schema/chats";
+import { type InsertedRange, InsertedRow } from "../inserted-refs";
 
 export interface EditMessageInput {
   /** k: an active, user-visible user message of this chat. */
@@ -26,13 +27,13 @@ export interface EditMessageInput {
 
 /**
  * The replacement's INSERT goes out with the transaction's next statement (normally the commit
- * write): `message` and `messages` may be read once the transaction has committed, and throw before.
+ * write): `message` and `messages` name their rows' places, and the committed result has the rows.
  */
 export interface EditMessageResult {
   /** The replacement user message. */
-  readonly message: ChatMessageRow;
+  readonly message: InsertedRow;
   /** Every history row inserted, in order (synthetic tool results, the replacement, the suffix). */
-  readonly messages: ChatMessageRow[];
+  readonly messages: InsertedRange;
   deletedMessageIds: string[];
   deletedQueuedMessageIds: string[];
 }
@@ -58,13 +59,11 @@ export async function editMessage(tx: ChatTx, input: EditMessageInput): Promise<
   const queued = await queueHistory(tx, [replacement, ...(input.suffix ?? [])], EDIT_REASON);
   // Misc rule 1's cancellations follow, if a suffix left dynamic calls pending.
   await tx.land("EditMessage", from, undefined, { cancelReason: EDIT_REASON });
+  // The replacement is the batch's first user row: only synthetic tool results can precede it.
+  const replacementAt = queued.written.findIndex((m) => m.role === "user");
+  if (replacementAt === -1) throw new StoreInvariantError("EditMessage inserted no replacement");
   return tx.inserted.withRowsSince(mark, {
-    get message() {
-      // The replacement is the batch's first user row: only synthetic tool results can precede it.
-      const message = queued.rows().find((row) => row.role === "user");
-      if (message === undefined) throw new StoreInvariantError("EditMessage inserted no replacement");
-      return message;
-    },
+    message: new InsertedRow(queued.rows.from + replacementAt),
     deletedMessageIds,
     deletedQueuedMessageIds,
   });

@@ -10,7 +10,7 @@ import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError } from "../errors";
 import { answerPendingToolCalls, queueMessages, type NewMessage } from "../history";
 import { promoteQueued, type Promotion } from "../queue";
-import type { ChatMessageRow } from "../../db/schema/chats";
+import type { InsertedRange } from "../inserted-refs";
 
 export const INTERRUPTED_REASON = "the generation was interrupted";
 
@@ -21,12 +21,12 @@ export interface FinishInterruptionInput {
 }
 
 /**
- * The partial suffix's INSERT goes out with the transaction's next statement: `messages` may be
- * read once the transaction has committed, and throws before.
+ * The partial suffix's INSERT goes out with the transaction's next statement: `messages` names the
+ * rows' places, and the committed result has the rows.
  */
 export interface FinishInterruptionResult {
   /** Every history row inserted: the partial suffix, synthetic results, the promoted head. */
-  readonly messages: ChatMessageRow[];
+  readonly messages: InsertedRange;
   /** The promoted queue head (I1 only). */
   promoted: Promotion | null;
 }

@@ -9,16 +9,16 @@
  */
 import { TransitionNotAllowedError } from "../../chatstate/index";
 import type { ChatTx } from "../chat-tx";
-import type { ChatMessageRow } from "../../db/schema/chats";
 import { finishInterruption } from "./finish-interruption";
+import type { InsertedRange } from "../inserted-refs";
 
 export const USER_INTERRUPT_REASON = "the user interrupted the chat";
 
 export interface InterruptResult {
   /** FinishInterruption ran in this transaction because nothing owned the chat. */
   finished: boolean;
-  /** Every history row inserted, in order (synthetic tool results, a promoted queue head); read after the commit. */
-  readonly messages: ChatMessageRow[];
+  /** Every history row inserted, in order (synthetic tool results, a promoted queue head). */
+  readonly messages: InsertedRange;
 }
 
 export async function interrupt(tx: ChatTx, input: { reason?: string } = {}): Promise<InterruptResult> {

@@ -10,7 +10,8 @@
 import { QueuedMessageNotFoundError } from "../../chatstate/index";
 import type { ChatTx } from "../chat-tx";
 import { findQueued, moveToHead, promoteQueued, removeQueued } from "../queue";
-import type { ChatMessageRow, ChatQueuedMessageRow } from "../../db/schema/chats";
+import type { ChatQueuedMessageRow } from "../../db/schema/chats";
+import type { InsertedRange, InsertedRow } from "../inserted-refs";
 
 export interface DeleteQueuedMessageResult {
   deleted: ChatQueuedMessageRow;
@@ -28,9 +29,9 @@ export interface PromoteQueuedMessageResult {
   /** The queue row as it was before promotion. */
   queuedMessage: ChatQueuedMessageRow;
   /** The history message (E1, A1); null when it stays at the head of the queue (R1, I1). */
-  message: ChatMessageRow | null;
-  /** Every history row inserted, in order (synthetic tool results, then the message); read after the commit. */
-  readonly messages: ChatMessageRow[];
+  message: InsertedRow | null;
+  /** Every history row inserted, in order (synthetic tool results, then the message). */
+  readonly messages: InsertedRange;
 }
 
 export const PROMOTE_REASON = "a queued message was promoted";
@@ -42,17 +43,12 @@ export async function promoteQueuedMessage(tx: ChatTx, input: { queuedMessageId:
   if (from === "R1" || from === "I1") {
     await moveToHead(tx, queuedMessage);
     await tx.land("PromoteQueuedMessage", from, undefined);
-    return { queuedMessage, message: null, messages: [] };
+    return { queuedMessage, message: null, messages: tx.inserted.rangeSince(tx.inserted.count) };
   }
   const mark = tx.inserted.count;
   const promoted = await promoteQueued(tx, queuedMessage.id, PROMOTE_REASON);
   await tx.land("PromoteQueuedMessage", from, tx.queueLength === 0 ? "promoted last queued" : "queue still non-empty", {
     cancelReason: PROMOTE_REASON,
   });
-  return tx.inserted.withRowsSince(mark, {
-    queuedMessage,
-    get message() {
-      return promoted.message;
-    },
-  });
+  return tx.inserted.withRowsSince(mark, { queuedMessage, message: promoted.message });
 }

@@ -7,11 +7,11 @@
 import { INVALID_STATE_LAST_ERROR } from "../../chatstate/index";
 import type { ChatTx } from "../chat-tx";
 import { answerPendingToolCalls } from "../history";
-import type { ChatMessageRow } from "../../db/schema/chats";
+import type { InsertedRange } from "../inserted-refs";
 
 export const INVALID_STATE_REASON = "the chat was reset from an invalid state";
 
-export async function reconcileInvalidState(tx: ChatTx): Promise<{ readonly messages: ChatMessageRow[] }> {
+export async function reconcileInvalidState(tx: ChatTx): Promise<{ readonly messages: InsertedRange }> {
   const from = tx.from("ReconcileInvalidState");
   const mark = tx.inserted.count;
   await answerPendingToolCalls(tx, { dynamicOnly: true, reason: INVALID_STATE_REASON });

@@ -13,7 +13,7 @@
 import type { ChatTx } from "../chat-tx";
 import { InvalidTransitionInputError, ToolResultsMismatchError } from "../errors";
 import { pendingCalls, queueHistory, type NewMessage } from "../history";
-import type { ChatMessageRow } from "../../db/schema/chats";
+import type { InsertedRange } from "../inserted-refs";
 
 export async function enterRequiresAction(tx: ChatTx, input: { now?: Date } = {}): Promise<{ deadline: Date }> {
   const from = tx.from("EnterRequiresAction");
@@ -54,12 +54,12 @@ function checkResults(pending: ReadonlyMap<string, string>, results: readonly To
 
 /**
  * The results' INSERT goes out with the transaction's next statement (normally the commit write):
- * `messages` may be read once the transaction has committed, and throws before.
+ * `messages` names the rows' places, and the committed result has the rows.
  */
 export async function completeRequiresAction(
   tx: ChatTx,
   input: CompleteRequiresActionInput,
-): Promise<{ readonly messages: ChatMessageRow[] }> {
+): Promise<{ readonly messages: InsertedRange }> {
   const from = tx.from("CompleteRequiresAction");
   const pending = new Map((await pendingCalls(tx, true)).map((call) => [call.tool_call_id, call.tool_name]));
   checkResults(pending, input.results);
@@ -87,7 +87,7 @@ export async function completeRequiresAction(
 
 export const REQUIRES_ACTION_TIMEOUT_REASON = "no tool result arrived before the deadline";
 
-export async function cancelRequiresAction(tx: ChatTx, input: { reason?: string } = {}): Promise<{ readonly messages: ChatMessageRow[] }> {
+export async function cancelRequiresAction(tx: ChatTx, input: { reason?: string } = {}): Promise<{ readonly messages: InsertedRange }> {
   const from = tx.from("CancelRequiresAction");
   const mark = tx.inserted.count;
   await tx.land("CancelRequiresAction", from, undefined, { cancelReason: input.reason ?? REQUIRES_ACTION_TIMEOUT_REASON });

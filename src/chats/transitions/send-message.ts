@@ -9,7 +9,8 @@
 import type { ChatTx } from "../chat-tx";
 import { queueHistory } from "../history";
 import { enqueue, promoteQueued } from "../queue";
-import type { ChatMessagePart, ChatMessageRow, ChatQueuedMessageRow, QueuedHookContext } from "../../db/schema/chats";
+import type { ChatMessagePart, ChatQueuedMessageRow, QueuedHookContext } from "../../db/schema/chats";
+import { type InsertedRange, InsertedRow } from "../inserted-refs";
 import { finishInterruption } from "./finish-interruption";
 
 export type BusyBehavior = "queue" | "interrupt";
@@ -27,16 +28,16 @@ export interface SendMessageInput {
 
 /**
  * When m goes straight into history from W or E0, its INSERT goes out with the transaction's next
- * statement (normally the commit write): `message` and `messages` may be read once the transaction
- * has committed, and throw before (a copy of the result taken inside the transaction throws too).
+ * statement (normally the commit write): `message` and `messages` name their rows' places, and the
+ * committed result has the rows (inserted-refs.ts).
  */
 export interface SendMessageResult {
   /** m is waiting in the queue after this transaction. */
   queued: boolean;
   /** m as a history row, when it went straight into history (directly or promoted at once). */
-  message: ChatMessageRow | null;
+  message: InsertedRow | null;
   /** Every history row this send inserted, in order: synthetic tool results, promoted heads, m. */
-  messages: ChatMessageRow[];
+  messages: InsertedRange;
   /** The queue row holding m, when m is queued. */
   queuedMessage: ChatQueuedMessageRow | null;
   /** When the queue head this send promoted was queued (the spec's queue_wait starts there). */
@@ -60,16 +61,12 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
 
   if (from === "W" || from === "E0") {
     const context = hookContext.map((c) => ({ role: "user" as const, content: c.content, modelOnly: c.model_only, createdBy: null }));
-    // The send's last write: its INSERT rides in the commit write's round trip, and the rows
-    // can be read once the transaction has committed (see SendMessageResult).
+    // The send's last write: its INSERT rides in the commit write's round trip (see SendMessageResult).
     const queued = await queueHistory(tx, [{ role: "user", ...m }, ...context], NEW_MESSAGE_REASON);
     await tx.land("SendMessage", from, variant);
     return tx.inserted.withRowsSince(mark, {
       queued: false,
-      get message() {
-        const rows = queued.rows();
-        return rows[rows.length - 1 - context.length] ?? null;
-      },
+      message: new InsertedRow(queued.rows.to - 1 - context.length),
       queuedMessage: null,
       promotedQueuedAt: null,
     });
@@ -91,15 +88,7 @@ export async function sendMessage(tx: ChatTx, input: SendMessageInput): Promise<
     const promoted = finished.promoted;
     const promotedQueuedAt = promoted?.queued.createdAt ?? null;
     if (promoted?.queued.id === queuedMessage.id) {
-      // The promotion may be queued: its row is read after the commit, as `messages` is.
-      return tx.inserted.withRowsSince(mark, {
-        queued: false,
-        get message() {
-          return promoted.message;
-        },
-        queuedMessage: null,
-        promotedQueuedAt,
-      });
+      return tx.inserted.withRowsSince(mark, { queued: false, message: promoted.message, queuedMessage: null, promotedQueuedAt });
     }
     return tx.inserted.withRowsSince(mark, { queued: true, message: null, queuedMessage, promotedQueuedAt });
   }
