@@ -7,7 +7,7 @@
  */
 import type { Pool } from "@neondatabase/serverless";
 import type { CommandRuntime } from "../../src/chat-commands/chat-commands";
-import { type CommandContext, storeOnly } from "../../src/chat-commands/context";
+import type { CommandContext } from "../../src/chat-commands/context";
 import { type Config, configFromEnv } from "../../src/config/env";
 import { connectionOf, createDb, createPool } from "../../src/db/client";
 import type { Database } from "../../src/db/database";
@@ -140,7 +140,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
         otherChats: children,
         queueWait: (queuedAt, chat) => tracing.queueWait(queuedAt, chat),
         latestTurns: (limit) => tracing.latestTurns(limit),
-        acquireInCommand: this.worker(chatId) ?? storeOnly(store),
+        worker: this.worker(chatId),
       };
     }
     return this.#context;
@@ -162,11 +162,10 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     return this.#keys;
   }
 
-  /** The chat worker (spec "Chat worker"); none when CHAT_WORKER_ENABLED=false (the API alone). */
-  worker(chatId: string): ChatWorker | undefined {
+  /** The chat worker (spec "Chat worker"); it never acquires when CHAT_WORKER_ENABLED=false (the API alone). */
+  worker(chatId: string): ChatWorker {
     if (!this.#worker) {
       const { store, db, config, hooks, tracing } = this.#built();
-      if (!config.CHAT_WORKER_ENABLED) return undefined;
       const { env, clock, parts, streams, children } = this.parts;
       const sleep = (ms: number, signal: AbortSignal) => clock.sleep(ms, signal);
       const titles = new TitleGenerator({

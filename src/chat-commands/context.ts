@@ -6,8 +6,8 @@ import { ChatNotFoundError } from "../chatstate/index";
 import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import type { ChatRow } from "../db/schema/chats";
-import type { ChatStore, Committed, UpdateOptions } from "../chats/store";
-import type { ChatTx } from "../chats/chat-tx";
+import type { ChatStore } from "../chats/store";
+import type { ChatWorker } from "../chat-worker/chat-worker";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { TurnSummary } from "../observability/turn-tracing";
 
@@ -25,28 +25,10 @@ export interface CommandContext {
   queueWait(queuedAt: Date, chat: Pick<ChatRow, "id" | "parentChatId">): void;
   /** The chat's last turns, newest first, as the object's tracer logged them. */
   latestTurns(limit: number): Promise<TurnSummary[]>;
-  /** The chat's worker, which may acquire the chat inside the command that makes it runnable. */
-  acquireInCommand: AcquireInCommand;
+  /** The chat's worker, which may acquire the chat inside the command that makes it runnable (docs/hot-path.md). */
+  worker: ChatWorker;
   /** Commands on other chats, through their own objects (archiving a running family stops it first). */
   otherChats: { interrupt(cmd: ChatCommand): Promise<{ ok: boolean }> };
-}
-
-/**
- * Acquire in command (docs/hot-path.md): a command that makes its chat runnable lets the chat's
- * worker acquire it inside the command's own transaction, so the turn starts at COMMIT without an
- * acquisition of its own. ChatWorker implements it; with the worker off, storeOnly() leaves the
- * chat to the ownership hint after COMMIT, as the spec draws it.
- */
-export interface AcquireInCommand {
-  /** ChatStore.update for a command that may start a turn (SendMessage, EditMessage), acquiring in the same transaction when admission allows. */
-  update<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options?: UpdateOptions): Promise<Committed<T>>;
-  /** Inside a transaction the command already holds (Create's): acquires when admission needs no lock that transaction lacks. */
-  stage(tx: ChatTx): Promise<void>;
-}
-
-/** No acquisition in commands: the store's update, and the ownership hint after COMMIT. */
-export function storeOnly(store: ChatStore): AcquireInCommand {
-  return { update: (chatId, fn, options) => store.update(chatId, fn, options), stage: async () => {} };
 }
 
 /** Another user's chat answers exactly as a missing one (docs/api.md "Auth": the caller never learns that it exists). */

@@ -43,7 +43,7 @@ export async function createChatCommand(
     trigger: [],
     sessionStart: true,
   });
-  const created = await ctx.store.create({
+  const created = await ctx.worker.create({
     id: cmd.chatId,
     organizationId: cmd.organizationId,
     ownerId: cmd.callerId,
@@ -62,9 +62,8 @@ export async function createChatCommand(
       // Hook context goes right after the first prompt, in the creating transaction.
       if (prompt.context.length > 0) await insertHistory(tx, prompt.context, "a lifecycle hook added context");
       await linkContentFiles(ctx, tx, content);
-      // The row is already in its landing state: a chat created running may start its turn at COMMIT.
-      await ctx.acquireInCommand.stage(tx);
     },
   });
+  // A chat created running may have started its turn at COMMIT (ChatWorker.create).
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
 }

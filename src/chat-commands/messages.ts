@@ -55,7 +55,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
     createdBy: cmd.callerId,
     hookContext: prompt.context.map((row) => ({ content: row.content, model_only: row.modelOnly ?? false })),
   };
-  const { value, chat } = await ctx.acquireInCommand.update(
+  const { value, chat } = await ctx.worker.update(
     cmd.chatId,
     async (tx) => {
       assertOwner(tx.chat, cmd.callerId);
@@ -129,7 +129,7 @@ export async function editMessageCommand(ctx: CommandContext, cmd: EditMessageCo
       })
     : { parts: content.parts, context: [] };
   // An edit lands in running: the chat's own worker may acquire it in the same transaction.
-  const { value } = await ctx.acquireInCommand.update(cmd.chatId, async (tx) => {
+  const { value } = await ctx.worker.update(cmd.chatId, async (tx) => {
     assertOwner(tx.chat, cmd.callerId);
     const edited = await editMessage(tx, {
       messageId: cmd.messageId,

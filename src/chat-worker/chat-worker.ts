@@ -4,13 +4,14 @@
  * It acquires the chat when woken (admission included), or inside the command on this object that
  * makes the chat runnable (acquire in command, docs/hot-path.md), runs one ChatRunner per
  * acquisition, renews the lease from the object's alarm, and syncs from the database on the same
- * tick so a lost notification is healed.
+ * tick so a lost notification is healed. With CHAT_WORKER_ENABLED=false it never acquires: the
+ * commands commit without an acquisition, and the chat waits for a worker that does (the API alone).
  */
 import type { ChatUpdatePayload } from "../chats/notifier";
 import { nextTask } from "../next-task";
 import { acquireChat } from "./leases/admission";
-import { acquireInCommand, updateAcquiringInCommand } from "./leases/acquire-in-command";
-import type { AcquireInCommand } from "../chat-commands/context";
+import { type AcquiredInCommand, acquireInCommand, type InCommandAdmission, updateAcquiringInCommand } from "./leases/acquire-in-command";
+import type { CreateChatInput, CreateChatResult } from "../chats/transitions/create";
 import type { Committed, UpdateOptions } from "../chats/store";
 import type { ChatTx } from "../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
@@ -32,7 +33,7 @@ export interface WorkerHost {
   slotReleased(chatId: string, isRoot: boolean): void;
 }
 
-export class ChatWorker implements AcquireInCommand {
+export class ChatWorker {
   readonly workerId = crypto.randomUUID();
   #runner: ChatRunner | null = null;
   #acquiring: Promise<void> | null = null;
@@ -57,6 +58,7 @@ export class ChatWorker implements AcquireInCommand {
    * the pools before the slot this wake announces was freed, and would otherwise swallow it.
    */
   wake(): Promise<void> {
+    if (!this.deps.config.CHAT_WORKER_ENABLED) return Promise.resolve();
     if (this.#acquiring) {
       this.#wokenDuringAcquire = true;
       return this.#acquiring;
@@ -147,51 +149,55 @@ export class ChatWorker implements AcquireInCommand {
   }
 
   /**
-   * Acquire in command, inside Create's transaction: Create takes no pool lock, so this acquires
-   * only where the chat's pool has no limit (acquireInCommand); elsewhere the ownership hint after
-   * COMMIT wakes the usual acquisition.
+   * Create (ChatStore.create) with the acquisition inside its transaction, after the command's own
+   * `afterInsert`: Create takes no pool lock, so this acquires only where the chat's pool has no
+   * limit (acquireInCommand); elsewhere the ownership hint after COMMIT wakes the usual acquisition.
    */
-  stage(tx: ChatTx): Promise<void> {
-    return this.#acquireInCommand(tx, false);
-  }
-
-  /**
-   * Acquire in command for a command that may start a turn (SendMessage, EditMessage): ChatStore.update
-   * with the acquisition after `fn` in the same transaction (updateAcquiringInCommand). Not while
-   * this worker has a runner or an acquisition in flight: those take their usual path, so the
-   * pool's lock is not worth trying.
-   */
-  update<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
-    if (chatId !== this.chatId) throw new Error(`chat ${this.chatId}'s worker asked to update chat ${chatId}`);
-    const admission = { limits: this.#admission().limits, tryPoolLock: !this.#runner && !this.#acquiring };
-    return updateAcquiringInCommand(
-      this.deps.store,
-      chatId,
-      admission,
-      fn,
-      (tx, poolLocked) => this.#acquireInCommand(tx, poolLocked),
-      options,
-    );
-  }
-
-  /**
-   * Under the command's row lock: stage Acquire in that same transaction when admission allows it
-   * there, so the runner starts right after COMMIT without an acquisition of its own. `poolLocked`:
-   * the transaction holds the pool's advisory lock (commandPoolLock).
-   */
-  async #acquireInCommand(tx: ChatTx, poolLocked: boolean): Promise<void> {
-    if (this.#runner || this.#acquiring) return;
-    const runnerId = crypto.randomUUID();
-    const collect = await acquireInCommand(tx, { ...this.#admission(), workerId: this.workerId, runnerId, poolLocked });
-    if (!collect) return;
-    // By the time after-commit effects run, tx.chat is the committed row. The runner starts on the
-    // next turn of the event loop: its first task's synchronous start (the decision, the prompt)
-    // would otherwise delay the command's answer, which is still on its way back. The commit's
-    // chat:update that arrives before it is not needed: the committed row is the runner's first event.
-    tx.transaction.afterCommit(() => {
-      const acquired = { chat: tx.chat, takenOver: false, ...collect() };
-      this.host.keepAlive(nextTask().then(() => this.#start(runnerId, acquired)));
+  async create(input: CreateChatInput): Promise<Committed<CreateChatResult>> {
+    const admission = this.#inCommandAdmission();
+    let acquired: AcquiredInCommand | undefined;
+    const created = await this.deps.store.create({
+      ...input,
+      afterInsert: async (tx) => {
+        await input.afterInsert?.(tx);
+        if (admission) acquired = await acquireInCommand(tx, admission);
+      },
     });
+    if (acquired) this.host.keepAlive(this.#startAfterAnswer(acquired, created.chat));
+    return created;
+  }
+
+  /**
+   * ChatStore.update for a command that may start a turn (SendMessage, EditMessage), acquiring the
+   * chat in the same transaction when admission allows it there (updateAcquiringInCommand), so the
+   * runner starts right after COMMIT without an acquisition of its own.
+   */
+  async update<T>(chatId: string, fn: (tx: ChatTx) => Promise<T>, options: UpdateOptions = {}): Promise<Committed<T>> {
+    if (chatId !== this.chatId) throw new Error(`chat ${this.chatId}'s worker asked to update chat ${chatId}`);
+    const committed = await updateAcquiringInCommand(this.deps.store, chatId, this.#inCommandAdmission(), fn, options);
+    if (committed.acquired) this.host.keepAlive(this.#startAfterAnswer(committed.acquired, committed.chat));
+    return committed;
+  }
+
+  /**
+   * The admission an acquisition inside a command applies; none with the worker off, or while this
+   * worker has a runner or an acquisition in flight: those take their usual path, so the pool's
+   * lock is not worth trying.
+   */
+  #inCommandAdmission(): InCommandAdmission | null {
+    if (!this.deps.config.CHAT_WORKER_ENABLED || this.#runner || this.#acquiring) return null;
+    return { ...this.#admission(), workerId: this.workerId, runnerId: crypto.randomUUID() };
+  }
+
+  /**
+   * The runner of an acquisition a command committed, started on the next turn of the event loop:
+   * its first task's synchronous start (the decision, the prompt) would otherwise delay the
+   * command's answer, which is still on its way back. The commit's chat:update that arrived before
+   * it is not needed: the committed row is the runner's first event.
+   */
+  async #startAfterAnswer(acquired: AcquiredInCommand, chat: ChatRow): Promise<void> {
+    await nextTask();
+    this.#start(acquired.runnerId, { takenOver: false, ...acquired.startingRead(chat) });
   }
 
   #admission() {

@@ -365,7 +365,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     const options = { prefetchTail: prefetchFor(sendMessage, send("go")) };
     const result = guard ? await store.updateGuarded(chatId, guard, fn, options) : await store.update(chatId, fn, options);
     if ("answer" in result) throw new Error("the admission guard answered");
-    return { committed: result, read: collect?.(), staged: collect !== undefined, ids, runs, locked: guard?.locked };
+    return { committed: result, read: collect?.startingRead(result.chat), staged: collect !== undefined, ids, runs, locked: guard?.locked };
   }
 
   it("acquires an idle chat in the send's own statements: owner, fresh heartbeat, no ownership hint, the runner's read", async () => {
@@ -407,7 +407,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     const stored = await history(env, chat.chatId);
     expect(stored.filter((m) => !m.deleted).map((m) => m.content)).toEqual([[{ type: "text", text: "edited" }]]);
     // As the runner's read after a send: every row, the cut ones marked deleted.
-    expect(collect?.().history).toEqual(stored);
+    expect(collect?.startingRead(committed.chat).history).toEqual(stored);
   });
 
   it("stages nothing when the pool has a limit, the chat has an owner, or the send leaves it not runnable", async () => {

@@ -25,7 +25,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { acquireInCommand, updateAcquiringInCommand } from "../../../src/chat-worker/leases/acquire-in-command";
+import { updateAcquiringInCommand } from "../../../src/chat-worker/leases/acquire-in-command";
 import { acquireChat } from "../../../src/chat-worker/leases/admission";
 import type { PoolLimits } from "../../../src/chat-worker/leases/pools";
 import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
@@ -61,13 +61,10 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
     let { chat } = await updateAcquiringInCommand(
       store,
       chatId,
-      { limits, tryPoolLock: true },
+      admission,
       async (tx) => {
         const sent = await sendMessage(tx, input);
         if (sent.queued) throw new Error(`chat ${chatId}: the message was queued, the chat was not idle`);
-      },
-      async (tx, poolLocked) => {
-        await acquireInCommand(tx, { ...admission, poolLocked });
       },
       { prefetchTail: prefetchFor(sendMessage, input) },
     );

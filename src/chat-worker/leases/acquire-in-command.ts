@@ -15,7 +15,7 @@ import { type LockGuard, lockRowIfSql } from "../../chats/row-lock";
 import type { ChatStore, Committed, UpdateOptions } from "../../chats/store";
 import { acquire } from "../../chats/transitions/ownership";
 import type { RawRow } from "../../db/rows";
-import type { ChatMessageRow } from "../../db/schema/chats";
+import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { TurnModelRows } from "../../model-configs/turn-model-rows";
 import { type ChatSnapshot, turnModelsAtCommit } from "../fenced-db";
 import { type AcquireChatOptions, historyAtCommit, recheckAtCommit } from "./admission";
@@ -68,6 +68,26 @@ export function commandPoolLock(chatId: string, limits: PoolLimits): CommandPool
   };
 }
 
+/** What an in-command acquisition needs of the worker: its ids and the admission it applies. */
+export type InCommandAdmission = Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "staleThresholdMs">;
+
+/**
+ * An acquisition staged in a command's transaction: the runner it acquired the chat for, and the
+ * starting read its commit write collects (the new runner's history and model candidates).
+ */
+export class AcquiredInCommand {
+  history: ChatMessageRow[] | undefined;
+  models: TurnModelRows | undefined;
+
+  constructor(readonly runnerId: string) {}
+
+  /** After COMMIT: the committed `chat` with what the commit write read for it. */
+  startingRead(chat: ChatRow): Required<ChatSnapshot> {
+    if (!this.history || !this.models) throw new Error(`chat ${chat.id}: the acquisition's starting read was collected before its commit`);
+    return { chat, history: this.history, models: this.models };
+  }
+}
+
 /**
  * Acquire inside another transaction on the chat (a Create or SendMessage in the chat's own
  * object), which already holds the row lock, when admission needs nothing that transaction does
@@ -76,13 +96,13 @@ export function commandPoolLock(chatId: string, limits: PoolLimits): CommandPool
  * has no limit, or the transaction holds the pool's advisory lock (`poolLocked`, from
  * commandPoolLock). In a limited pool the commit write counts the slots, as acquireChat's does;
  * a full pool fails the transaction with PoolFullAtCommitError. The commit write also writes the
- * heartbeat and reads the new runner's history and model candidates. Answers how to collect that
- * read after COMMIT, or undefined, with nothing staged, when the chat is left to acquireChat.
+ * heartbeat and reads the new runner's history and model candidates. Undefined, with nothing
+ * staged, when the chat is left to acquireChat.
  */
 export async function acquireInCommand(
   tx: ChatTx,
-  options: Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "staleThresholdMs"> & { poolLocked?: boolean },
-): Promise<(() => Required<Omit<ChatSnapshot, "chat">>) | undefined> {
+  options: InCommandAdmission & { poolLocked?: boolean },
+): Promise<AcquiredInCommand | undefined> {
   const { limits, staleThresholdMs } = options;
   assertLimits(limits);
   assertThreshold(staleThresholdMs);
@@ -90,55 +110,46 @@ export async function acquireInCommand(
   if ((limit > 0 && options.poolLocked !== true) || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
   if (limit > 0) tx.checkAtCommit(recheckAtCommit(null, limit, staleThresholdMs, () => new PoolFullAtCommitError(tx.chatId)));
   await acquire(tx, { workerId: options.workerId, runnerId: options.runnerId });
-  let history: ChatMessageRow[] | undefined;
-  let models: TurnModelRows | undefined;
-  tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
-  tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows)));
-  return () => {
-    if (!history || !models) throw new Error(`chat ${tx.chatId}: the acquisition's starting read was collected before its commit`);
-    return { history, models };
-  };
+  const acquired = new AcquiredInCommand(options.runnerId);
+  tx.checkAtCommit(historyAtCommit((rows) => (acquired.history = rows)));
+  tx.checkAtCommit(turnModelsAtCommit((rows) => (acquired.models = rows)));
+  return acquired;
 }
 
+/** What updateAcquiringInCommand answers: the command's commit, and the acquisition when one was staged and committed. */
+export type CommittedAcquiring<T> = Committed<T> & { readonly acquired: AcquiredInCommand | undefined };
+
 /**
- * ChatStore.update for a command that may start a turn (SendMessage), with `acquire` (which applies
- * acquireInCommand, or not) after `fn` in the same transaction. In a limited pool, when
- * `tryPoolLock`, the pool's lock is tried in the row lock's round trip (commandPoolLock) and
- * `acquire` is told whether it is held. When the commit write finds the pool full, the command runs
- * again without the acquisition, and the chat waits for a slot as any other.
+ * ChatStore.update for a command that may start a turn (SendMessage, EditMessage), with
+ * acquireInCommand after `fn` in the same transaction when `admission` is given (null: the worker
+ * does not acquire now). In a limited pool, the pool's lock is tried in the row lock's round trip
+ * (commandPoolLock) and acquireInCommand is told whether it is held. When the commit write finds
+ * the pool full, the command runs again without the acquisition, and the chat waits for a slot as
+ * any other.
  */
 export async function updateAcquiringInCommand<T>(
   store: ChatStore,
   chatId: string,
-  admission: { limits: PoolLimits; tryPoolLock: boolean },
+  admission: InCommandAdmission | null,
   fn: (tx: ChatTx) => Promise<T>,
-  acquire: (tx: ChatTx, poolLocked: boolean) => Promise<void>,
   options: UpdateOptions = {},
-): Promise<Committed<T>> {
+): Promise<CommittedAcquiring<T>> {
+  if (admission === null) return { ...(await store.update(chatId, fn, options)), acquired: undefined };
   const { limits } = admission;
-  const thenAcquire = (poolLocked: () => boolean) => async (tx: ChatTx) => {
+  const unlimited = limits.root === 0 && limits.subagent === 0;
+  const guard = unlimited ? undefined : commandPoolLock(chatId, limits);
+  const thenAcquire = async (tx: ChatTx) => {
     const value = await fn(tx);
-    await acquire(tx, poolLocked());
-    return value;
+    return { value, acquired: await acquireInCommand(tx, { ...admission, poolLocked: guard?.locked ?? false }) };
   };
-  if (!admission.tryPoolLock || (limits.root === 0 && limits.subagent === 0))
-    return store.update(
-      chatId,
-      thenAcquire(() => false),
-      options,
-    );
-  const guard = commandPoolLock(chatId, limits);
   try {
-    const committed = await store.updateGuarded(
-      chatId,
-      guard,
-      thenAcquire(() => guard.locked),
-      options,
-    );
+    const committed = guard
+      ? await store.updateGuarded(chatId, guard, thenAcquire, options)
+      : await store.update(chatId, thenAcquire, options);
     if ("answer" in committed) throw new Error(`chat ${chatId}: the admission guard answered`);
-    return committed;
+    return { ...committed, value: committed.value.value, acquired: committed.value.acquired };
   } catch (err) {
     if (!(err instanceof PoolFullAtCommitError)) throw err;
-    return store.update(chatId, fn, options);
+    return { ...(await store.update(chatId, fn, options)), acquired: undefined };
   }
 }
