@@ -68,6 +68,9 @@ interface Base {
  */
 const ISOLATE_ATTRIBUTION_KEYS = new AttributionKeyCache();
 
+/** The platform's fetch, for the model providers. */
+const platformFetch: typeof fetch = (input, init) => fetch(input, init);
+
 export class ChatRuntime implements CommandRuntime, WorkerHost {
   #base: Base | undefined;
   #context: CommandContext | undefined;
@@ -175,6 +178,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
         config,
         sleep,
         now: () => new Date(),
+        fetch: platformFetch,
         attributionKeys: ISOLATE_ATTRIBUTION_KEYS,
         background: (work) => this.keepAlive(work),
         titleChanged: (chat) => streams.titleChanged(chat),
@@ -190,6 +194,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
           toolsFor: tools,
           now: () => new Date(),
           sleep,
+          fetch: platformFetch,
           turnFinished: (chat, history, model) => titles.afterTurn(chat, history, model),
           files: r2FileReader(env.FILES),
           attributionKeys: ISOLATE_ATTRIBUTION_KEYS,

@@ -48,8 +48,8 @@ export class AttributionKeyCache {
 export interface AttributionDeps {
   db: Database;
   now(): Date;
-  /** The isolate's cache (shared by its chat objects); without one every call resolves again. */
-  attributionKeys?: AttributionKeyCache | undefined;
+  /** The isolate's cache (shared by its chat objects). */
+  attributionKeys: AttributionKeyCache;
 }
 
 /**
@@ -57,7 +57,6 @@ export interface AttributionDeps {
  * AttributionOwnerNotFoundError when the owner may not generate (src/accounts/synthetic-key.ts).
  */
 export async function attributionFor(deps: AttributionDeps, chat: Pick<ChatRow, "id" | "ownerId">): Promise<Attribution> {
-  const cache = deps.attributionKeys ?? new AttributionKeyCache();
-  const keyId = await cache.keyIdFor(deps.db, chat.ownerId, deps.now());
+  const keyId = await deps.attributionKeys.keyIdFor(deps.db, chat.ownerId, deps.now());
   return attributionRequest(keyId, chat.id);
 }

@@ -31,23 +31,23 @@ export async function commitInStage<T = undefined>(
   then?: (tx: ChatTx, written: readonly NewMessage[]) => Promise<T>,
   read?: ChatSnapshot,
 ): Promise<Committed<T | undefined> & { inserted: ChatMessageRow[] }> {
-  const stage = ctx.trace.stage("commit");
-  return ctx.trace.within(stage, async () => {
+  const stage = ctx.trace.nest(ctx.trace.stage("commit"));
+  let committed: Committed<{ step: CommittedStep; followed: T | undefined }>;
+  try {
     // A `then` may end the turn (FinishTurn), promoting the queue head: read it with the lock.
-    const committed = await fencedUpdate(
+    committed = await fencedUpdate(
       ctx.store,
       ctx.fence,
       async (tx) => {
         // Registered before the commit's notifications, so it runs first once COMMIT is through;
         // by then tx.chat is the committed row.
-        const { leaveStartingRead } = ctx;
-        if (read && leaveStartingRead) {
+        if (read) {
           let models: TurnModelRows | undefined;
           // A commit that ended the turn (or released the chat) has no next model call to read for.
           const nextStepCallsModel = () => tx.chat.status === "running" && tx.chat.workerId !== null;
           tx.checkAtCommit(turnModelsAtCommit((rows) => (models = rows), nextStepCallsModel));
           tx.transaction.afterCommit(() =>
-            leaveStartingRead({ chat: tx.chat, history: [...read.history, ...tx.inserted.since(0)], ...(models ? { models } : {}) }),
+            ctx.startingRead.leave({ chat: tx.chat, history: [...read.history, ...tx.inserted.since(0)], ...(models ? { models } : {}) }),
           );
         }
         const step = await commitStep(tx, input);
@@ -56,7 +56,11 @@ export async function commitInStage<T = undefined>(
       false,
       then !== undefined,
     );
-    stage.set({ generation_attempt: committed.chat.generationAttempt });
-    return { ...committed, value: committed.value.followed, inserted: committed.value.step.messages };
-  });
+  } catch (error) {
+    ctx.trace.leave(stage, { error });
+    throw error;
+  }
+  stage.set({ generation_attempt: committed.chat.generationAttempt });
+  ctx.trace.leave(stage);
+  return { ...committed, value: committed.value.followed, inserted: committed.value.step.messages };
 }

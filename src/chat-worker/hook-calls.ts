@@ -9,16 +9,11 @@ import type { NewMessage } from "../chats/history";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import { hookChat, textOf } from "../hooks/chat";
 import { hookContextRows } from "../chats/hook-context-rows";
-import { DISABLED_HOOKS, type HookDispatcher } from "../hooks/dispatcher";
 import { isDenied } from "../hooks/events";
 import { stopContinuedThisTurn } from "../llm/decide";
 import { executeLocalTools } from "../llm/local-tools";
 import type { LocalToolRegistry } from "../llm/tools";
 import type { TaskContext } from "./task-context";
-
-export function hooksOf(ctx: Pick<TaskContext, "hooks">): HookDispatcher {
-  return ctx.hooks ?? DISABLED_HOOKS;
-}
 
 export interface HookedToolResults {
   results: ToolResultPart[];
@@ -36,7 +31,7 @@ export async function runLocalToolsWithHooks(
   calls: readonly ToolCallPart[],
   registry: LocalToolRegistry,
 ): Promise<HookedToolResults> {
-  const hooks = hooksOf(ctx);
+  const { hooks } = ctx;
   if (!hooks.enabled)
     return { results: await executeLocalTools(calls, registry, { abortSignal: ctx.signal, traceCall: toolCallStage(ctx) }), context: [] };
   const who = hookChat(chat);
@@ -93,7 +88,7 @@ export async function stopHook(
   history: readonly ChatMessageRow[],
   reason: "complete" | "step_limit",
 ): Promise<NewMessage[]> {
-  const hooks = hooksOf(ctx);
+  const { hooks } = ctx;
   if (!hooks.enabled) return [];
   const continued = stopContinuedThisTurn(history);
   const lastAssistant = history.findLast((row) => !row.deleted && row.role === "assistant" && !row.compressed);
@@ -114,7 +109,7 @@ export async function stopHook(
  * gets as a last instruction, or null.
  */
 export async function preCompactHook(ctx: TaskContext, chat: ChatRow, source: "automatic" | "manual"): Promise<string | null> {
-  const hooks = hooksOf(ctx);
+  const { hooks } = ctx;
   if (!hooks.enabled) return null;
   const response = await hooks.dispatch({
     event: "pre_compact",
@@ -140,7 +135,7 @@ export async function postCompactHook(
   source: "automatic" | "manual",
   summary: string,
 ): Promise<NewMessage[]> {
-  const hooks = hooksOf(ctx);
+  const { hooks } = ctx;
   if (!hooks.enabled) return [];
   const response = await hooks.dispatch({
     event: "post_compact",

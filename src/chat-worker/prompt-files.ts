@@ -47,7 +47,7 @@ export interface PromptFiles {
 
 export async function loadPromptFiles(
   db: Queryable,
-  reader: FileReader | undefined,
+  reader: FileReader,
   chatId: string,
   history: readonly HistoryRow[],
   transport: ModelTransport,
@@ -57,7 +57,6 @@ export async function loadPromptFiles(
   const linked = await chatFilesByIds(db, chatId, named);
   const evictedFileIds = new Set(named.filter((id) => !linked.has(id)));
   const fileContents = new Map<string, FileContent>();
-  if (reader === undefined) return { evictedFileIds, fileContents };
 
   // Newest first: when the budget runs out, the oldest attachments are the ones named in text.
   const userFiles = rows

@@ -7,28 +7,19 @@ import { errorText, logger } from "../log/log";
 import type { RunnerEvent } from "./event";
 import type { Fence } from "./fence";
 import type { ChatSnapshot } from "./fenced-db";
-import { runTask, type TaskExit } from "./run-task";
+import { exitOrRetry, type TaskExit } from "./run-task";
+import { StartingReads } from "./starting-read";
 import type { RunnerDeps, TaskContext } from "./task-context";
 import { abandonTask } from "./tasks/abandon";
 import { generationTask } from "./tasks/generation";
 import { interruptTask } from "./tasks/interrupt";
 import { requiresActionTimeoutTask } from "./tasks/requires-action-timeout";
-import { Metrics } from "../observability/metrics";
-import { StageTracing } from "../observability/stage-tracing";
+import type { StageTracing } from "../observability/stage-tracing";
 import { TurnTracing } from "../observability/turn-tracing";
 import type { ChatKind } from "../observability/stage-tracing";
 import { TaskTracing } from "./task-tracing";
 
 export type TaskKind = "generation" | "interrupt" | "requires_action_timeout" | "abandon";
-
-export type TaskBodies = Record<TaskKind, (ctx: TaskContext) => Promise<void>>;
-
-const TASKS: TaskBodies = {
-  generation: generationTask,
-  interrupt: interruptTask,
-  requires_action_timeout: requiresActionTimeoutTask,
-  abandon: abandonTask,
-};
 
 interface RunningTask {
   id: number;
@@ -46,11 +37,8 @@ export class ChatRunner {
   /** The in-memory lock per intended (history_version, status): two tasks for the same work never overlap. */
   #locks = new Map<string, Promise<unknown>>();
   #stopped = false;
-  /**
-   * A read of the chat as a commit left it (the acquisition's, or a task's own commit), until the
-   * task spawned for that row takes it (or an event for another row makes it stale).
-   */
-  #startingRead: ChatSnapshot | undefined;
+  /** The read a commit left for the task spawned on its row (starting-read.ts). */
+  readonly #startingReads = new StartingReads();
   readonly #tracer: StageTracing;
   /** This runner's turns (spec "Turn span lifecycle"). */
   readonly #turns: TurnTracing;
@@ -64,11 +52,9 @@ export class ChatRunner {
     private readonly onLostOwnership: (runner: ChatRunner) => void,
     /** Keeps background work alive in the runtime (DurableObjectState.waitUntil). */
     private readonly keepAlive: (work: Promise<unknown>) => void = () => {},
-    /** What each task kind runs; tests swap in their own. */
-    private readonly tasks: TaskBodies = TASKS,
   ) {
-    this.#tracer = deps.tracer ?? new StageTracing(null, new Metrics());
-    this.#turns = new TurnTracing(chatId, this.#tracer, deps.turnEmitted);
+    this.#tracer = deps.tracer;
+    this.#turns = new TurnTracing(chatId, this.#tracer, (turn) => deps.turnEmitted(turn));
   }
 
   /**
@@ -77,12 +63,7 @@ export class ChatRunner {
    */
   acquired(info: { chatKind: ChatKind; takenOver: boolean; startingRead?: ChatSnapshot | undefined }): void {
     this.#turns.acquired(info);
-    this.#startingRead = info.startingRead;
-  }
-
-  /** A task's commit left the chat as `read`: the task spawned for that row starts from it. */
-  leaveStartingRead(read: ChatSnapshot): void {
-    if (!this.#stopped) this.#startingRead = read;
+    this.#startingReads.leave(info.startingRead);
   }
 
   get activeTask(): TaskKind | null {
@@ -122,6 +103,7 @@ export class ChatRunner {
   /** Runner cleanup: cancel every task. Returns when all have exited. */
   async stop(): Promise<void> {
     this.#stopped = true;
+    this.#startingReads.stop();
     for (const t of this.#tasks) t.controller.abort(new Error("runner stopped"));
     this.#active = null;
     await Promise.allSettled(this.#tasks.map((t) => t.done));
@@ -143,37 +125,60 @@ export class ChatRunner {
     const task: RunningTask = { id: this.#nextId++, kind, controller, finished: false, done: Promise.resolve("done") };
     const trace = new TaskTracing(this.#tracer, this.#turns, task.id, controller.signal);
     // Only the event that is the read's row itself may start from it.
-    let read = this.#startingRead?.chat.snapshotVersion === e.snapshotVersion ? this.#startingRead : undefined;
-    this.#startingRead = undefined;
-    const takeStartingRead = () => {
-      const taken = read;
-      read = undefined;
-      return taken;
-    };
-    const leaveStartingRead = (next: ChatSnapshot) => this.leaveStartingRead(next);
-    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, takeStartingRead, leaveStartingRead };
-    task.done = previous
-      .catch(() => {})
-      .then(() => runTask(kind, controller.signal, () => this.tasks[kind](ctx), this.deps.sleep))
-      .then(
-        (exit) => {
-          logger.debug("runner_task_exit", { chat_id: this.chatId, task: kind, exit, history_version: e.historyVersion });
-          return exit;
-        },
-        (err: unknown) => {
-          logger.error("runner_task_crashed", { chat_id: this.chatId, task: kind, error: errorText(err) });
-          return "done" as TaskExit;
-        },
-      )
-      .finally(() => {
-        task.finished = true;
-        // Every stage the task started has ended: its turns may be emitted.
-        this.#turns.release(task.id);
-        if (this.#locks.get(lockKey) === task.done) this.#locks.delete(lockKey);
-      });
+    const startingRead = this.#startingReads.forTask(e.snapshotVersion);
+    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, startingRead };
+    task.done = this.#run(previous, task, ctx, lockKey);
     this.#locks.set(lockKey, task.done);
     this.#tasks.push(task);
     this.#active = task;
     this.keepAlive(task.done);
+  }
+
+  /**
+   * `task` once the task before it on the same work (`lockKey`) has exited: its body, run again
+   * after an unexpected error until it ends in a controlled way (run-task.ts). Its exit is logged (a
+   * crash is logged and ends it); then the lock is free, and the task's turns may be emitted.
+   */
+  async #run(previous: Promise<unknown>, task: RunningTask, ctx: TaskContext, lockKey: string): Promise<TaskExit> {
+    await previous.catch(() => {});
+    let exit: TaskExit | "retry" = "retry";
+    try {
+      for (let failures = 0; exit === "retry"; failures++) {
+        if (ctx.signal.aborted) {
+          exit = "cancelled";
+          break;
+        }
+        try {
+          await this.taskBody(task.kind, ctx);
+          exit = "done";
+        } catch (err) {
+          exit = await exitOrRetry(task.kind, err, failures, ctx.signal, this.deps.sleep);
+        }
+      }
+      logger.debug("runner_task_exit", { chat_id: this.chatId, task: task.kind, exit, history_version: ctx.fence.historyVersion });
+      return exit;
+    } catch (err) {
+      logger.error("runner_task_crashed", { chat_id: this.chatId, task: task.kind, error: errorText(err) });
+      return "done";
+    } finally {
+      task.finished = true;
+      // Every stage the task started has ended.
+      this.#turns.release(task.id);
+      if (this.#locks.get(lockKey) === task.done) this.#locks.delete(lockKey);
+    }
+  }
+
+  /** What a task of `kind` runs (spec "Event processing"); the runner's tests script their own. */
+  protected taskBody(kind: TaskKind, ctx: TaskContext): Promise<void> {
+    switch (kind) {
+      case "generation":
+        return generationTask(ctx);
+      case "interrupt":
+        return interruptTask(ctx);
+      case "requires_action_timeout":
+        return requiresActionTimeoutTask(ctx);
+      case "abandon":
+        return abandonTask(ctx);
+    }
   }
 }

@@ -13,7 +13,7 @@ import type { ChatTools, ToolChat, ToolStep } from "../tools/chat-tools";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
-import type { ChatSnapshot } from "./fenced-db";
+import type { StartingRead } from "./starting-read";
 import type { FileReader } from "./prompt-files";
 import type { StageTracing } from "../observability/stage-tracing";
 import type { TurnSummary } from "../observability/turn-tracing";
@@ -34,18 +34,18 @@ export interface RunnerDeps {
    * `model`: the model the turn's last call used, when the turn ended in that call's commit.
    */
   turnFinished(chat: ChatRow, history: readonly ChatMessageRow[], model?: ResolvedModelConfig): void;
-  /** Optional fetch for model providers (a test's recorder and the like). */
-  fetch?: typeof fetch;
-  /** Attachment bytes (the object's R2 bucket); without it files reach the model as text placeholders. */
-  files?: FileReader;
-  /** Lifecycle hooks (src/hooks); off when absent. */
-  hooks?: HookDispatcher;
+  /** The fetch model providers use (the platform's; a test's recorder and the like). */
+  fetch: typeof fetch;
+  /** Attachment bytes (the object's R2 bucket). */
+  files: FileReader;
+  /** Lifecycle hooks (src/hooks); DISABLED_HOOKS when off. */
+  hooks: HookDispatcher;
   /** The owner's attribution key id, kept across turns (src/chat-worker/attribution.ts). */
-  attributionKeys?: AttributionKeyCache;
-  /** The object's StageTracing (src/observability); a local one that exports nothing when absent. */
-  tracer?: StageTracing;
+  attributionKeys: AttributionKeyCache;
+  /** The object's StageTracing (src/observability). */
+  tracer: StageTracing;
   /** Every emitted turn, for the chat's turn log. */
-  turnEmitted?: (summary: TurnSummary) => void;
+  turnEmitted(summary: TurnSummary): void;
 }
 
 export interface TaskContext extends RunnerDeps {
@@ -53,15 +53,6 @@ export interface TaskContext extends RunnerDeps {
   signal: AbortSignal;
   /** The task's turn and stages. */
   trace: TaskTracing;
-  /**
-   * The chat and history as a commit left them (the acquisition's read under the row lock, or the
-   * previous task's own commit), for the task spawned for that very row: answered once (a retry
-   * reads again), and only when the task's fence is that row's.
-   */
-  takeStartingRead?: () => ChatSnapshot | undefined;
-  /**
-   * Gives the runner the chat and history this task's commit left, for the task it spawns on that
-   * commit's notification (takeStartingRead). Call it after COMMIT, before the notification is handled.
-   */
-  leaveStartingRead?: (read: ChatSnapshot) => void;
+  /** The read the commit that spawned this task left for it, and where its own commit leaves the next (starting-read.ts). */
+  startingRead: StartingRead;
 }

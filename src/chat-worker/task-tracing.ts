@@ -44,19 +44,16 @@ export class TaskTracing {
     return this.tracer.start(name, { identity: this.turns.identity, parent: parent?.context ?? this.#parent, ...rest });
   }
 
-  /** Runs `fn` with `stage` as the parent of the stages it starts; ends it (with the error, if any). */
-  async within<T>(stage: Stage, fn: () => Promise<T>): Promise<T> {
+  /** `stage` is the parent of the stages started from now until it is left. */
+  nest(stage: Stage): Stage {
     this.#within.push(stage);
-    try {
-      const value = await fn();
-      stage.end();
-      return value;
-    } catch (err) {
-      stage.end({ error: err });
-      throw err;
-    } finally {
-      this.#within.splice(this.#within.indexOf(stage), 1);
-    }
+    return stage;
+  }
+
+  /** Ends a nested `stage` (with `end.error` when what it measured failed) and stops nesting under it. */
+  leave(stage: Stage, end: { error?: unknown } = {}): void {
+    stage.end(end);
+    this.#within.splice(this.#within.indexOf(stage), 1);
   }
 
   complete(): void {

@@ -118,8 +118,14 @@ export async function compactOnRequest(ctx: TaskContext, snapshot: Snapshot): Pr
 async function compact(ctx: TaskContext, snapshot: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
   const summarizer = setup.override ?? setup.chatModel;
   const transport = transportFor(summarizer.provider, summarizer.config) ?? summarizer.provider.type;
-  const stage = ctx.trace.stage("compaction", { model: stageModel(summarizer, transport, null), attributes: { source } });
-  await ctx.trace.within(stage, () => compactPass(ctx, snapshot, setup, source));
+  const stage = ctx.trace.nest(ctx.trace.stage("compaction", { model: stageModel(summarizer, transport, null), attributes: { source } }));
+  try {
+    await compactPass(ctx, snapshot, setup, source);
+  } catch (error) {
+    ctx.trace.leave(stage, { error });
+    throw error;
+  }
+  ctx.trace.leave(stage);
 }
 
 async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {

@@ -24,13 +24,12 @@ import { decideNextStep } from "../../llm/decide";
 import { HookFailureError } from "../../hooks/errors";
 import { type ModelCallError, isModelCallError } from "../../llm/model-call-error";
 import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
-import { messageUsage, runModelStep } from "../../llm/step";
+import { messageUsage, runModelStep, type StepOutcome } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
-import { episodeKey } from "../../part-buffer/part-buffer";
-import { checkFence } from "../fence";
+import { type EpisodeKey, episodeKey } from "../../part-buffer/part-buffer";
 import { type ChatSnapshot, fencedRead, fencedRecordAttempt, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
-import { hooksOf, runLocalToolsWithHooks, stopHook } from "../hook-calls";
+import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
 import type { ChatTx } from "../../chats/chat-tx";
 import type { Promotion } from "../../chats/queue";
 import type { TaskContext } from "../task-context";
@@ -51,26 +50,28 @@ export const MODEL_IDLE_TIMEOUT_MS = 60_000;
 export async function generationTask(ctx: TaskContext): Promise<void> {
   // One generation_step per task, from loading state to its transition; it joins the turn once
   // the read names the trigger. The turn is settled after the step's own stage ended.
-  const generationStep = ctx.trace.stage("generation_step");
+  const generationStep = ctx.trace.nest(ctx.trace.stage("generation_step"));
   try {
-    await ctx.trace.within(generationStep, async () => {
-      try {
-        await step(ctx, generationStep);
-      } catch (err) {
-        // Hooks fail closed: the step stops and the chat shows why; sending a message (or retrying
-        // from error) runs the turn again once the consumer answers.
-        if (!(err instanceof HookFailureError)) throw err;
-        const detail = { kind: err.code, provider: null, retryable: true, status_code: null, detail: err.detail };
-        await failTurn(ctx, { error: err.message, detail });
-      }
-    });
+    try {
+      await step(ctx, generationStep);
+    } catch (err) {
+      // Hooks fail closed: the step stops and the chat shows why; sending a message (or retrying
+      // from error) runs the turn again once the consumer answers.
+      if (!(err instanceof HookFailureError)) throw err;
+      const detail = { kind: err.code, provider: null, retryable: true, status_code: null, detail: err.detail };
+      await failTurn(ctx, { error: err.message, detail });
+    }
+    ctx.trace.leave(generationStep);
+  } catch (error) {
+    ctx.trace.leave(generationStep, { error });
+    throw error;
   } finally {
     ctx.trace.settle();
   }
 }
 
 async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
-  const read = takeStartingRead(ctx) ?? (await fencedRead(ctx.store, ctx.fence));
+  const read = ctx.startingRead.take(ctx.fence) ?? (await fencedRead(ctx.store, ctx.fence));
   const { chat, history } = read;
   ctx.trace.ensure(turnTrigger(chat, history));
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
@@ -121,13 +122,6 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
   }
 }
 
-/** The chat as the commit that spawned this task left it, when the runner has it (the acquisition's, or the previous step's). */
-function takeStartingRead(ctx: TaskContext): ChatSnapshot | undefined {
-  const read = ctx.takeStartingRead?.();
-  if (read) checkFence(read.chat, ctx.fence);
-  return read;
-}
-
 /**
  * `read` is the step's own fenced read, nothing having been written since, and `chatModel` the
  * model the compaction gate resolved from it: the first attempt uses both (RecordGenerationAttempt
@@ -138,14 +132,13 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
     const { chat, history, models } = first ? read : await fencedRead(ctx.store, ctx.fence);
     const resolved = first ? chatModel : undefined;
     let prepared: PreparedGeneration;
-    const prepare = ctx.trace.stage("prepare");
+    const prepare = ctx.trace.nest(ctx.trace.stage("prepare"));
     try {
-      prepared = await ctx.trace.within(prepare, async () => {
-        const p = await prepareGeneration(ctx, { chat, history, ...(models ? { models } : {}) }, resolved);
-        prepare.setModel(p.model);
-        return p;
-      });
+      prepared = await prepareGeneration(ctx, { chat, history, ...(models ? { models } : {}) }, resolved);
+      prepare.setModel(prepared.model);
+      ctx.trace.leave(prepare);
     } catch (err) {
+      ctx.trace.leave(prepare, { error: err });
       // A provider row that cannot make a call (no key, no base URL) fails here, before any attempt.
       if (isModelCallError(err)) return finishWithModelError(ctx, err);
       const error = preparationFailureMessage(err);
@@ -163,30 +156,7 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
     }
     try {
       ctx.parts.startModelInvocation(key);
-      const stream = new StreamStages(ctx, prepared.model);
-      const outcome = await ctx.trace.within(stream.stage, () =>
-        runModelStep({
-          model: prepared.client.model,
-          prompt: prepared.prompt,
-          tools: modelTools(chat, prepared.tools.registry),
-          abortSignal: ctx.signal,
-          idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
-          providerOptions: prepared.providerOptions,
-          onPart: (part) => {
-            stream.part(part);
-            ctx.parts.addPart(key, part);
-          },
-        }).then(
-          (outcome) => {
-            stream.close();
-            return outcome;
-          },
-          (err: unknown) => {
-            stream.close(err);
-            throw err;
-          },
-        ),
-      );
+      const outcome = await streamModelStep(ctx, key, prepared, chat);
       if (outcome.kind === "aborted") return;
       const messages: NewMessage[] = [
         { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
@@ -206,12 +176,44 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
       const delay = retryDelayMs(attempt, ctx.config.CHAT_RETRY_INITIAL_DELAY_MS);
       const payload = retryPayload(err, attempt, delay, ctx.now());
       await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
-      await ctx.trace.within(ctx.trace.stage("retry_backoff", { attributes: { generation_attempt: attempt } }), () =>
-        ctx.sleep(delay, ctx.signal),
-      );
+      const backoff = ctx.trace.nest(ctx.trace.stage("retry_backoff", { attributes: { generation_attempt: attempt } }));
+      try {
+        await ctx.sleep(delay, ctx.signal);
+      } catch (error) {
+        ctx.trace.leave(backoff, { error });
+        throw error;
+      }
+      ctx.trace.leave(backoff);
     } finally {
       ctx.parts.closeEpisode(key);
     }
+  }
+}
+
+/** One model call, streamed part by part to the episode `key`, inside its `stream` stage (stream-stages.ts). */
+async function streamModelStep(ctx: TaskContext, key: EpisodeKey, prepared: PreparedGeneration, chat: ChatRow): Promise<StepOutcome> {
+  const stream = new StreamStages(ctx, prepared.model);
+  ctx.trace.nest(stream.stage);
+  try {
+    const outcome = await runModelStep({
+      model: prepared.client.model,
+      prompt: prepared.prompt,
+      tools: modelTools(chat, prepared.tools.registry),
+      abortSignal: ctx.signal,
+      idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
+      providerOptions: prepared.providerOptions,
+      onPart: (part) => {
+        stream.part(part);
+        ctx.parts.addPart(key, part);
+      },
+    });
+    stream.close();
+    ctx.trace.leave(stream.stage);
+    return outcome;
+  } catch (error) {
+    stream.close(error);
+    ctx.trace.leave(stream.stage, { error });
+    throw error;
   }
 }
 
@@ -224,7 +226,7 @@ type TurnEnd = { kind: "finished"; promoted: Pick<Promotion, "queued"> | null } 
  */
 async function endTurnInCommit(ctx: TaskContext, tx: ChatTx, history: readonly HistoryRow[]): Promise<TurnEnd | undefined> {
   const next = decideNextStep({ chat: tx.chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
-  if (next.kind === "finish_turn" && !hooksOf(ctx).enabled) {
+  if (next.kind === "finish_turn" && !ctx.hooks.enabled) {
     const { promoted } = await finishTurn(tx);
     await releaseWhenIdle(tx);
     return { kind: "finished", promoted };

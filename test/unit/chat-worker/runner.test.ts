@@ -6,12 +6,32 @@
 import { describe, expect, it } from "vitest";
 import type { ChatStatus } from "../../../src/chatstate/states";
 import type { RunnerEvent } from "../../../src/chat-worker/event";
-import { ChatRunner, type TaskBodies, type TaskKind } from "../../../src/chat-worker/runner";
+import { ChatRunner, type TaskKind } from "../../../src/chat-worker/runner";
 import type { ChatSnapshot } from "../../../src/chat-worker/fenced-db";
 import type { RunnerDeps, TaskContext } from "../../../src/chat-worker/task-context";
+import { FenceError } from "../../../src/chat-worker/fence";
+import { Metrics } from "../../../src/observability/metrics";
+import { StageTracing } from "../../../src/observability/stage-tracing";
+import { TASK_RETRY_INITIAL_MS } from "../../../src/chat-worker/run-task";
 
 const WORKER = "worker-1";
 const RUNNER = "runner-1";
+
+type TaskBodies = Record<TaskKind, (ctx: TaskContext) => Promise<void>>;
+
+/** A runner whose tasks run the test's scripted bodies. */
+class ScriptedRunner extends ChatRunner {
+  constructor(
+    private readonly tasks: TaskBodies,
+    ...args: ConstructorParameters<typeof ChatRunner>
+  ) {
+    super(...args);
+  }
+
+  protected override taskBody(kind: TaskKind, ctx: TaskContext): Promise<void> {
+    return this.tasks[kind](ctx);
+  }
+}
 
 interface Started {
   kind: TaskKind;
@@ -47,7 +67,10 @@ function scriptedTasks(options: { endOnAbort?: boolean } = {}) {
   return { started, tasks };
 }
 
-const deps = { sleep: async () => {} } as unknown as RunnerDeps;
+/** What the runner itself uses of its deps: the task bodies here use none of the rest. */
+const runnerDeps = (sleep: RunnerDeps["sleep"]) =>
+  ({ sleep, tracer: new StageTracing(null, new Metrics()), turnEmitted: () => {} }) as Partial<RunnerDeps> as RunnerDeps;
+const deps = runnerDeps(async () => {});
 
 function event(snapshot: number, history: number, status: ChatStatus, extra: Partial<RunnerEvent> = {}): RunnerEvent {
   return {
@@ -65,14 +88,14 @@ function event(snapshot: number, history: number, status: ChatStatus, extra: Par
 function runnerWith(tasks: TaskBodies) {
   const lost: ChatRunner[] = [];
   const kept: Promise<unknown>[] = [];
-  const runner = new ChatRunner(
+  const runner = new ScriptedRunner(
+    tasks,
     "chat-1",
     WORKER,
     RUNNER,
     deps,
     (r) => lost.push(r),
     (w) => kept.push(w),
-    tasks,
   );
   return { runner, lost, kept };
 }
@@ -168,6 +191,44 @@ describe("ChatRunner.process", () => {
     await expect.poll(() => started.map((s) => s.kind)).toEqual(["generation", "abandon", "generation"]);
   });
 
+  it("runs a failing body again after each backoff until it succeeds, then exits done", async () => {
+    const waits: number[] = [];
+    let calls = 0;
+    const failThrice = async () => {
+      calls++;
+      if (calls <= 3) throw new Error("database unreachable");
+    };
+    const tasks: TaskBodies = { generation: failThrice, interrupt: failThrice, requires_action_timeout: failThrice, abandon: failThrice };
+    const sleeping = runnerDeps(async (ms: number) => void waits.push(ms));
+    const kept: Promise<unknown>[] = [];
+    const runner = new ScriptedRunner(
+      tasks,
+      "chat-1",
+      WORKER,
+      RUNNER,
+      sleeping,
+      () => {},
+      (w) => kept.push(w),
+    );
+    runner.process(event(1, 1, "running"));
+    expect(await Promise.all(kept)).toEqual(["done"]);
+    expect(calls).toBe(4);
+    expect(waits).toEqual([TASK_RETRY_INITIAL_MS, TASK_RETRY_INITIAL_MS * 2, TASK_RETRY_INITIAL_MS * 4]);
+  });
+
+  it("a stale fence ends the task at once, without a retry", async () => {
+    let calls = 0;
+    const staleFence = async (ctx: TaskContext) => {
+      calls++;
+      throw new FenceError(ctx.fence, { historyVersion: 2, status: "running", runnerId: RUNNER, workerId: WORKER });
+    };
+    const tasks: TaskBodies = { generation: staleFence, interrupt: staleFence, requires_action_timeout: staleFence, abandon: staleFence };
+    const { runner, kept } = runnerWith(tasks);
+    runner.process(event(1, 1, "running"));
+    expect(await Promise.all(kept)).toEqual(["stale"]);
+    expect(calls).toBe(1);
+  });
+
   it("stop cancels every task, waits for them, and ignores later events", async () => {
     const { started, tasks } = scriptedTasks({ endOnAbort: true });
     const { runner } = runnerWith(tasks);
@@ -201,14 +262,14 @@ describe("ChatRunner.process", () => {
     runner.process(acquiredRow);
     await flush();
     const first = started[0]!.ctx;
-    expect(first.takeStartingRead?.()).toBe(read);
+    expect(first.startingRead.take(first.fence)).toBe(read);
     // A retry of the same task reads for itself.
-    expect(first.takeStartingRead?.()).toBeUndefined();
+    expect(first.startingRead.take(first.fence)).toBeUndefined();
 
     runner.process(event(6, 4, "running"));
     await flush();
     expect(started).toHaveLength(2);
-    expect(started[1]!.ctx.takeStartingRead?.()).toBeUndefined();
+    expect(started[1]!.ctx.startingRead.take(started[1]!.ctx.fence)).toBeUndefined();
   });
 
   it("hands a task's commit read to the task spawned for that commit's row, and to none other", async () => {
@@ -218,19 +279,19 @@ describe("ChatRunner.process", () => {
     await flush();
     const committedRow = event(6, 4, "running");
     const read = { chat: committedRow, history: [] } as unknown as ChatSnapshot;
-    started[0]!.ctx.leaveStartingRead?.(read);
+    started[0]!.ctx.startingRead.leave(read);
     runner.process(committedRow);
     await flush();
-    expect(started[1]!.ctx.takeStartingRead?.()).toBe(read);
-    expect(started[1]!.ctx.takeStartingRead?.()).toBeUndefined();
+    expect(started[1]!.ctx.startingRead.take(started[1]!.ctx.fence)).toBe(read);
+    expect(started[1]!.ctx.startingRead.take(started[1]!.ctx.fence)).toBeUndefined();
 
     // Handed off, but another row's event came first: it is stale and dropped.
-    started[1]!.ctx.leaveStartingRead?.({ chat: event(8, 6, "running"), history: [] } as unknown as ChatSnapshot);
+    started[1]!.ctx.startingRead.leave({ chat: event(8, 6, "running"), history: [] } as unknown as ChatSnapshot);
     runner.process(event(7, 5, "running"));
     await flush();
     runner.process(event(8, 6, "running"));
     await flush();
-    expect(started.slice(2).map((s) => s.ctx.takeStartingRead?.())).toEqual([undefined, undefined]);
+    expect(started.slice(2).map((s) => s.ctx.startingRead.take(s.ctx.fence))).toEqual([undefined, undefined]);
   });
 
   it("gives the acquisition's read to no task when the first event is not the acquired row", async () => {
@@ -243,6 +304,6 @@ describe("ChatRunner.process", () => {
     });
     runner.process(event(7, 4, "running"));
     await flush();
-    expect(started[0]!.ctx.takeStartingRead?.()).toBeUndefined();
+    expect(started[0]!.ctx.startingRead.take(started[0]!.ctx.fence)).toBeUndefined();
   });
 });
