@@ -85,7 +85,7 @@ function event(snapshot: number, history: number, status: ChatStatus, extra: Par
   };
 }
 
-function runnerWith(tasks: TaskBodies) {
+function runnerWith(tasks: TaskBodies, runnerDepsOf: RunnerDeps = deps) {
   const lost: ChatRunner[] = [];
   const kept: Promise<unknown>[] = [];
   const runner = new ScriptedRunner(
@@ -93,7 +93,7 @@ function runnerWith(tasks: TaskBodies) {
     "chat-1",
     WORKER,
     RUNNER,
-    deps,
+    runnerDepsOf,
     (r) => lost.push(r),
     (w) => kept.push(w),
   );
@@ -199,16 +199,9 @@ describe("ChatRunner.process", () => {
       if (calls <= 3) throw new Error("database unreachable");
     };
     const tasks: TaskBodies = { generation: failThrice, interrupt: failThrice, requires_action_timeout: failThrice, abandon: failThrice };
-    const sleeping = runnerDeps(async (ms: number) => void waits.push(ms));
-    const kept: Promise<unknown>[] = [];
-    const runner = new ScriptedRunner(
+    const { runner, kept } = runnerWith(
       tasks,
-      "chat-1",
-      WORKER,
-      RUNNER,
-      sleeping,
-      () => {},
-      (w) => kept.push(w),
+      runnerDeps(async (ms: number) => void waits.push(ms)),
     );
     runner.process(event(1, 1, "running"));
     expect(await Promise.all(kept)).toEqual(["done"]);
