@@ -40,6 +40,10 @@ export const operations = {
     response: "CreateTokenResponse",
     status: 201,
   }),
+  listTokens: op({ method: "get", path: "/users/{user}/keys/tokens", response: "ApiKey[]" }),
+  deleteToken: op({ method: "delete", path: "/users/{user}/keys/{key}", response: null, status: 204 }),
+  login: op({ method: "post", path: "/users/login", body: "LoginRequest", response: "LoginResponse", status: 201 }),
+  logout: op({ method: "post", path: "/users/logout", response: "LogoutResponse" }),
 
   // providers (site owner)
   createProvider: op({

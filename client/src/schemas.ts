@@ -76,6 +76,10 @@ export interface Components {
   CreateUserRequest: typeof users.CreateUserBody;
   CreateTokenRequest: typeof users.CreateTokenBody;
   CreateTokenResponse: typeof users.CreateTokenResponse;
+  ApiKey: typeof users.ApiKeySchema;
+  LoginRequest: typeof users.LoginBody;
+  LoginResponse: typeof users.LoginResponse;
+  LogoutResponse: typeof users.LogoutResponse;
 }
 
 /** Query strings are not components in the document; they are listed by their own names. */
@@ -101,3 +105,4 @@ export type ChatQueuedMessage = Output<"ChatQueuedMessage">;
 export type ChatStatus = Chat["status"];
 export type ModelConfig = Output<"ChatModelConfig">;
 export type User = Output<"User">;
+export type ApiKey = Output<"ApiKey">;

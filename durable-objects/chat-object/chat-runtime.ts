@@ -20,6 +20,7 @@ import { errorText, logger, setLogLevel } from "../../src/log/log";
 import { connectMcpServer } from "../../src/mcp/session";
 import { McpTurnConnections } from "../../src/mcp/turn-connections";
 import { ObjectTracing } from "../../src/observability/object-tracing";
+import { sessionLifetime } from "../../src/accounts/sessions";
 import { VerifiedKeys } from "../../src/accounts/verified-keys";
 import { AttributionKeyCache } from "../../src/chat-worker/attribution";
 import { ChatWorker, type WorkerHost } from "../../src/chat-worker/chat-worker";
@@ -160,6 +161,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
         now: () => new Date(),
         background: (work) => state.waitUntil(work.catch((err: unknown) => logger.warn("api_key_touch_failed", { error: errorText(err) }))),
         connectionFree: () => pool.idleCount > 0,
+        sessions: sessionLifetime(config),
       });
     }
     return this.#keys;

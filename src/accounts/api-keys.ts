@@ -2,7 +2,7 @@
  * API keys: the stored half of `<id>-<secret>` tokens. User-created keys have login type
  * "token"; session keys and the synthetic attribution keys carry the user's own login type.
  */
-import { and, eq, isNull, lt, or } from "drizzle-orm";
+import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
 import { mintToken } from "./token";
 import type { Database } from "../db/database";
 import { isUniqueViolation } from "../db/pg-errors";
@@ -17,6 +17,8 @@ export const FULL_SCOPE = "all";
 export const TOKEN_LOGIN_TYPE = "token";
 /** `last_used_at` moves at most this often: one write a minute per key, not one per request. */
 export const LAST_USED_RESOLUTION_MS = 60_000;
+/** The token name of sign-in sessions (and of the first user's token): the keys a use renews. */
+export const SESSION_TOKEN_NAME = "session";
 
 export interface NewApiKey {
   userId: string;
@@ -24,6 +26,14 @@ export interface NewApiKey {
   loginType: string;
   scope?: string;
   expiresAt: Date;
+  /** The key this one is minted with: it expires no later, and deleting that key deletes this one. */
+  parent?: Pick<ApiKeyRow, "id" | "expiresAt"> | undefined;
+}
+
+/** How a session is renewed on use: idle this long it expires, and never past `maxMs` after it was made. */
+export interface SessionLifetime {
+  idleMs: number;
+  maxMs: number;
 }
 
 /** Stores a fresh key; the token (with its secret) is returned this once and never again. */
@@ -39,7 +49,8 @@ export async function createApiKey(db: Database, input: NewApiKey): Promise<{ ke
         tokenName: input.tokenName,
         loginType: input.loginType,
         scope: input.scope ?? FULL_SCOPE,
-        expiresAt: input.expiresAt,
+        expiresAt: input.parent && input.parent.expiresAt < input.expiresAt ? input.parent.expiresAt : input.expiresAt,
+        parentKeyId: input.parent?.id ?? null,
       })
       .returning();
     if (!key) throw new Error("insert into api_keys returned no row");
@@ -75,13 +86,57 @@ export function usageIsStale(key: Pick<ApiKeyRow, "lastUsedAt">, now: Date): boo
   return key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() >= LAST_USED_RESOLUTION_MS;
 }
 
-/** Records use, unless it was already recorded within the last minute (then it writes nothing). */
-export async function touchApiKey(db: Database, id: string, now: Date): Promise<void> {
+/**
+ * Records use, unless it was already recorded within the last minute (then it writes nothing). A
+ * session's use renews it: its expiry moves to `idleMs` from now, but never past `maxMs` after it
+ * was made, and never back.
+ */
+export async function touchApiKey(db: Database, id: string, now: Date, sessions: SessionLifetime): Promise<void> {
   const stale = new Date(now.getTime() - LAST_USED_RESOLUTION_MS);
+  const renewed = new Date(now.getTime() + sessions.idleMs);
   await db
     .update(apiKeys)
-    .set({ lastUsedAt: now })
+    .set({
+      lastUsedAt: now,
+      expiresAt: sql`CASE WHEN ${apiKeys.tokenName} = ${SESSION_TOKEN_NAME} AND ${apiKeys.loginType} <> ${TOKEN_LOGIN_TYPE}
+        THEN greatest(${apiKeys.expiresAt}, least(${renewed}::timestamptz, ${apiKeys.createdAt} + make_interval(secs => ${sessions.maxMs / 1000})))
+        ELSE ${apiKeys.expiresAt} END`,
+    })
     .where(and(eq(apiKeys.id, id), or(isNull(apiKeys.lastUsedAt), lt(apiKeys.lastUsedAt, stale))));
+}
+
+/** Whether `key` is a session, which use renews (touchApiKey). */
+export function isSession(key: Pick<ApiKeyRow, "tokenName" | "loginType">): boolean {
+  return key.tokenName === SESSION_TOKEN_NAME && key.loginType !== TOKEN_LOGIN_TYPE;
+}
+
+/** The expiry a use at `now` gives `key`: touchApiKey's rule, for a copy of the row held in memory. */
+export function renewedExpiry(
+  key: Pick<ApiKeyRow, "tokenName" | "loginType" | "expiresAt" | "createdAt">,
+  now: Date,
+  sessions: SessionLifetime,
+): Date {
+  if (!isSession(key)) return key.expiresAt;
+  const renewed = Math.min(now.getTime() + sessions.idleMs, key.createdAt.getTime() + sessions.maxMs);
+  return new Date(Math.max(key.expiresAt.getTime(), renewed));
+}
+
+/** A user's own keys, newest first: tokens and sessions (never the synthetic attribution keys), without secrets. */
+export async function listApiKeys(db: Database, userId: string): Promise<ApiKeyRow[]> {
+  return db
+    .select()
+    .from(apiKeys)
+    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.scope, FULL_SCOPE)))
+    .orderBy(desc(apiKeys.createdAt), apiKeys.id);
+}
+
+/** Deletes `userId`'s key `id` (and, by the foreign key, every key minted with it); whether it existed. */
+export async function deleteApiKey(db: Database, userId: string, id: string): Promise<boolean> {
+  const deleted = await db
+    .delete(apiKeys)
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), eq(apiKeys.scope, FULL_SCOPE)))
+    .returning({ id: apiKeys.id });
+  return deleted.length > 0;
 }
 
 export async function getApiKey(db: Database, id: string): Promise<ApiKeyRow | null> {

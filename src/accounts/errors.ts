@@ -29,3 +29,21 @@ export class AlreadyExistsError extends AccountError {
     super(`a ${resource} with this ${field} already exists`);
   }
 }
+
+/** A sign-in whose email and password do not match an active user with a password (401); it never says which part was wrong. */
+export class SignInRefusedError extends Error {
+  override name = "SignInRefusedError";
+  readonly code = "invalid_credentials";
+  constructor() {
+    super("the email or password is wrong");
+  }
+}
+
+/** Too many failed sign-ins for the account or the address: the next may come after `retryAfterSeconds` (429). */
+export class TooManySignInAttemptsError extends Error {
+  override name = "TooManySignInAttemptsError";
+  readonly code = "too_many_attempts";
+  constructor(readonly retryAfterSeconds: number) {
+    super(`too many failed sign-ins; try again in ${retryAfterSeconds} s`);
+  }
+}

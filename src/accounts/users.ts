@@ -10,7 +10,7 @@ import { LOCK_NAMESPACE, advisoryXactLock } from "../db/advisory-lock";
 import { type Database, READ_COMMITTED } from "../db/database";
 import { constraintOf, isUniqueViolation } from "../db/pg-errors";
 import { users } from "../db/schema/auth";
-import { type ApiKeyRow, createApiKey } from "./api-keys";
+import { type ApiKeyRow, createApiKey, SESSION_TOKEN_NAME } from "./api-keys";
 import { AlreadyExistsError, FirstUserExistsError } from "./errors";
 import { type MemberRole, type OrganizationRow, addMember, ensureDefaultOrganization } from "./organizations";
 
@@ -18,8 +18,7 @@ export type UserRow = typeof users.$inferSelect;
 /** How a user signs in. Never "token": that is the login type of user-created keys. */
 export type LoginType = "password" | "none";
 
-/** The session token handed out with the first user. */
-export const SESSION_TOKEN_NAME = "session";
+/** The first user's session lives this long before it needs renewing (as a sign-in's would: api-keys.ts). */
 export const SESSION_LIFETIME_MS = 30 * 24 * 60 * 60 * 1000;
 
 export interface NewUser {

@@ -14,7 +14,7 @@
  * request (a new chat's socket); a second later, the turn that request started.
  */
 import type { Database } from "../db/database";
-import { type ApiKeyForAuth, findApiKeyForAuth, touchApiKey, usageIsStale } from "./api-keys";
+import { type ApiKeyForAuth, findApiKeyForAuth, renewedExpiry, type SessionLifetime, touchApiKey, usageIsStale } from "./api-keys";
 import { type Caller, callerOf, presentedKey } from "./authentication";
 
 /** Entries kept at most; past it the oldest read goes first (a chat's object sees few keys). */
@@ -34,6 +34,8 @@ export interface VerifiedKeysDeps {
   connectionFree(): boolean;
   /** Between looks for a free connection (USAGE_WRITE_DELAY_MS; tests shorten it). */
   usageLookMs?: number;
+  /** How a session's use renews it (api-keys.ts touchApiKey). */
+  sessions: SessionLifetime;
 }
 
 interface Entry {
@@ -55,8 +57,10 @@ export class VerifiedKeys {
     const found = await this.#read(id, now.getTime());
     const caller = await callerOf(found, secret, now);
     if (found && usageIsStale(found.key, now)) {
-      // Recorded in memory first, so concurrent requests write it once.
+      // Recorded in memory first, so concurrent requests write it once; a session's renewal too,
+      // as the write will make it.
       found.key.lastUsedAt = now;
+      found.key.expiresAt = renewedExpiry(found.key, now, this.deps.sessions);
       this.#unrecorded.set(id, now);
     }
     return caller;
@@ -78,7 +82,7 @@ export class VerifiedKeys {
       await new Promise((resolve) => setTimeout(resolve, this.deps.usageLookMs ?? USAGE_WRITE_DELAY_MS));
       if (this.deps.connectionFree()) break;
     }
-    await touchApiKey(this.deps.db, id, at);
+    await touchApiKey(this.deps.db, id, at, this.deps.sessions);
   }
 
   async #read(id: string, now: number): Promise<ApiKeyForAuth | null> {

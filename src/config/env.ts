@@ -47,6 +47,23 @@ export const configSchema = z.object({
   CHAT_AUTO_ARCHIVE_DAYS: int("CHAT_AUTO_ARCHIVE_DAYS", 0),
   // Days an archived chat is kept before its family and files are deleted; 0 keeps them forever.
   CHAT_ARCHIVE_RETENTION_DAYS: int("CHAT_ARCHIVE_RETENTION_DAYS", 0),
+  // Sign-in sessions (docs/accounts.md): idle for this long they expire, each use renews them, and
+  // none lives past its maximum, counted from sign-in.
+  CHAT_SESSION_IDLE_SECONDS: int("CHAT_SESSION_IDLE_SECONDS", 60).default(86_400),
+  CHAT_SESSION_MAX_SECONDS: int("CHAT_SESSION_MAX_SECONDS", 60).default(2_592_000),
+  // Failed sign-ins per account and per address before the next attempt waits; the wait starts
+  // here and doubles with each further failure, up to 15 minutes.
+  CHAT_SIGN_IN_MAX_FAILURES: int("CHAT_SIGN_IN_MAX_FAILURES", 1).default(5),
+  CHAT_SIGN_IN_LOCKOUT_SECONDS: int("CHAT_SIGN_IN_LOCKOUT_SECONDS", 1).default(60),
+  // Origins besides the service's own that may use the session cookie: state-changing requests
+  // and WebSocket upgrades it authenticates are refused from any other (CSRF). Comma-separated.
+  CHAT_ALLOWED_ORIGINS: z
+    .string()
+    .regex(/^$|^https?:\/\/[^\s,/]+(,\s*https?:\/\/[^\s,/]+)*$/, {
+      error: "CHAT_ALLOWED_ORIGINS must be origins (scheme://host[:port]) separated by commas",
+    })
+    .default("")
+    .transform((v) => (v === "" ? [] : v.split(",").map((origin) => origin.trim().toLowerCase()))),
   CHAT_WORKER_ENABLED: z.enum(["true", "false"], { error: "CHAT_WORKER_ENABLED must be true or false" }).transform((v) => v === "true"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "LOG_LEVEL must be debug, info, warn or error" }),
   // Lifecycle hooks (docs/hooks.md): an empty URL turns them off; with a URL the secret is required.
@@ -93,8 +110,11 @@ export const configSchema = z.object({
 
 export type Config = z.infer<typeof configSchema>;
 
-/** Rules across settings: a hook URL needs a secret to sign with. */
+/** Rules across settings: a hook URL needs a secret to sign with; a session's maximum covers its idle lifetime. */
 const configRules = configSchema.superRefine((config, ctx) => {
+  if (config.CHAT_SESSION_MAX_SECONDS < config.CHAT_SESSION_IDLE_SECONDS) {
+    ctx.addIssue({ code: "custom", message: "CHAT_SESSION_MAX_SECONDS must be at least CHAT_SESSION_IDLE_SECONDS" });
+  }
   if (config.CHAT_HOOK_URL !== "" && config.CHAT_HOOK_SECRET.length < 16) {
     ctx.addIssue({ code: "custom", message: "CHAT_HOOK_SECRET must be at least 16 characters when CHAT_HOOK_URL is set" });
   }

@@ -1,11 +1,12 @@
 /**
- * The Cron Trigger, once a minute: the acquisition sweep, the auto-archive loop and the purge,
- * on one short-lived pool. Each step runs even when an earlier one failed; the first failure is
+ * The Cron Trigger, once a minute: the acquisition sweep, the auto-archive loop, the purge and
+ * the sign-in failures that count for nothing any more, on one short-lived pool. Each step runs even when an earlier one failed; the first failure is
  * rethrown at the end so the run shows as failed. Chats the loop archives are told to their
  * objects, as a PATCH would (their open streams see the new state at once).
  */
 import { configFromEnv, type Config } from "../config/env";
-import { connectionOf, createPool } from "../db/client";
+import { connectionOf, createDb, createPool } from "../db/client";
+import { purgeStaleFailures } from "../accounts/sign-in-throttle";
 import type { Notifier } from "../chats/notifier";
 import { ChatStore } from "../chats/store";
 import { errorText, logger, setLogLevel } from "../log/log";
@@ -59,6 +60,7 @@ export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) =>
         deleteFiles: (keys) => env.FILES.delete(keys),
       }),
     );
+    await step("sign_in_failures", () => purgeStaleFailures(createDb(pool), now));
   } finally {
     waitUntil(pool.end());
   }

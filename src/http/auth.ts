@@ -1,8 +1,9 @@
 /**
  * Authentication (docs/api.md "Auth"): a token from `Authorization: Bearer`, `Coder-Session-Token`,
- * and on stream routes (browsers cannot set WebSocket headers) the `coder_session_token` cookie
- * or query parameter. Every failure is 401 `unauthorized`; the detail never says whether a key ID
- * exists.
+ * the `coder_session_token` cookie (session-cookie.ts: a change or a WebSocket upgrade it
+ * authenticates must come from an allowed Origin, else 403 `origin_not_allowed`), and on stream
+ * routes (browsers cannot set WebSocket headers) the query parameter. Every failure to
+ * authenticate is 401 `unauthorized`; the detail never says whether a key ID exists.
  *
  * Two ways, by where the request goes (docs/hot-path.md):
  * - `requireCaller` authenticates here, on the request's own pool (needs `requestDb` before it):
@@ -19,19 +20,32 @@ import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
 import { findApiKeyForAuth, touchApiKey, usageIsStale } from "../accounts/api-keys";
 import { type Caller, callerOf, presentedKey } from "../accounts/authentication";
+import { sessionLifetime } from "../accounts/sessions";
+import { configFromEnv } from "../config/env";
 import type { AppEnv } from "./app-env";
+import { ApiError } from "./errors";
+import { needsOriginCheck, originAllowed, SESSION_COOKIE } from "./session-cookie";
 
 const SESSION_HEADER = "Coder-Session-Token";
-const SESSION_COOKIE = "coder_session_token";
 const SESSION_QUERY = "coder_session_token";
 
+/**
+ * The token the request presents: a header first, then the session cookie (refused when the
+ * request needs an allowed Origin and has none), then, on stream routes, the query parameter.
+ */
 function presentedToken(c: Context<AppEnv>, streamCredentials: boolean): string | undefined {
   const bearer = /^Bearer\s+(\S+)\s*$/i.exec(c.req.header("Authorization") ?? "");
   if (bearer?.[1]) return bearer[1];
   const header = c.req.header(SESSION_HEADER)?.trim();
   if (header) return header;
-  if (!streamCredentials) return undefined;
-  return getCookie(c, SESSION_COOKIE) || c.req.query(SESSION_QUERY) || undefined;
+  const cookie = getCookie(c, SESSION_COOKIE);
+  if (cookie) {
+    if (needsOriginCheck(c) && !originAllowed(c, configFromEnv(c.env).CHAT_ALLOWED_ORIGINS)) {
+      throw new ApiError(403, "origin_not_allowed", "Forbidden.", "The session cookie is not accepted from this page's origin.");
+    }
+    return cookie;
+  }
+  return streamCredentials ? c.req.query(SESSION_QUERY) || undefined : undefined;
 }
 
 /** The caller a token authenticates, read on the request's pool, or AuthenticationError. */
@@ -40,7 +54,7 @@ export async function authenticate(c: Context<AppEnv>, token: string | undefined
   const db = c.var.db;
   const found = await findApiKeyForAuth(db, id);
   const caller = await callerOf(found, secret, now);
-  if (found && usageIsStale(found.key, now)) await touchApiKey(db, id, now);
+  if (found && usageIsStale(found.key, now)) await touchApiKey(db, id, now, sessionLifetime(configFromEnv(c.env)));
   return caller;
 }
 
@@ -61,9 +75,9 @@ function credentialsMiddleware(streamCredentials: boolean) {
   });
 }
 
-/** Headers only: JSON routes authenticated in the Worker. */
+/** Headers or the cookie: JSON routes authenticated in the Worker. */
 export const requireCaller = callerMiddleware(false);
-/** Headers only: a chat's JSON routes, authenticated by the chat's object. */
+/** Headers or the cookie: a chat's JSON routes, authenticated by the chat's object. */
 export const requireCredentials = credentialsMiddleware(false);
-/** Headers, then the cookie or query parameter: the chat's WebSocket routes, authenticated by its object. */
+/** Headers, the cookie, then the query parameter: the chat's WebSocket routes, authenticated by its object. */
 export const requireStreamCredentials = credentialsMiddleware(true);

@@ -26,6 +26,8 @@ export class ApiError extends Error {
     message: string,
     readonly detail?: string,
     readonly validations?: { field: string; detail: string }[],
+    /** Answer with `Retry-After`: the client may try again after this many seconds. */
+    readonly retry?: { retryAfterSeconds: number },
   ) {
     super(message);
   }
@@ -55,6 +57,8 @@ export function onError(err: Error, c: Context): Response {
   if (apiError.code === DATABASE_UNAVAILABLE) {
     logger.warn("request_database_unavailable", { path: c.req.path, method: c.req.method, error: errorText(err) });
     c.header("Retry-After", RETRY_AFTER_SECONDS);
+  } else if (apiError.retry) {
+    c.header("Retry-After", String(apiError.retry.retryAfterSeconds));
   } else if (apiError.status >= 500) {
     logger.error("request_failed", { path: c.req.path, method: c.req.method, error: errorText(err), stack: err.stack });
   }
@@ -94,6 +98,12 @@ export function apiErrorOf(value: ErrorValue): ApiError {
       return new ApiError(401, "unauthorized", "Unauthorized.", value.detail);
     case "AccountError":
       return new ApiError(409, value.code, value.message);
+    case "SignInRefusedError":
+      return new ApiError(401, "invalid_credentials", "The email or password is wrong.");
+    case "TooManySignInAttemptsError":
+      return new ApiError(429, "too_many_attempts", "Too many failed sign-ins.", `Try again in ${value.retryAfterSeconds} s.`, undefined, {
+        retryAfterSeconds: value.retryAfterSeconds,
+      });
     case "OrganizationUnavailableError":
       return value.reason === "not_found"
         ? new ApiError(404, "not_found", "Resource not found.", "Organization not found.")

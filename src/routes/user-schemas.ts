@@ -33,10 +33,36 @@ const username = z
   .refine((u) => u.toLowerCase() !== "me", { error: '"me" is reserved' })
   .openapi({ example: "ada" });
 
-export const FirstUserBody = z
-  .object({ email, username, password: z.string().min(8).max(256).optional() })
-  .openapi("CreateFirstUserRequest");
-export const CreateUserBody = z.object({ email, username, organization_id: z.uuid().optional() }).openapi("CreateUserRequest");
+/** At least MIN_PASSWORD_LENGTH characters; the upper bound keeps PBKDF2's input small. */
+export const MIN_PASSWORD_LENGTH = 8;
+const password = z.string().min(MIN_PASSWORD_LENGTH).max(256);
+
+export const FirstUserBody = z.object({ email, username, password: password.optional() }).openapi("CreateFirstUserRequest");
+export const CreateUserBody = z
+  .object({ email, username, organization_id: z.uuid().optional(), password: password.optional() })
+  .openapi("CreateUserRequest");
+
+export const LoginBody = z.object({ email, password: z.string().min(1).max(256) }).openapi("LoginRequest");
+export const LoginResponse = z.object({ session_token: z.string(), expires_at: z.iso.datetime() }).openapi("LoginResponse");
+export const LogoutResponse = z.object({ message: z.string() }).openapi("LogoutResponse");
+
+/** A token or session as its user sees it: never its secret. */
+export const ApiKeySchema = z
+  .object({
+    id: z.string(),
+    user_id: z.uuid(),
+    token_name: z.string(),
+    /** "token" for tokens made with POST /users/{user}/keys/tokens; a session carries its user's login type. */
+    login_type: z.string(),
+    scope: z.string(),
+    created_at: z.iso.datetime(),
+    expires_at: z.iso.datetime(),
+    last_used_at: z.iso.datetime().nullable(),
+    /** The key this one was minted with: it ends when that one does. */
+    parent_key_id: z.string().nullable(),
+  })
+  .openapi("ApiKey");
+export const ApiKeyList = z.array(ApiKeySchema);
 export const CreateTokenBody = z
   .object({
     token_name: z.string().trim().min(1).max(128),

@@ -74,6 +74,10 @@ const components = {
   CreateUserRequest: users.CreateUserBody,
   CreateTokenRequest: users.CreateTokenBody,
   CreateTokenResponse: users.CreateTokenResponse,
+  ApiKey: users.ApiKeySchema,
+  LoginRequest: users.LoginBody,
+  LoginResponse: users.LoginResponse,
+  LogoutResponse: users.LogoutResponse,
 } satisfies { [K in keyof Components]: Components[K] };
 
 const queries = {

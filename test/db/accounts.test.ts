@@ -14,6 +14,8 @@ import type { Database } from "../../src/db/database";
 import { apiKeys, organizationMembers, organizations, users } from "../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "./support/own-database";
 
+const SESSIONS = { idleMs: 86_400_000, maxMs: 2_592_000_000 };
+
 async function counts(db: Database) {
   const [u] = await db.select({ n: count() }).from(users);
   const [o] = await db.select({ n: count() }).from(organizations);
@@ -127,11 +129,11 @@ describe("users and keys", () => {
       expiresAt: new Date(Date.now() + 60_000),
     });
     const t0 = new Date("2030-01-01T00:00:00Z");
-    await touchApiKey(own.db, key.id, t0);
-    await touchApiKey(own.db, key.id, new Date(t0.getTime() + 59_000));
+    await touchApiKey(own.db, key.id, t0, SESSIONS);
+    await touchApiKey(own.db, key.id, new Date(t0.getTime() + 59_000), SESSIONS);
     expect((await getApiKey(own.db, key.id))?.lastUsedAt?.toISOString()).toBe(t0.toISOString());
     const t1 = new Date(t0.getTime() + 61_000);
-    await touchApiKey(own.db, key.id, t1);
+    await touchApiKey(own.db, key.id, t1, SESSIONS);
     expect((await getApiKey(own.db, key.id))?.lastUsedAt?.toISOString()).toBe(t1.toISOString());
     const [row] = await own.db.select().from(apiKeys).where(eq(apiKeys.id, key.id));
     expect(row?.lastUsedAt?.toISOString()).toBe(t1.toISOString());

@@ -29,6 +29,7 @@ async function fixture(connectionFree = () => file.env.pool.idleCount > 0) {
     background: (work) => writes.push(work),
     connectionFree,
     usageLookMs: LOOK_MS,
+    sessions: { idleMs: 86_400_000, maxMs: 2_592_000_000 },
   });
   return { owner, key, token, writes, keys };
 }

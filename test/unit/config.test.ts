@@ -57,6 +57,28 @@ describe("deployment options", () => {
     );
   });
 
+  it("bounds sessions and sign-in failures by default, and refuses a session maximum under its idle lifetime", () => {
+    const config = parseConfig(valid);
+    expect(config.CHAT_SESSION_IDLE_SECONDS).toBe(86_400);
+    expect(config.CHAT_SESSION_MAX_SECONDS).toBe(2_592_000);
+    expect(config.CHAT_SIGN_IN_MAX_FAILURES).toBe(5);
+    expect(config.CHAT_SIGN_IN_LOCKOUT_SECONDS).toBe(60);
+    expect(() => parseConfig({ ...valid, CHAT_SESSION_IDLE_SECONDS: "7200", CHAT_SESSION_MAX_SECONDS: "3600" })).toThrow(
+      "CHAT_SESSION_MAX_SECONDS must be at least CHAT_SESSION_IDLE_SECONDS",
+    );
+    expect(() => parseConfig({ ...valid, CHAT_SIGN_IN_MAX_FAILURES: "0" })).toThrow(/CHAT_SIGN_IN_MAX_FAILURES must be at least 1/);
+  });
+
+  it("reads the allowed origins as a list, and refuses what is not an origin", () => {
+    expect(parseConfig(valid).CHAT_ALLOWED_ORIGINS).toEqual([]);
+    expect(parseConfig({ ...valid, CHAT_ALLOWED_ORIGINS: "https://Chat.Example.com, http://localhost:5173" }).CHAT_ALLOWED_ORIGINS).toEqual(
+      ["https://chat.example.com", "http://localhost:5173"],
+    );
+    for (const bad of ["chat.example.com", "https://chat.example.com/app", "https://a.example,", "*"]) {
+      expect(() => parseConfig({ ...valid, CHAT_ALLOWED_ORIGINS: bad })).toThrow(/CHAT_ALLOWED_ORIGINS must be origins/);
+    }
+  });
+
   it("accepts 0 as unlimited concurrency", () => {
     expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY: "0" }).CHAT_ROOT_CONCURRENCY).toBe(0);
   });

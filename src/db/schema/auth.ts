@@ -3,7 +3,7 @@
  * only a hash of the secret is stored.
  */
 import { sql } from "drizzle-orm";
-import { boolean, index, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { type AnyPgColumn, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 export const organizations = pgTable("organizations", {
   id: uuid().primaryKey().defaultRandom(),
@@ -58,6 +58,8 @@ export const apiKeys = pgTable(
     scope: text().notNull().default("all"),
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     lastUsedAt: timestamp({ withTimezone: true }),
+    /** The token this one was minted with, if any: deleting it deletes this one (no child outlives its parent). */
+    parentKeyId: text().references((): AnyPgColumn => apiKeys.id, { onDelete: "cascade" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -65,7 +67,20 @@ export const apiKeys = pgTable(
     // As the spec says, the unique index on token names covers only login_type = 'token' rows.
     uniqueIndex("api_keys_user_token_name_idx").on(t.userId, t.tokenName).where(sql`${t.loginType} = 'token'`),
     index("api_keys_user_id_idx").on(t.userId),
+    index("api_keys_parent_key_id_idx").on(t.parentKeyId).where(sql`${t.parentKeyId} IS NOT NULL`),
     // The purge of long-expired synthetic attribution keys (src/chats/purge.ts).
     index("api_keys_attribution_expires_at_idx").on(t.expiresAt).where(sql`${t.scope} = 'chatd:attribution'`),
   ],
+);
+
+/** Failed sign-ins per subject ("account:<email>", "address:<ip>"), which slow the next ones (src/accounts/sign-in-throttle.ts). */
+export const signInFailures = pgTable(
+  "sign_in_failures",
+  {
+    subject: text().primaryKey(),
+    failures: integer().notNull(),
+    firstFailedAt: timestamp({ withTimezone: true }).notNull(),
+    lockedUntil: timestamp({ withTimezone: true }),
+  },
+  (t) => [index("sign_in_failures_first_failed_at_idx").on(t.firstFailedAt)],
 );
