@@ -100,8 +100,8 @@ async function main(): Promise<void> {
   });
   process.stdout.write(
     `\nchatd-edge is running at ${baseUrl} (health: ${baseUrl}/health, API docs: ${baseUrl}/docs)\n` +
-      `Web app: ${worker.url}/ (sign in with the token below)\n` +
-      `Token of the seeded owner dev@chatd.local: ${seeded?.token}\n` +
+      `Web app: ${worker.url}/ (sign in as ${seeded?.email} with password ${seeded?.password}, or with the token)\n` +
+      `Token of the seeded owner ${seeded?.email}: ${seeded?.token}\n` +
       `(also in ${DEV_CREDENTIALS_FILE}). Ctrl-C stops everything.\n`,
   );
 }

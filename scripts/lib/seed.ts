@@ -1,7 +1,8 @@
 /**
  * The dev seed: an owner, the default organization, a provider pointing at the fake model server
  * and a default model config, created on the first run and reused after (the provider's URL is
- * refreshed, since the fake model's port may change). Each run replaces the owner's dev token.
+ * refreshed, since the fake model's port may change). Each run replaces the owner's dev token and
+ * gives the owner a new random password, for the web app's sign-in (both in the credentials file).
  * It runs the Worker's own account and model-config code over node-postgres, so seeded rows are
  * exactly what the API would have written.
  */
@@ -12,7 +13,8 @@ import { SITE_OWNER } from "../../src/accounts/roles";
 import { createApiKey, deleteApiKeysByName, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
 import { FirstUserExistsError } from "../../src/accounts/errors";
 import { addMember, ensureDefaultOrganization } from "../../src/accounts/organizations";
-import { createFirstUser, createUser, findUserByEmail, type UserRow } from "../../src/accounts/users";
+import { createFirstUser, createUser, findUserByEmail, setPassword, type UserRow } from "../../src/accounts/users";
+import { base64Url } from "../../src/accounts/token";
 import type { Database } from "../../src/db/database";
 import { createModelConfig } from "../../src/model-configs/configs";
 import { createProvider, findProviderByName, type ProviderRow, updateProvider } from "../../src/model-configs/providers";
@@ -33,6 +35,8 @@ export interface SeedOptions {
 
 export interface SeedResult {
   token: string;
+  email: string;
+  password: string;
   user_id: string;
   organization_id: string;
 }
@@ -43,6 +47,8 @@ export async function seedDev(opts: SeedOptions): Promise<SeedResult> {
   try {
     const now = new Date();
     const user = await ensureOwner(db);
+    const password = base64Url(crypto.getRandomValues(new Uint8Array(12)));
+    await setPassword(db, user.id, password);
     const organization = await ensureDefaultOrganization(db);
     await addMember(db, organization.id, user.id, "admin");
     const provider = await ensureFakeProvider(db, `${opts.fakeModelUrl.replace(/\/+$/, "")}/v1`, now);
@@ -57,7 +63,7 @@ export async function seedDev(opts: SeedOptions): Promise<SeedResult> {
         expiresAt: new Date(now.getTime() + DEV_TOKEN_LIFETIME_MS),
       });
     });
-    return { token, user_id: user.id, organization_id: organization.id };
+    return { token, email: DEV_EMAIL, password, user_id: user.id, organization_id: organization.id };
   } finally {
     await pool.end();
   }

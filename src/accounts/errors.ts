@@ -47,3 +47,15 @@ export class TooManySignInAttemptsError extends Error {
     super(`too many failed sign-ins; try again in ${retryAfterSeconds} s`);
   }
 }
+
+/** POST /users/first without the operator's bootstrap secret, or with it off (403); nothing is written. */
+export class BootstrapRefusedError extends Error {
+  override name = "BootstrapRefusedError";
+  constructor(readonly reason: "off" | "wrong_secret") {
+    super(
+      reason === "off"
+        ? "POST /users/first is off on this deployment: the operator creates the first owner with npm run db:bootstrap, or sets CHAT_BOOTSTRAP_SECRET"
+        : "the Chatd-Bootstrap-Secret header does not match CHAT_BOOTSTRAP_SECRET",
+    );
+  }
+}

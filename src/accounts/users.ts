@@ -82,6 +82,12 @@ export async function findUserByEmail(db: Database, email: string): Promise<User
   return row ?? null;
 }
 
+/** Sets a user's password (and so their login type to "password"). */
+export async function setPassword(db: Database, userId: string, password: string): Promise<void> {
+  const passwordHash = await hashPassword(password);
+  await db.update(users).set({ passwordHash, loginType: "password" }).where(eq(users.id, userId));
+}
+
 async function passwordHashOf(password: string | undefined): Promise<string | null> {
   return password === undefined ? null : hashPassword(password);
 }

@@ -15,7 +15,13 @@ import type { ClassifiedState, OwnershipState } from "../chatstate/states";
 import type { TransitionName } from "../chatstate/transitions";
 import { ConfigError } from "../config/env";
 import { AuthenticationError } from "../accounts/authentication";
-import { AccountError, type AccountErrorCode, SignInRefusedError, TooManySignInAttemptsError } from "../accounts/errors";
+import {
+  AccountError,
+  type AccountErrorCode,
+  BootstrapRefusedError,
+  SignInRefusedError,
+  TooManySignInAttemptsError,
+} from "../accounts/errors";
 import { ChatStoreError, type ChatStoreErrorCode } from "../chats/errors";
 import { FileAttachmentError } from "../files/files";
 import { McpServerUnavailableError } from "../mcp/errors";
@@ -41,6 +47,7 @@ export type ErrorValue =
   | { name: "AuthenticationError"; detail: string }
   | { name: "AccountError"; code: AccountErrorCode; message: string }
   | { name: "SignInRefusedError"; message: string }
+  | { name: "BootstrapRefusedError"; reason: BootstrapRefusedError["reason"]; message: string }
   | { name: "TooManySignInAttemptsError"; retryAfterSeconds: number }
   | { name: "OrganizationUnavailableError"; reason: OrganizationUnavailableError["reason"] }
   | { name: "UnknownProviderError"; message: string }
@@ -92,6 +99,7 @@ function accountAndModelConfigError(err: unknown): ErrorValue | undefined {
   if (err instanceof AuthenticationError) return { name: "AuthenticationError", detail: err.detail };
   if (err instanceof AccountError) return { name: "AccountError", code: err.code, message: err.message };
   if (err instanceof SignInRefusedError) return { name: "SignInRefusedError", message: err.message };
+  if (err instanceof BootstrapRefusedError) return { name: "BootstrapRefusedError", reason: err.reason, message: err.message };
   if (err instanceof TooManySignInAttemptsError) return { name: "TooManySignInAttemptsError", retryAfterSeconds: err.retryAfterSeconds };
   if (err instanceof OrganizationUnavailableError) return { name: "OrganizationUnavailableError", reason: err.reason };
   if (err instanceof UnknownProviderError) return { name: "UnknownProviderError", message: err.message };

@@ -64,6 +64,13 @@ export const configSchema = z.object({
     })
     .default("")
     .transform((v) => (v === "" ? [] : v.split(",").map((origin) => origin.trim().toLowerCase()))),
+  // What POST /users/first demands in its Chatd-Bootstrap-Secret header (a secret: `wrangler secret
+  // put CHAT_BOOTSTRAP_SECRET`). Empty: the route is off, and `npm run db:bootstrap` makes the first
+  // owner (docs/accounts.md), so a stranger cannot claim a fresh deployment.
+  CHAT_BOOTSTRAP_SECRET: z
+    .string()
+    .refine((v) => v === "" || v.length >= 16, { error: "CHAT_BOOTSTRAP_SECRET must be empty (POST /users/first off) or 16+ characters" })
+    .default(""),
   CHAT_WORKER_ENABLED: z.enum(["true", "false"], { error: "CHAT_WORKER_ENABLED must be true or false" }).transform((v) => v === "true"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "LOG_LEVEL must be debug, info, warn or error" }),
   // Lifecycle hooks (docs/hooks.md): an empty URL turns them off; with a URL the secret is required.

@@ -37,6 +37,12 @@ const username = z
 export const MIN_PASSWORD_LENGTH = 8;
 const password = z.string().min(MIN_PASSWORD_LENGTH).max(256);
 
+/** The header POST /users/first takes the operator's CHAT_BOOTSTRAP_SECRET in. */
+export const BOOTSTRAP_HEADER = "Chatd-Bootstrap-Secret";
+export const BootstrapHeaders = z.object({
+  [BOOTSTRAP_HEADER.toLowerCase()]: z.string().max(1024).optional().openapi({ description: "The operator's CHAT_BOOTSTRAP_SECRET" }),
+});
+
 export const FirstUserBody = z.object({ email, username, password: password.optional() }).openapi("CreateFirstUserRequest");
 export const CreateUserBody = z
   .object({ email, username, organization_id: z.uuid().optional(), password: password.optional() })

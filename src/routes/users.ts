@@ -8,6 +8,7 @@ import type { Context } from "hono";
 import { isSiteOwner, orgRole } from "../accounts/roles";
 import { type ApiKeyRow, createApiKey, deleteApiKey, getApiKey, listApiKeys, TOKEN_LOGIN_TYPE } from "../accounts/api-keys";
 import { AuthenticationError } from "../accounts/authentication";
+import { assertBootstrapAllowed } from "../accounts/bootstrap";
 import { signIn, signOut } from "../accounts/sessions";
 import { configFromEnv } from "../config/env";
 import { clearSessionCookie, setSessionCookie } from "../http/session-cookie";
@@ -22,6 +23,8 @@ import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
 import {
   ApiKeyList,
+  BOOTSTRAP_HEADER,
+  BootstrapHeaders,
   type ApiKeySchema,
   CreateFirstUserResponse,
   CreateTokenBody,
@@ -58,13 +61,13 @@ async function userWithOrgs(db: Database, user: UserRow) {
 const firstUserRoute = createRoute({
   method: "post",
   path: "/first",
-  summary: "Create the first user (site owner), the default organization and a session token",
+  summary: "Create the first user (site owner), the default organization and a session token; needs the operator's bootstrap secret",
   security: [],
   middleware: [requestDb, jsonBodyLimit],
-  request: { body: jsonBody(FirstUserBody) },
+  request: { body: jsonBody(FirstUserBody), headers: BootstrapHeaders },
   responses: {
     201: jsonContent(CreateFirstUserResponse, "Created"),
-    ...errorResponses(400, 409, 413),
+    ...errorResponses(400, 403, 409, 413),
   },
 });
 
@@ -147,6 +150,7 @@ async function targetUser(c: Context<AppEnv>, ref: string): Promise<UserRow> {
 
 export const users = createRouter()
   .openapi(firstUserRoute, async (c) => {
+    assertBootstrapAllowed(configFromEnv(c.env).CHAT_BOOTSTRAP_SECRET, c.req.header(BOOTSTRAP_HEADER));
     const input = c.req.valid("json");
     const created = await createFirstUser(c.var.db, { ...input, email: input.email.toLowerCase() }, new Date());
     return c.json(

@@ -59,18 +59,21 @@ async function openChat(p: Page, chatId: string): Promise<void> {
 }
 
 describe("the web app in Chromium", () => {
-  it("signs in with a token (the cookie the API accepts), creates a chat and streams a reply in", async () => {
+  it("signs in with email and password (an HttpOnly cookie no script reads), creates a chat and streams a reply in", async () => {
     await page.goto(base());
     await shot(page, "sign-in");
-    await page.getByLabel("API token").fill("wrong-token");
+    await page.getByLabel("Email").fill(inject("clientEmail"));
+    await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("alert").waitFor(WAIT);
-    await page.getByLabel("API token").fill(inject("clientToken"));
+    await page.getByLabel("Password").fill(inject("clientPassword"));
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByRole("button", { name: "New chat" }).click();
     await page.waitForURL(/\/chats\/[0-9a-f-]{36}$/, WAIT);
-    const cookies = await context.cookies();
-    expect(cookies.find((c) => c.name === "coder_session_token")?.value).toBe(inject("clientToken"));
+    const session = (await context.cookies()).find((c) => c.name === "coder_session_token");
+    expect(session?.httpOnly).toBe(true);
+    expect(session?.sameSite).toBe("Lax");
+    expect(await page.evaluate("document.cookie")).not.toContain("coder_session_token");
 
     await composer(page).fill("/slow 120 streaming words arrive one by one in the browser");
     await composer(page).press("Enter");
@@ -311,5 +314,44 @@ describe("the web app in Chromium", () => {
     expect(box!.x + box!.width).toBeLessThanOrEqual(390);
     expect(box!.y + box!.height).toBeLessThanOrEqual(760);
     await phone.close();
+  });
+
+  it("signs out for real: the session is revoked on the server, not only forgotten", async () => {
+    const own = await browser.newContext();
+    const p = await own.newPage();
+    await p.goto(base());
+    await p.getByLabel("Email").fill(inject("clientEmail"));
+    await p.getByLabel("Password").fill(inject("clientPassword"));
+    await p.getByRole("button", { name: "Sign in" }).click();
+    await p.getByRole("button", { name: "New chat" }).waitFor(WAIT);
+    const session = (await own.cookies()).find((c) => c.name === "coder_session_token")?.value ?? "";
+    const me = (token: string) =>
+      fetch(`${base()}/api/v2/users/me`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    expect(await me(session)).toBe(200);
+    await p.getByRole("button", { name: "Sign out" }).click();
+    await p.getByLabel("Email").waitFor(WAIT);
+    expect(await me(session)).toBe(401);
+    // A reload does not sign the page back in.
+    await p.reload();
+    await p.getByLabel("Email").waitFor(WAIT);
+    await own.close();
+  });
+
+  it("still signs in with an API token, kept in memory for the page only", async () => {
+    const own = await browser.newContext();
+    const p = await own.newPage();
+    await p.goto(base());
+    await p.getByLabel("API token").fill("wrong-token");
+    await p.getByRole("button", { name: "Use token" }).click();
+    await p.getByRole("alert").waitFor(WAIT);
+    await p.getByLabel("API token").fill(inject("clientToken"));
+    await p.getByRole("button", { name: "Use token" }).click();
+    await p.getByRole("button", { name: "New chat" }).click();
+    await p.waitForURL(/\/chats\/[0-9a-f-]{36}$/, WAIT);
+    await composer(p).fill("over a pasted token");
+    await composer(p).press("Enter");
+    await expect.poll(() => lastAssistant(p).textContent(), WAIT).toBe("over a pasted token");
+    expect((await own.cookies()).map((c) => c.name)).not.toContain("coder_session_token");
+    await own.close();
   });
 });

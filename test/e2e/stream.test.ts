@@ -68,9 +68,13 @@ describe("the stream WebSocket over the network", () => {
     ws.close();
   });
 
-  it("accepts the token as a cookie, and refuses a missing token with 401 before upgrading", async () => {
+  it("accepts the token as a cookie from the service's own origin, refuses it from another (403), and a missing token with 401", async () => {
     const chat = await makeChat(env, "W");
-    const { ws, events } = await connect(`${wsBase()}/chats/${chat.chatId}/stream`, { cookie: `coder_session_token=${token}` });
+    const cookie = `coder_session_token=${token}`;
+    await expect(connect(`${wsBase()}/chats/${chat.chatId}/stream`, { cookie, origin: "https://evil.example" })).rejects.toThrow(
+      "upgrade refused: 403",
+    );
+    const { ws, events } = await connect(`${wsBase()}/chats/${chat.chatId}/stream`, { cookie, origin: new URL(base()).origin });
     await expect.poll(() => events.some((e) => e.type === "status"), { timeout: 10_000 }).toBe(true);
     ws.close();
     await expect(connect(`${wsBase()}/chats/${chat.chatId}/stream`)).rejects.toThrow("upgrade refused: 401");

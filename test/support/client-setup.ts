@@ -61,6 +61,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
     cleanups.push(dev.stop);
     project.provide("clientBaseUrl", dev.url);
     project.provide("clientToken", seeded.token);
+    project.provide("clientEmail", seeded.email);
+    project.provide("clientPassword", seeded.password);
     project.provide("clientOrganizationId", seeded.organization_id);
     project.provide("clientDatabaseUrl", own.toString());
     return teardown;

@@ -19,6 +19,9 @@ declare module "vitest" {
     /** client only: a `wrangler dev` with the chat worker on, seeded like `npm run dev` */
     clientBaseUrl: string;
     clientToken: string;
+    /** The seeded owner's email and password, for the web app's sign-in. */
+    clientEmail: string;
+    clientPassword: string;
     clientOrganizationId: string;
     /** client only: the database that server runs on (a second server on it restarts like the first) */
     clientDatabaseUrl: string;

@@ -59,10 +59,10 @@ describe("authentication", () => {
     expect((await api("/users/me", { token: u.token })).status).toBe(401);
   });
 
-  it("does not take the cookie or query parameter on ordinary routes", async () => {
+  it("takes the session cookie on ordinary routes, but never the query parameter", async () => {
     const u = await createTestUser();
     expect((await SELF.fetch(`${BASE}/users/me?coder_session_token=${u.token}`)).status).toBe(401);
-    expect((await SELF.fetch(`${BASE}/users/me`, { headers: { Cookie: `coder_session_token=${u.token}` } })).status).toBe(401);
+    expect((await SELF.fetch(`${BASE}/users/me`, { headers: { Cookie: `coder_session_token=${u.token}` } })).status).toBe(200);
   });
 
   it("records last use, at most once a minute", async () => {

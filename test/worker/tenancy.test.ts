@@ -53,6 +53,8 @@ const SWEEP: Record<string, Sweep> = {
   "POST /users": { body: () => ({ email: `${unique("x")}@example.com`, username: unique("x") }) },
   "GET /users/me": { self: true },
   "POST /users/{user}/keys/tokens": { body: () => ({ token_name: "stolen" }) },
+  "GET /users/{user}/keys/tokens": {},
+  "DELETE /users/{user}/keys/{key}": {},
   "POST /chats": { body: (v) => ({ content: text("hi"), organization_id: v.user.organizationId }) },
   "GET /chats": { self: true },
   "GET /chats/{chat}": {},
@@ -110,10 +112,12 @@ const SWEEP: Record<string, Sweep> = {
     body: (v) => ({ mode: "model", model_config_id: v.modelConfigId }),
   },
   "DELETE /users/me/chats/model-overrides/{context}": { self: true, query: (v) => `?organization=${v.user.organizationId}` },
+  // Last: it revokes the intruder's own key, so every other operation is tried with it first.
+  "POST /users/logout": { self: true },
 };
 
 /** Operations that need no credentials at all. */
-const PUBLIC = new Set(["POST /users/first", "GET /health", "GET /openapi.json", "GET /docs"]);
+const PUBLIC = new Set(["POST /users/first", "POST /users/login", "GET /health", "GET /openapi.json", "GET /docs"]);
 
 function fillPath(template: string, v: Victim): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {
@@ -130,6 +134,8 @@ function fillPath(template: string, v: Victim): string {
         return v.user.organizationId;
       case "user":
         return v.user.id;
+      case "key":
+        return v.user.apiKeyId;
       case "project":
         return v.projectId;
       case "context":
@@ -253,6 +259,8 @@ async function makeVictim(): Promise<Victim> {
 interface Intruder {
   name: string;
   token: string;
+  /** The intruder's user, when its token is a live key of a real user. */
+  userId?: string;
   /** Valid credentials of another tenant (404/403 expected) or credentials that must not authenticate (401). */
   valid: boolean;
 }
@@ -277,7 +285,7 @@ async function makeIntruders(v: Victim): Promise<Intruder[]> {
     const syntheticId = await ensureAttributionKey(db, v.user.id, new Date());
     await db.update(users).set({ suspended: true }).where(eq(users.id, suspended.id));
     return [
-      { name: "another organization's admin", token: other.token, valid: true },
+      { name: "another organization's admin", token: other.token, userId: other.id, valid: true },
       { name: "the owner's expired token", token: expired.token, valid: false },
       { name: "the owner's revoked token", token: revoked.token, valid: false },
       // The synthetic key's secret was discarded at mint: any secret with its id must fail.
@@ -347,6 +355,21 @@ describe("tenancy sweep", () => {
     }
     expect(leaks).toEqual([]);
     expect(await victimRows(victim)).toBe(before);
+    // The sweep's last call, POST /users/logout, revoked each valid intruder's own key: the tests
+    // below get a fresh one.
+    for (const intruder of intruders) {
+      if (!intruder.userId) continue;
+      const userId = intruder.userId;
+      const fresh = await withDb((db) =>
+        createApiKey(db, {
+          userId,
+          tokenName: unique("after-logout-"),
+          loginType: TOKEN_LOGIN_TYPE,
+          expiresAt: new Date(Date.now() + 3600_000),
+        }),
+      );
+      intruder.token = fresh.token;
+    }
   });
 
   it("another tenant's chat answers exactly like a chat that does not exist", async () => {

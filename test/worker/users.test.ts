@@ -23,13 +23,26 @@ interface ErrorJson {
 const usersNamed = (username: string) =>
   withDb(async (db) => (await db.select({ id: usersTable.id }).from(usersTable).where(eq(usersTable.username, username))).length);
 
+/** The worker project's CHAT_BOOTSTRAP_SECRET (vitest.config.ts). */
+const BOOTSTRAP = { "Chatd-Bootstrap-Secret": "worker-project-bootstrap-secret" };
+
 describe("POST /users/first", () => {
   // Its success path runs in test/db/accounts.test.ts on a database of its own: this one is shared.
   it("answers 409 first_user_exists once any user exists, and writes nothing", async () => {
     await createTestUser();
     const username = unique("f");
-    const res = await api("/users/first", { body: { email: `${username}@example.com`, username } });
+    const res = await api("/users/first", { body: { email: `${username}@example.com`, username }, headers: BOOTSTRAP });
     expect((await expectJson<ErrorJson>(res, 409)).code).toBe("first_user_exists");
+    expect(await usersNamed(username)).toBe(0);
+  });
+
+  it("answers 403 bootstrap_secret_invalid without the operator's secret, or with another, and writes nothing", async () => {
+    const username = unique("f");
+    const body = { email: `${username}@example.com`, username, password: "long enough" };
+    for (const headers of [{}, { "Chatd-Bootstrap-Secret": "a guess that is long enough" }] as Record<string, string>[]) {
+      const res = await api("/users/first", { body, headers });
+      expect((await expectJson<ErrorJson>(res, 403)).code).toBe("bootstrap_secret_invalid");
+    }
     expect(await usersNamed(username)).toBe(0);
   });
 

@@ -1,73 +1,115 @@
 /**
- * The app: sign in with a token, then the chat list beside the open chat. The open chat is in
- * the URL (`/chats/{id}`), so a reload or a second tab shows the same chat.
+ * The app: sign in (email and password, or an API token), then the chat list beside the open
+ * chat. The open chat is in the URL (`/chats/{id}`), so a reload or a second tab shows the same
+ * chat; a reload keeps a cookie session, and asks again for a pasted token (docs/accounts.md).
  */
-import { useCallback, useEffect, useMemo, useState } from "react";
-import { ChatdError } from "../../client/src/index";
+import { useCallback, useEffect, useState } from "react";
+import { type ChatdClient, ChatdError } from "../../client/src/index";
 import { ChatList } from "./chat-list";
 import { ChatView } from "./chat-view";
 import { useAccount } from "./hooks";
-import { clientFor, forgetToken, storedToken, storeToken } from "./session";
+import { cookieClient, isSignedIn, signOut, tokenClient } from "./session";
 
 function chatIdFromPath(): string | null {
   return /^\/chats\/([0-9a-f-]{36})$/i.exec(location.pathname)?.[1] ?? null;
 }
 
 export function App() {
-  const [token, setToken] = useState(storedToken);
-  if (!token) return <SignIn onSignedIn={setToken} />;
+  // undefined: still asking whether the cookie signs this page in.
+  const [client, setClient] = useState<ChatdClient | null | undefined>(undefined);
+  useEffect(() => {
+    const fromCookie = cookieClient();
+    void isSignedIn(fromCookie).then((signedIn) =>
+      setClient((current) => (current === undefined ? (signedIn ? fromCookie : null) : current)),
+    );
+  }, []);
+  if (client === undefined) return null;
+  if (client === null) return <SignIn onSignedIn={setClient} />;
   return (
     <Signed
-      token={token}
+      client={client}
       onSignOut={() => {
-        forgetToken();
-        setToken(null);
+        void signOut(client).finally(() => setClient(null));
       }}
     />
   );
 }
 
-function SignIn({ onSignedIn }: { onSignedIn: (token: string) => void }) {
-  const [value, setValue] = useState("");
+const describeError = (err: unknown) => (err instanceof ChatdError ? `${err.message} ${err.detail ?? ""}`.trim() : String(err));
+
+function SignIn({ onSignedIn }: { onSignedIn: (client: ChatdClient) => void }) {
+  const [email, setEmail] = useState("");
+  const [password, setPassword] = useState("");
+  const [token, setToken] = useState("");
   const [error, setError] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const attempt = async (signIn: () => Promise<ChatdClient>) => {
+    setBusy(true);
+    setError(null);
+    try {
+      onSignedIn(await signIn());
+    } catch (err) {
+      setError(describeError(err));
+    } finally {
+      setBusy(false);
+    }
+  };
   return (
     <main className="signin">
       <form
-        onSubmit={async (e) => {
+        onSubmit={(e) => {
           e.preventDefault();
-          setBusy(true);
-          setError(null);
-          try {
-            await clientFor(value.trim()).me();
-            storeToken(value.trim());
-            onSignedIn(value.trim());
-          } catch (err) {
-            setError(err instanceof ChatdError ? `${err.message} ${err.detail ?? ""}` : String(err));
-          } finally {
-            setBusy(false);
-          }
+          void attempt(async () => {
+            const client = cookieClient();
+            // The answer sets the HttpOnly session cookie; the page never sees the token.
+            await client.login({ body: { email: email.trim(), password } });
+            return client;
+          });
         }}
       >
         <h1>chatd-edge</h1>
-        <p>Sign in with an API token (`npm run dev` prints one).</p>
-        <label htmlFor="token">API token</label>
-        <input id="token" type="password" autoComplete="off" value={value} onChange={(e) => setValue(e.target.value)} required />
+        <label htmlFor="email">Email</label>
+        <input id="email" type="email" autoComplete="username" value={email} onChange={(e) => setEmail(e.target.value)} required />
+        <label htmlFor="password">Password</label>
+        <input
+          id="password"
+          type="password"
+          autoComplete="current-password"
+          value={password}
+          onChange={(e) => setPassword(e.target.value)}
+          required
+        />
         <button type="submit" disabled={busy}>
           Sign in
         </button>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
       </form>
+      <form
+        onSubmit={(e) => {
+          e.preventDefault();
+          void attempt(async () => {
+            const client = tokenClient(token.trim());
+            await client.me();
+            return client;
+          });
+        }}
+      >
+        <p>Or use an API token (`npm run dev` prints one); this page keeps it until it is closed.</p>
+        <label htmlFor="token">API token</label>
+        <input id="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} required />
+        <button type="submit" disabled={busy}>
+          Use token
+        </button>
+      </form>
+      {error && (
+        <p role="alert" className="error">
+          {error}
+        </p>
+      )}
     </main>
   );
 }
 
-function Signed({ token, onSignOut }: { token: string; onSignOut: () => void }) {
-  const client = useMemo(() => clientFor(token), [token]);
+function Signed({ client, onSignOut }: { client: ChatdClient; onSignOut: () => void }) {
   const account = useAccount(client);
   const [chatId, setChatId] = useState(chatIdFromPath);
   const [listVersion, setListVersion] = useState(0);

@@ -14,7 +14,8 @@ export function useChatStream(client: ChatdClient, chatId: string): LiveChat | n
   const [stream, setStream] = useState<ChatStream | null>(null);
   const [, bump] = useReducer((n: number) => n + 1, 0);
   useEffect(() => {
-    const s = client.stream(chatId, { tokenInQuery: false });
+    // A cookie session's socket carries the cookie; a pasted token goes in the query.
+    const s = client.stream(chatId);
     const offs = [s.on("state", bump), s.on("open", bump), s.on("reconnecting", bump), s.on("fatal", bump)];
     setStream(s);
     return () => {

@@ -1,28 +1,35 @@
 /**
- * The signed-in session: the token lives in the `coder_session_token` cookie, which the stream
- * WebSockets accept as is; JSON routes take it as a bearer header (they ignore cookies, so a
- * cross-site form cannot act with them).
+ * How the app authenticates (docs/accounts.md). Signed in with email and password, the session is
+ * the HttpOnly `coder_session_token` cookie the API set: no script on the page can read it, and
+ * every request and socket of the page carries it (the API accepts it from this origin only). An
+ * API token pasted instead is kept in memory for this page alone, never stored.
  */
 import { ChatdClient } from "../../client/src/index";
 
-const COOKIE = "coder_session_token";
-
-export function storedToken(): string | null {
-  const match = document.cookie.split("; ").find((c) => c.startsWith(`${COOKIE}=`));
-  return match ? decodeURIComponent(match.slice(COOKIE.length + 1)) : null;
+/** The client of a page that holds the session cookie (or will, once signed in). */
+export function cookieClient(): ChatdClient {
+  return new ChatdClient({ baseUrl: "" });
 }
 
-export function storeToken(token: string): void {
-  const secure = location.protocol === "https:" ? "; Secure" : "";
-  // biome-ignore lint/suspicious/noDocumentCookie: the API reads this cookie; the Cookie Store API is not in every browser yet
-  document.cookie = `${COOKIE}=${encodeURIComponent(token)}; Path=/; Max-Age=${30 * 24 * 3600}; SameSite=Strict${secure}`;
-}
-
-export function forgetToken(): void {
-  // biome-ignore lint/suspicious/noDocumentCookie: as above
-  document.cookie = `${COOKIE}=; Path=/; Max-Age=0`;
-}
-
-export function clientFor(token: string): ChatdClient {
+/** The client of a pasted API token: sent as a header, and in the sockets' query. */
+export function tokenClient(token: string): ChatdClient {
   return new ChatdClient({ baseUrl: "", token });
+}
+
+/** Whether `client` is signed in (its cookie or token authenticates). */
+export async function isSignedIn(client: ChatdClient): Promise<boolean> {
+  try {
+    await client.me();
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Signs out: a cookie session is revoked on the server (POST /users/logout), with every token
+ * minted from it, and the cookie cleared; a pasted token is only forgotten (it may serve elsewhere).
+ */
+export async function signOut(client: ChatdClient): Promise<void> {
+  if (client.token === undefined) await client.logout();
 }
