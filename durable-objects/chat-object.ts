@@ -167,12 +167,12 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
 
   // ---- the alarm and the sockets ---------------------------------------------------------------
 
-  /** The one alarm: wake due sleepers, run the due tick, the sync poll and buffer collection, re-arm for what remains. */
+  /** The one alarm: wake due sleepers, run the due tick, sync poll, credential check and buffer collection; re-arm. */
   override async alarm(): Promise<void> {
     const now = Date.now();
     this.#clock.fired(now);
     this.parts.tick(now);
-    await Promise.all([this.#runtime.tickIfDue(now), this.#poller.pollIfDue(now)]);
+    await Promise.all([this.#runtime.tickIfDue(now), this.#poller.pollIfDue(now), this.#sockets.checkCredentialsIfDue(now)]);
     this.#clock.arm();
   }
 

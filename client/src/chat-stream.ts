@@ -50,6 +50,8 @@ export type ChatStreamListener = {
 };
 
 const CLOSE_CHAT_GONE = 4404;
+/** The credential the socket opened with no longer holds (revoked, expired, suspended, left the organization). */
+const CLOSE_CREDENTIAL_LAPSED = 4401;
 
 export class ChatStream {
   #state: ChatState;
@@ -164,7 +166,7 @@ export class ChatStream {
       if (socket !== this.#socket || this.#closed) return;
       this.#socket = null;
       this.#open = false;
-      void this.#afterClose(ev.code, opened);
+      void this.#afterClose(ev.code, opened, ev.reason);
     };
   }
 
@@ -190,7 +192,13 @@ export class ChatStream {
     this.#emit("state", state);
   }
 
-  async #afterClose(code: number, opened: boolean): Promise<void> {
+  async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
+    if (code === CLOSE_CREDENTIAL_LAPSED) {
+      // Reconnecting with the same credential cannot help: the caller signs in again.
+      return this.#fail(
+        new ChatdError(401, { code: "unauthorized", message: reason || "The credential no longer holds.", detail: "close 4401" }),
+      );
+    }
     if (code === CLOSE_CHAT_GONE) {
       return this.#fail(
         new ChatdError(404, { code: "not_found", message: this.#serverError?.message ?? "The chat is gone.", detail: "close 4404" }),

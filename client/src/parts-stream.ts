@@ -26,6 +26,8 @@ export interface PartsStreamOptions {
 }
 
 const CLOSE_INVALID_SELECTION = 4400;
+/** The credential the socket opened with no longer holds (revoked, expired, suspended, left the organization). */
+const CLOSE_CREDENTIAL_LAPSED = 4401;
 
 export class PartsStream {
   #socket: WebSocketLike | null = null;
@@ -115,11 +117,17 @@ export class PartsStream {
       if (socket !== this.#socket || this.#closed) return;
       this.#socket = null;
       this.#open = false;
-      void this.#afterClose(ev.code, opened);
+      void this.#afterClose(ev.code, opened, ev.reason);
     };
   }
 
-  async #afterClose(code: number, opened: boolean): Promise<void> {
+  async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
+    if (code === CLOSE_CREDENTIAL_LAPSED) {
+      // Reconnecting with the same credential cannot help: the caller signs in again.
+      return this.#fail(
+        new ChatdError(401, { code: "unauthorized", message: reason || "The credential no longer holds.", detail: "close 4401" }),
+      );
+    }
     if (code === CLOSE_INVALID_SELECTION) {
       return this.#fail(
         new ChatdError(400, { code: "validation_failed", message: "The server refused the episode selection.", detail: "close 4400" }),

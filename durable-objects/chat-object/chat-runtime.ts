@@ -127,6 +127,15 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     return this.#built().store;
   }
 
+  /** A drizzle handle on the object's pool (the accounts queries'). */
+  db(): Database {
+    return this.#built().db;
+  }
+
+  config(): Config {
+    return this.#built().config;
+  }
+
   /** What every chat command on `chatId` runs with (src/chat-commands/context.ts). */
   context(chatId: string): CommandContext {
     this.parts.chatId.seen(chatId);

@@ -3,7 +3,7 @@
  * presented token in headers it sets; the object authenticates the token and checks the chat is
  * the caller's (a 401 or 404 as the Worker would answer it), then opens the socket: a stream socket
  * (hibernatable, its loop's cursors in its attachment) or a parts socket (in memory, as the part
- * buffer it reads).
+ * buffer it reads). While any is open, their keys are rechecked (socket-credentials.ts).
  */
 import { currentRequestId, REQUEST_ID_HEADER, requestIdFrom, runInRequest } from "../../src/log/request-context";
 import type { PartBuffer } from "../../src/part-buffer/part-buffer";
@@ -14,7 +14,9 @@ import { authorizeSocket } from "./authorize-socket";
 import type { ChatRuntime } from "./chat-runtime";
 import { CHAT_ID_HEADER, CREDENTIALS_HEADER, STREAM_CURSORS_HEADER } from "./headers";
 import type { ObjectChatId } from "./object-chat-id";
+import { lapsedCredentials } from "../../src/accounts/lapsed-credentials";
 import { PartsSession } from "./parts-socket";
+import { type CheckedSocket, SocketCredentials } from "./socket-credentials";
 import { logSocketSession, type SocketSession, socketSession } from "./socket-session";
 import type { StreamSockets } from "./stream-sockets";
 import type { SyncPoller } from "./sync-poller";
@@ -29,7 +31,25 @@ export interface SocketUpgradeParts {
 }
 
 export class SocketUpgrades {
-  constructor(private readonly deps: SocketUpgradeParts) {}
+  /** The open parts sockets and their sessions (stream sockets are the hibernation API's). */
+  readonly #parts = new Map<WebSocket, SocketSession>();
+  readonly #credentials: SocketCredentials;
+
+  constructor(private readonly deps: SocketUpgradeParts) {
+    this.#credentials = new SocketCredentials({
+      sockets: () => [...deps.streams.checked(), ...this.#partsChecked()],
+      chatId: () => deps.chatId.value,
+      lapsed: (chatId, keyIds) => lapsedCredentials(deps.runtime.db(), chatId, keyIds, new Date()),
+      intervalMs: () => deps.runtime.config().CHAT_AUTH_CACHE_MS,
+      now: Date.now,
+    });
+    deps.clock.watch(() => this.#credentials.dueAt());
+  }
+
+  /** The alarm fired at `now`: the sockets' credentials are rechecked when due. */
+  checkCredentialsIfDue(now: number): Promise<void> | undefined {
+    return this.#credentials.checkIfDue(now);
+  }
 
   answer(request: Request): Promise<Response> {
     return runInRequest(requestIdFrom(request.headers.get(REQUEST_ID_HEADER)), async () => {
@@ -39,7 +59,7 @@ export class SocketUpgrades {
       const caller = await authorizeSocket(this.deps.runtime, chatId, request.headers.get(CREDENTIALS_HEADER) ?? undefined);
       if (caller instanceof Response) return caller;
       this.deps.chatId.seen(chatId);
-      const session = socketSession(currentRequestId() ?? crypto.randomUUID(), caller.userId);
+      const session = socketSession(currentRequestId() ?? crypto.randomUUID(), caller);
       const pair = new WebSocketPair();
       if (new URL(request.url).pathname.endsWith("/parts")) this.#openParts(pair[1], chatId, session);
       else this.#openStream(pair[1], chatId, request, session);
@@ -54,9 +74,15 @@ export class SocketUpgrades {
     clock.arm();
   }
 
+  #partsChecked(): CheckedSocket[] {
+    return [...this.#parts].map(([socket, session]) => ({ session, close: (code, reason) => socket.close(code, reason) }));
+  }
+
   /** Not hibernated: a parts subscription lives in this object's memory, as the part buffer does. */
   #openParts(server: WebSocket, chatId: string, session: SocketSession): void {
     server.accept();
+    this.#parts.set(server, session);
+    this.deps.clock.arm();
     const parts = new PartsSession(chatId, this.deps.parts, {
       send: (t) => server.send(t),
       close: (code, reason) => server.close(code, reason),
@@ -65,10 +91,12 @@ export class SocketUpgrades {
       parts.onMessage(typeof event.data === "string" ? event.data : new TextDecoder().decode(event.data)),
     );
     server.addEventListener("close", (event) => {
+      this.#parts.delete(server);
       parts.stop();
       logSocketSession("parts", chatId, session, event.code);
     });
     server.addEventListener("error", () => {
+      this.#parts.delete(server);
       parts.stop();
       logSocketSession("parts", chatId, session, null);
     });

@@ -11,6 +11,7 @@ import { versionsFromNotification } from "../../src/chatstate/chat-versions";
 import type { ChatUpdatePayload } from "../../src/chats/notifier";
 import { errorText, logger } from "../../src/log/log";
 import { PacedSends } from "./paced-sends";
+import type { CheckedSocket } from "./socket-credentials";
 import { logSocketSession, type SocketSession } from "./socket-session";
 import { type ChatStreamEvent, titleChangeEvent } from "../../src/wire/stream-events";
 import type { ChatRow } from "../../src/db/schema/chats";
@@ -90,6 +91,23 @@ export class StreamSockets {
         // closing: its close handler stops the loop
       }
     }
+  }
+
+  /** Every open stream socket with the session it opened with, hibernated ones included (socket-credentials.ts). */
+  checked(): CheckedSocket[] {
+    return this.deps.state.getWebSockets(STREAM_SOCKET_TAG).map((socket) => ({
+      session: (socket.deserializeAttachment() as StreamAttachment | null)?.session,
+      close: (code, reason) => {
+        // The loop stops at once; the socket closes after the frames already on their way.
+        this.#loops.get(socket)?.stop();
+        this.#loops.delete(socket);
+        try {
+          this.#sends.close(socket, code, reason);
+        } catch {
+          // already closed
+        }
+      },
+    }));
   }
 
   /** The client closed its socket: the loop stops and the close is answered (1005/1006 with 1000). */

@@ -160,6 +160,28 @@ describe("ChatdClient", () => {
     }
   });
 
+  it("stops on close 4401 (the credential lapsed) with the server's reason, for the stream and the parts socket alike", async () => {
+    // As the object closes a socket whose key was revoked (durable-objects/chat-object/socket-credentials.ts).
+    const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
+    server.on("connection", (ws) => ws.close(4401, "the token or session was revoked"));
+    await new Promise((resolve) => server.once("listening", resolve));
+    try {
+      const { port } = server.address() as { port: number };
+      const client = sdk(`http://127.0.0.1:${port}`);
+      const options = { webSocket: nodeSockets, backoff: { initialMs: 10, maxMs: 20 } };
+      const stream = client.stream(crypto.randomUUID(), options);
+      const err = await stream.until(() => false).catch((e: unknown) => e);
+      expect(err).toMatchObject({ status: 401, code: "unauthorized", message: "the token or session was revoked", detail: "close 4401" });
+      expect(stream.connections).toBe(1);
+      const parts = client.partsStream(crypto.randomUUID(), options);
+      const partsError = await new Promise((resolve) => parts.onFatal(resolve));
+      expect(partsError).toMatchObject({ status: 401, detail: "close 4401" });
+      expect(parts.connections).toBe(1);
+    } finally {
+      server.close();
+    }
+  });
+
   it("runs the Node example: creates a chat, sends, prints the streamed answer", async () => {
     const { stdout } = await promisify(execFile)(
       process.execPath,

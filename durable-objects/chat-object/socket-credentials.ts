@@ -1,0 +1,80 @@
+/**
+ * Sockets follow their credentials (docs/accounts.md "Sockets"): while any stream or parts socket
+ * is open, the object rechecks the keys they authenticated with every CHAT_AUTH_CACHE_MS (at
+ * least every MIN_CHECK_MS), in one statement, and closes each socket whose key was revoked or
+ * expired, whose user was suspended or left the chat's organization, with close code 4401 and a
+ * reason that says which. The bound is the one a chat's HTTP routes have for a deleted key. A
+ * timer source of the object's one alarm, as the sync poll is.
+ */
+import { type CredentialLapse, LAPSE_REASONS } from "../../src/accounts/lapsed-credentials";
+import { errorText, logger } from "../../src/log/log";
+import type { SocketSession } from "./socket-session";
+
+/** The close code of a socket whose credential lapsed (4000 + HTTP 401, as 4404 is for a deleted chat). */
+export const CREDENTIAL_LAPSED_CODE = 4401;
+/** The shortest interval between checks (CHAT_AUTH_CACHE_MS may be 0: every request reads its key). */
+export const MIN_CHECK_MS = 1_000;
+
+/** An open socket as the check sees it. */
+export interface CheckedSocket {
+  session: SocketSession | undefined;
+  close(code: number, reason: string): void;
+}
+
+export interface SocketCredentialsDeps {
+  /** Every open socket of the object, stream and parts, hibernated ones included. */
+  sockets(): CheckedSocket[];
+  chatId(): string | undefined;
+  lapsed(chatId: string, keyIds: readonly string[]): Promise<Map<string, CredentialLapse>>;
+  intervalMs(): number;
+  now(): number;
+}
+
+export class SocketCredentials {
+  #checkAt: number | null = null;
+
+  constructor(private readonly deps: SocketCredentialsDeps) {}
+
+  /** The next check's deadline while any socket is open (the alarm clock's source). */
+  dueAt(): number | null {
+    if (this.deps.sockets().length === 0) {
+      this.#checkAt = null;
+      return null;
+    }
+    this.#checkAt ??= this.deps.now() + this.#intervalMs();
+    return this.#checkAt;
+  }
+
+  /** The alarm fired at `now`: the check, when it is due, with the next one an interval later. */
+  checkIfDue(now: number): Promise<void> | undefined {
+    const at = this.dueAt();
+    if (at === null || at > now) return undefined;
+    this.#checkAt = now + this.#intervalMs();
+    return this.#check();
+  }
+
+  #intervalMs(): number {
+    return Math.max(MIN_CHECK_MS, this.deps.intervalMs());
+  }
+
+  async #check(): Promise<void> {
+    const chatId = this.deps.chatId();
+    const sockets = this.deps.sockets();
+    const keyIds = [...new Set(sockets.flatMap((s) => (s.session?.keyId ? [s.session.keyId] : [])))];
+    if (!chatId || keyIds.length === 0) return;
+    let lapsed: Map<string, CredentialLapse>;
+    try {
+      lapsed = await this.deps.lapsed(chatId, keyIds);
+    } catch (err) {
+      // The next check tries again; a socket is never closed for a check that could not run.
+      logger.warn("socket_credentials_check_failed", { chat_id: chatId, error: errorText(err) });
+      return;
+    }
+    for (const socket of sockets) {
+      const lapse = socket.session?.keyId ? lapsed.get(socket.session.keyId) : undefined;
+      if (!lapse) continue;
+      logger.info("socket_credential_lapsed", { chat_id: chatId, user_id: socket.session?.userId, lapse });
+      socket.close(CREDENTIAL_LAPSED_CODE, LAPSE_REASONS[lapse]);
+    }
+  }
+}

@@ -1,0 +1,78 @@
+/** SocketCredentials: when the open sockets' keys are rechecked, and which sockets a check closes. */
+import { describe, expect, it } from "vitest";
+import type { CredentialLapse } from "../../../src/accounts/lapsed-credentials";
+import {
+  type CheckedSocket,
+  CREDENTIAL_LAPSED_CODE,
+  MIN_CHECK_MS,
+  SocketCredentials,
+} from "../../../durable-objects/chat-object/socket-credentials";
+
+function socket(keyId: string | undefined) {
+  const closes: { code: number; reason: string }[] = [];
+  const checked: CheckedSocket = {
+    session: keyId === undefined ? undefined : { requestId: "r", userId: "u", keyId, openedAt: 0 },
+    close: (code, reason) => closes.push({ code, reason }),
+  };
+  return { checked, closes };
+}
+
+function checker(opts: { sockets: CheckedSocket[]; lapsed?: Map<string, CredentialLapse> | Error; intervalMs?: number }) {
+  let now = 1_000_000;
+  const asked: string[][] = [];
+  const credentials = new SocketCredentials({
+    sockets: () => opts.sockets,
+    chatId: () => "chat",
+    lapsed: async (_chat, keyIds) => {
+      asked.push([...keyIds]);
+      if (opts.lapsed instanceof Error) throw opts.lapsed;
+      return opts.lapsed ?? new Map();
+    },
+    intervalMs: () => opts.intervalMs ?? 2_000,
+    now: () => now,
+  });
+  return { credentials, asked, advance: (ms: number) => (now += ms), now: () => now };
+}
+
+describe("SocketCredentials", () => {
+  it("needs no alarm without sockets, and one interval after the first look with them", () => {
+    const none = checker({ sockets: [] });
+    expect(none.credentials.dueAt()).toBeNull();
+    const some = checker({ sockets: [socket("k1").checked] });
+    expect(some.credentials.dueAt()).toBe(some.now() + 2_000);
+    // CHAT_AUTH_CACHE_MS may be 0: the checks are still spaced.
+    const eager = checker({ sockets: [socket("k1").checked], intervalMs: 0 });
+    expect(eager.credentials.dueAt()).toBe(eager.now() + MIN_CHECK_MS);
+  });
+
+  it("asks once per key, and closes exactly the sockets whose key lapsed", async () => {
+    const a1 = socket("a");
+    const a2 = socket("a");
+    const b = socket("b");
+    const old = socket(undefined);
+    const { credentials, asked, advance, now } = checker({
+      sockets: [a1.checked, a2.checked, b.checked, old.checked],
+      lapsed: new Map([["a", "revoked"]]),
+    });
+    credentials.dueAt();
+    expect(credentials.checkIfDue(now())).toBeUndefined();
+    advance(2_000);
+    await credentials.checkIfDue(now());
+    expect(asked).toEqual([["a", "b"]]);
+    expect(a1.closes).toEqual([{ code: CREDENTIAL_LAPSED_CODE, reason: "the token or session was revoked" }]);
+    expect(a2.closes).toHaveLength(1);
+    expect(b.closes).toEqual([]);
+    expect(old.closes).toEqual([]);
+    // The next check is an interval later.
+    expect(credentials.checkIfDue(now() + 1_999)).toBeUndefined();
+  });
+
+  it("closes nothing when the check itself fails", async () => {
+    const s = socket("a");
+    const { credentials, advance, now } = checker({ sockets: [s.checked], lapsed: new Error("database unreachable") });
+    credentials.dueAt();
+    advance(2_000);
+    await credentials.checkIfDue(now());
+    expect(s.closes).toEqual([]);
+  });
+});
