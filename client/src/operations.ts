@@ -44,6 +44,32 @@ export const operations = {
   deleteToken: op({ method: "delete", path: "/users/{user}/keys/{key}", response: null, status: 204 }),
   login: op({ method: "post", path: "/users/login", body: "LoginRequest", response: "LoginResponse", status: 201 }),
   logout: op({ method: "post", path: "/users/logout", response: "LogoutResponse" }),
+  updateUser: op({ method: "patch", path: "/users/{user}", body: "UpdateUserRequest", response: "User" }),
+
+  // organizations and members
+  createOrganization: op({
+    method: "post",
+    path: "/organizations",
+    body: "CreateOrganizationRequest",
+    response: "Organization",
+    status: 201,
+  }),
+  listOrganizations: op({ method: "get", path: "/organizations", response: "Organization[]" }),
+  listMembers: op({ method: "get", path: "/organizations/{organization}/members", response: "OrganizationMember[]" }),
+  addMember: op({
+    method: "post",
+    path: "/organizations/{organization}/members",
+    body: "AddOrganizationMemberRequest",
+    response: "OrganizationMember",
+    status: 201,
+  }),
+  updateMember: op({
+    method: "patch",
+    path: "/organizations/{organization}/members/{user}",
+    body: "UpdateOrganizationMemberRequest",
+    response: "OrganizationMember",
+  }),
+  removeMember: op({ method: "delete", path: "/organizations/{organization}/members/{user}", response: null, status: 204 }),
 
   // providers (site owner)
   createProvider: op({

@@ -19,6 +19,7 @@ import type * as overrides from "../../src/routes/model-override-schemas";
 import type * as providers from "../../src/routes/provider-schemas";
 import type * as personal from "../../src/routes/user-model-override-schemas";
 import type * as users from "../../src/routes/user-schemas";
+import type * as organizations from "../../src/routes/organization-schemas";
 import type { ErrorSchema } from "../../src/http/error-schema";
 
 export interface Components {
@@ -80,6 +81,12 @@ export interface Components {
   LoginRequest: typeof users.LoginBody;
   LoginResponse: typeof users.LoginResponse;
   LogoutResponse: typeof users.LogoutResponse;
+  UpdateUserRequest: typeof users.UpdateUserBody;
+  // organizations
+  CreateOrganizationRequest: typeof organizations.CreateOrganizationBody;
+  OrganizationMember: typeof organizations.OrganizationMemberSchema;
+  AddOrganizationMemberRequest: typeof organizations.AddMemberBody;
+  UpdateOrganizationMemberRequest: typeof organizations.UpdateMemberBody;
 }
 
 /** Query strings are not components in the document; they are listed by their own names. */
@@ -106,3 +113,4 @@ export type ChatStatus = Chat["status"];
 export type ModelConfig = Output<"ChatModelConfig">;
 export type User = Output<"User">;
 export type ApiKey = Output<"ApiKey">;
+export type OrganizationMember = Output<"OrganizationMember">;

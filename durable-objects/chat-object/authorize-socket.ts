@@ -14,7 +14,7 @@ export async function authorizeSocket(runtime: ChatRuntime, chatId: string, toke
   try {
     const keys = runtime.keys();
     return await keys.afterRequest(async () => {
-      const caller = await keys.callerFor(token);
+      const caller = await keys.callerFor(token, chatId);
       ownedBy(await runtime.store().identity(chatId), { chatId, callerId: caller.userId });
       return caller;
     });

@@ -66,11 +66,25 @@ export interface ApiKeyForAuth {
   key: ApiKeyRow;
   userSuspended: boolean;
   siteRoles: string[];
+  /**
+   * With a chat named: whether the user belongs to that chat's organization (true while the chat
+   * does not exist yet: its Create checks the organization it names).
+   */
+  inChatOrganization?: boolean;
 }
 
-export async function findApiKeyForAuth(db: Database, id: string): Promise<ApiKeyForAuth | null> {
+/** The key `id` with its user; with `chatId`, in the same statement, the user's membership of that chat's organization. */
+export async function findApiKeyForAuth(db: Database, id: string, chatId?: string): Promise<ApiKeyForAuth | null> {
+  const inChatOrganization = sql<boolean>`NOT EXISTS (SELECT 1 FROM chats c WHERE c.id = ${chatId ?? null}::uuid)
+    OR EXISTS (SELECT 1 FROM organization_members m JOIN chats c ON c.organization_id = m.organization_id
+               WHERE c.id = ${chatId ?? null}::uuid AND m.user_id = ${apiKeys.userId})`;
   const [row] = await db
-    .select({ key: apiKeys, userSuspended: users.suspended, siteRoles: users.siteRoles })
+    .select({
+      key: apiKeys,
+      userSuspended: users.suspended,
+      siteRoles: users.siteRoles,
+      ...(chatId === undefined ? {} : { inChatOrganization }),
+    })
     .from(apiKeys)
     .innerJoin(users, eq(users.id, apiKeys.userId))
     .where(eq(apiKeys.id, id));

@@ -3,7 +3,7 @@
  * (src/http/errors.ts); all are raised before or inside a transaction that then writes nothing.
  */
 
-export type AccountErrorCode = "first_user_exists" | "already_exists";
+export type AccountErrorCode = "first_user_exists" | "already_exists" | "last_owner" | "cannot_suspend_self";
 
 export abstract class AccountError extends Error {
   abstract readonly code: AccountErrorCode;
@@ -27,6 +27,24 @@ export class AlreadyExistsError extends AccountError {
     readonly field: string,
   ) {
     super(`a ${resource} with this ${field} already exists`);
+  }
+}
+
+/** A change that would leave an organization without an owner (409). */
+export class LastOwnerError extends AccountError {
+  override name = "LastOwnerError";
+  override readonly code = "last_owner";
+  constructor() {
+    super("an organization keeps at least one owner: make another member an owner first");
+  }
+}
+
+/** The site owner suspending themself (409): nobody would be left to reactivate anyone. */
+export class CannotSuspendSelfError extends AccountError {
+  override name = "CannotSuspendSelfError";
+  override readonly code = "cannot_suspend_self";
+  constructor() {
+    super("you cannot suspend yourself");
   }
 }
 

@@ -1,13 +1,15 @@
 /**
- * Organizations and memberships. A membership's role is "admin" or "member"; the site owner's
- * reach over every organization is decided in src/accounts/roles.ts, not stored here.
+ * Organizations and memberships. A membership's role is "owner", "admin" or "member" (roles.ts
+ * ranks them); the site owner's reach over every organization is decided in roles.ts, not stored
+ * here.
  */
 import { and, asc, eq, sql } from "drizzle-orm";
 import type { Database } from "../db/database";
 import { organizationMembers, organizations } from "../db/schema/auth";
 
 export type OrganizationRow = typeof organizations.$inferSelect;
-export type MemberRole = "admin" | "member";
+export type MemberRole = "owner" | "admin" | "member";
+export const MEMBER_ROLES: readonly MemberRole[] = ["owner", "admin", "member"];
 
 /** The name of the organization created with the first user. */
 export const DEFAULT_ORGANIZATION_NAME = "default";
@@ -88,8 +90,9 @@ export async function getMemberRole(db: Database, organizationId: string, userId
   return memberRoleOf(row.role);
 }
 
-/** A stored membership role as the two this service knows (anything but "admin" is a member). */
-const memberRoleOf = (stored: string): MemberRole => (stored === "admin" ? "admin" : "member");
+/** A stored membership role as one this service knows (anything else is a member). */
+export const memberRoleOf = (stored: string): MemberRole =>
+  MEMBER_ROLES.includes(stored as MemberRole) ? (stored as MemberRole) : "member";
 
 export async function organizationIdsOf(db: Database, userId: string): Promise<string[]> {
   const rows = await db

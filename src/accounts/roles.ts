@@ -1,7 +1,8 @@
 /**
- * Roles (docs/api.md "Auth"): the site owner (deployment-wide, `users.site_roles`), and per
- * organization an admin or a member (`organization_members.role`). A site owner acts as an admin
- * of every organization.
+ * Roles (docs/accounts.md): the site owner (deployment-wide, `users.site_roles`), and per
+ * organization an owner, an admin or a member (`organization_members.role`). Each role may do
+ * what the ones below it may; an owner also manages owners. A site owner acts as an owner of every
+ * organization.
  */
 import { type MemberRole, getMemberRole } from "./organizations";
 import type { Database } from "../db/database";
@@ -21,11 +22,18 @@ export async function orgRole(
   caller: { userId: string; siteRoles: readonly string[] },
   organizationId: string,
 ): Promise<OrgRole> {
-  if (isSiteOwner(caller)) return "admin";
+  if (isSiteOwner(caller)) return "owner";
   return getMemberRole(db, organizationId, caller.userId);
 }
 
 /** orgRole for a membership role already read with the organization. */
 export function effectiveRole(caller: { siteRoles: readonly string[] }, memberRole: MemberRole | null): OrgRole {
-  return isSiteOwner(caller) ? "admin" : memberRole;
+  return isSiteOwner(caller) ? "owner" : memberRole;
+}
+
+const RANK: Record<MemberRole, number> = { member: 0, admin: 1, owner: 2 };
+
+/** Whether `role` may do what `need` may (an owner is an admin too). */
+export function atLeast(role: OrgRole, need: MemberRole): boolean {
+  return role !== null && RANK[role] >= RANK[need];
 }

@@ -46,7 +46,7 @@ export async function createFirstUser(db: Database, input: NewUser, now: Date): 
     if (existing) throw new FirstUserExistsError();
     const organization = await ensureDefaultOrganization(tx);
     const user = await insertUser(tx, { ...input, siteRoles: [SITE_OWNER] }, passwordHash);
-    await addMember(tx, organization.id, user.id, "admin");
+    await addMember(tx, organization.id, user.id, "owner");
     const session = await createApiKey(tx, {
       userId: user.id,
       tokenName: SESSION_TOKEN_NAME,
@@ -79,6 +79,12 @@ export async function findUserByUsername(db: Database, username: string): Promis
 
 export async function findUserByEmail(db: Database, email: string): Promise<UserRow | null> {
   const [row] = await db.select().from(users).where(eq(users.email, email));
+  return row ?? null;
+}
+
+/** Suspends or reactivates a user: a suspended user's keys stop authenticating (and their sockets close). */
+export async function setSuspended(db: Database, userId: string, suspended: boolean): Promise<UserRow | null> {
+  const [row] = await db.update(users).set({ suspended }).where(eq(users.id, userId)).returning();
   return row ?? null;
 }
 

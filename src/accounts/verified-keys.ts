@@ -3,7 +3,8 @@
  * kept in memory for at most `ttlMs`, so a chat's hot path (send, edit, interrupt, its reads and
  * sockets) authenticates without a database round trip.
  *
- * The bound: a key deleted or a user suspended stops authenticating within `ttlMs` of the change
+ * The bound: a key deleted, a user suspended or removed from the chat's organization stops
+ * authenticating (the last as a missing chat) within `ttlMs` of the change
  * (the next read of the key after its entry ages out sees it); expiry is checked against the
  * cached expiry on every call, so an expired key fails at once. The secret is verified against the
  * stored hash on every call; an unknown key id is never cached (no one fills memory with guesses).
@@ -16,6 +17,7 @@
 import type { Database } from "../db/database";
 import { type ApiKeyForAuth, findApiKeyForAuth, renewedExpiry, type SessionLifetime, touchApiKey, usageIsStale } from "./api-keys";
 import { type Caller, callerOf, presentedKey } from "./authentication";
+import { ChatNotFoundError } from "../chatstate/errors";
 
 /** Entries kept at most; past it the oldest read goes first (a chat's object sees few keys). */
 const MAX_ENTRIES = 256;
@@ -50,12 +52,17 @@ export class VerifiedKeys {
 
   constructor(private readonly deps: VerifiedKeysDeps) {}
 
-  /** The caller `token` authenticates as, or AuthenticationError. */
-  async callerFor(token: string | undefined): Promise<Caller> {
+  /**
+   * The caller `token` authenticates as, or AuthenticationError. With `chatId`, a caller outside
+   * that chat's organization is refused as for a missing chat (ChatNotFoundError).
+   */
+  async callerFor(token: string | undefined, chatId?: string): Promise<Caller> {
     const { id, secret } = presentedKey(token);
     const now = this.deps.now();
-    const found = await this.#read(id, now.getTime());
+    const found = await this.#read(id, now.getTime(), chatId);
     const caller = await callerOf(found, secret, now);
+    // Removed from the chat's organization: the chat answers as a missing one (docs/accounts.md).
+    if (chatId !== undefined && found?.inChatOrganization === false) throw new ChatNotFoundError(chatId);
     if (found && usageIsStale(found.key, now)) {
       // Recorded in memory first, so concurrent requests write it once; a session's renewal too,
       // as the write will make it.
@@ -85,11 +92,13 @@ export class VerifiedKeys {
     await touchApiKey(this.deps.db, id, at, this.deps.sessions);
   }
 
-  async #read(id: string, now: number): Promise<ApiKeyForAuth | null> {
+  async #read(id: string, now: number, chatId: string | undefined): Promise<ApiKeyForAuth | null> {
     const cached = this.#entries.get(id);
-    if (cached && now - cached.readAt < this.deps.ttlMs) return cached.found;
+    // An entry read before the object knew its chat says nothing of the membership: read again.
+    const fits = cached && (chatId === undefined || cached.found.inChatOrganization !== undefined);
+    if (cached && fits && now - cached.readAt < this.deps.ttlMs) return cached.found;
     this.#entries.delete(id);
-    const found = await findApiKeyForAuth(this.deps.db, id);
+    const found = await findApiKeyForAuth(this.deps.db, id, chatId);
     if (found && this.deps.ttlMs > 0) {
       if (this.#entries.size >= MAX_ENTRIES) this.#entries.delete(this.#entries.keys().next().value as string);
       this.#entries.set(id, { found, readAt: now });

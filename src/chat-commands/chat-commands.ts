@@ -52,7 +52,7 @@ export class ChatCommands {
 
   /** POST /chats: the creator's organization is chosen and checked here (chat-organization.ts). */
   create(from: Sender, cmd: CreateRequest) {
-    return this.#run(from, "create", async (caller) => {
+    return this.#run(from, cmd.chatId, "create", async (caller) => {
       const ctx = this.runtime.context(cmd.chatId);
       const organizationId = await chatOrganizationFor(ctx.db, caller, cmd.organizationId);
       return createChatCommand(ctx, { ...cmd, callerId: caller.userId, organizationId });
@@ -61,7 +61,7 @@ export class ChatCommands {
 
   /** spawn_agent, from the parent's object: the child's organization and parent are the parent's. */
   createChild(cmd: CreateChatCommand) {
-    return this.#run({ requestId: null, caller: { userId: cmd.callerId, siteRoles: [] } }, "create", () =>
+    return this.#run({ requestId: null, caller: { userId: cmd.callerId, siteRoles: [] } }, cmd.chatId, "create", () =>
       createChatCommand(this.runtime.context(cmd.chatId), cmd),
     );
   }
@@ -125,15 +125,18 @@ export class ChatCommands {
     command: (ctx: CommandContext, cmd: C) => Promise<V>,
     cmd: Unsigned<C>,
   ): Promise<Answer<V>> {
-    return this.#run(from, logName, (caller) => command(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId } as C));
+    return this.#run(from, cmd.chatId, logName, (caller) =>
+      command(this.runtime.context(cmd.chatId), { ...cmd, callerId: caller.userId } as C),
+    );
   }
 
   /**
    * `run` as the sender's user, in the context of the request that sent it (its request id), its
    * failures logged under `logName`. A token that does not authenticate is the command's error
-   * (401) and the command never runs; the key's last_used_at is written after the request's work.
+   * (401), and one whose user is not in `chatId`'s organization answers as for a missing chat
+   * (404); the command never runs. The key's last_used_at is written after the request's work.
    */
-  async #run<V>(from: Sender, logName: string, run: (caller: SenderCaller) => Promise<V>): Promise<Answer<V>> {
+  async #run<V>(from: Sender, chatId: string, logName: string, run: (caller: SenderCaller) => Promise<V>): Promise<Answer<V>> {
     if ("caller" in from) {
       const trusted = () => outcome(logName, () => run(from.caller));
       return from.requestId === null ? trusted() : runInRequest(requestIdFrom(from.requestId), trusted);
@@ -143,7 +146,7 @@ export class ChatCommands {
       const keys = this.runtime.keys();
       const result = await keys.afterRequest(() =>
         outcome(logName, async () => {
-          const caller = await keys.callerFor(from.token);
+          const caller = await keys.callerFor(from.token, chatId);
           userId = caller.userId;
           return run(caller);
         }),

@@ -47,10 +47,13 @@ export interface ListChatsOptions {
   afterId?: string;
 }
 
-/** The owner's chats, newest first (`created_at DESC, id DESC`). */
+/**
+ * The owner's chats in the organizations they still belong to, newest first (`created_at DESC,
+ * id DESC`): a member removed from an organization no longer sees its chats.
+ */
 export async function listChats(db: Queryable, options: ListChatsOptions): Promise<ChatRow[]> {
   const values: unknown[] = [options.ownerId];
-  const where = ["c.owner_id = $1"];
+  const where = ["c.owner_id = $1", "c.organization_id IN (SELECT m.organization_id FROM organization_members m WHERE m.user_id = $1)"];
   if (options.archived !== undefined) {
     values.push(options.archived);
     where.push(`c.archived = $${values.length}`);

@@ -4,8 +4,8 @@
  * gets 403, since it already knows the organization exists.
  */
 import type { Context } from "hono";
-import { effectiveRole, isSiteOwner } from "../accounts/roles";
-import { getOrganizationWithRole, type OrganizationRow } from "../accounts/organizations";
+import { atLeast, effectiveRole, isSiteOwner } from "../accounts/roles";
+import { getOrganizationWithRole, type MemberRole, type OrganizationRow } from "../accounts/organizations";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
 
@@ -17,13 +17,13 @@ export function notFoundError(what: string): ApiError {
   return new ApiError(404, "not_found", "Resource not found.", `${what} not found.`);
 }
 
-export async function requireOrganization(c: Context<AppEnv>, organizationId: string, need: "member" | "admin"): Promise<OrganizationRow> {
+export async function requireOrganization(c: Context<AppEnv>, organizationId: string, need: MemberRole): Promise<OrganizationRow> {
   const db = c.var.db;
   const caller = c.var.caller;
   const found = await getOrganizationWithRole(db, organizationId, caller.userId);
   const role = found && effectiveRole(caller, found.role);
   if (!found || !role) throw notFoundError("Organization");
-  if (need === "admin" && role !== "admin") throw forbidden("Only organization admins may do this.");
+  if (!atLeast(role, need)) throw forbidden(`Only organization ${need}s may do this.`);
   return found.organization;
 }
 

@@ -8,7 +8,7 @@ import { getProject } from "../projects/projects";
 import type { ProjectRow } from "../db/schema/projects";
 import type { AppEnv } from "./app-env";
 import { notFoundError, requireOrganization } from "./org-access";
-import { orgRole } from "../accounts/roles";
+import { atLeast, orgRole } from "../accounts/roles";
 
 export async function requireProject(c: Context<AppEnv>, organizationId: string, projectId: string): Promise<ProjectRow> {
   await requireOrganization(c, organizationId, "member");
@@ -19,7 +19,7 @@ export async function requireProject(c: Context<AppEnv>, organizationId: string,
 
 /** Admins see every project of the organization; members their own. */
 export async function isOrganizationAdmin(c: Context<AppEnv>, organizationId: string): Promise<boolean> {
-  return (await orgRole(c.var.db, c.var.caller, organizationId)) === "admin";
+  return atLeast(await orgRole(c.var.db, c.var.caller, organizationId), "admin");
 }
 
 async function mayManage(c: Context<AppEnv>, project: ProjectRow): Promise<boolean> {

@@ -16,9 +16,13 @@ export const UserSchema = z
     /** Site-wide roles, e.g. "owner"; organization roles are per membership. */
     roles: z.array(z.string()),
     organization_ids: z.array(z.uuid()),
+    /** A suspended user's tokens and sessions do not authenticate. */
+    suspended: z.boolean(),
     created_at: z.iso.datetime(),
   })
   .openapi("User");
+
+export const UpdateUserBody = z.object({ suspended: z.boolean() }).openapi("UpdateUserRequest");
 
 export const OrganizationSchema = z
   .object({ id: z.uuid(), name: z.string(), is_default: z.boolean(), created_at: z.iso.datetime() })

@@ -5,7 +5,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
-import { isSiteOwner, orgRole } from "../accounts/roles";
+import { atLeast, isSiteOwner, orgRole } from "../accounts/roles";
 import { type ApiKeyRow, createApiKey, deleteApiKey, getApiKey, listApiKeys, TOKEN_LOGIN_TYPE } from "../accounts/api-keys";
 import { AuthenticationError } from "../accounts/authentication";
 import { assertBootstrapAllowed } from "../accounts/bootstrap";
@@ -13,7 +13,8 @@ import { signIn, signOut } from "../accounts/sessions";
 import { configFromEnv } from "../config/env";
 import { clearSessionCookie, setSessionCookie } from "../http/session-cookie";
 import { getDefaultOrganization, getOrganization, type OrganizationRow, organizationIdsOf } from "../accounts/organizations";
-import { createFirstUser, createUser, findUserByUsername, getUser, type UserRow } from "../accounts/users";
+import { createFirstUser, createUser, findUserByUsername, getUser, setSuspended, type UserRow } from "../accounts/users";
+import { CannotSuspendSelfError } from "../accounts/errors";
 import type { Database } from "../db/database";
 import type { AppEnv } from "../http/app-env";
 import { requireCaller } from "../http/auth";
@@ -35,6 +36,7 @@ import {
   LoginBody,
   LoginResponse,
   LogoutResponse,
+  UpdateUserBody,
   type OrganizationSchema,
   UserSchema,
 } from "./user-schemas";
@@ -46,6 +48,7 @@ function userJson(user: UserRow, organizationIds: string[]): z.infer<typeof User
     username: user.username,
     roles: user.siteRoles,
     organization_ids: organizationIds,
+    suspended: user.suspended,
     created_at: user.createdAt.toISOString(),
   };
 }
@@ -88,6 +91,17 @@ const meRoute = createRoute({
   responses: { 200: jsonContent(UserSchema, "The caller"), ...errorResponses(401) },
 });
 
+const userParam = z.object({ user: z.string().min(1).max(64).openapi({ description: '"me", a user ID or a username', example: "me" }) });
+
+const updateUserRoute = createRoute({
+  method: "patch",
+  path: "/{user}",
+  summary: "Suspend or reactivate a user (site owner): a suspended user's keys stop authenticating and their sockets close",
+  middleware: [requestDb, requireCaller, jsonBodyLimit],
+  request: { params: userParam, body: jsonBody(UpdateUserBody) },
+  responses: { 200: jsonContent(UserSchema, "Updated"), ...errorResponses(400, 401, 403, 404, 409, 413) },
+});
+
 const loginRoute = createRoute({
   method: "post",
   path: "/login",
@@ -105,8 +119,6 @@ const logoutRoute = createRoute({
   middleware: [requestDb, requireCaller],
   responses: { 200: jsonContent(LogoutResponse, "Signed out"), ...errorResponses(401, 403) },
 });
-
-const userParam = z.object({ user: z.string().min(1).max(64).openapi({ description: '"me", a user ID or a username', example: "me" }) });
 
 const listTokensRoute = createRoute({
   method: "get",
@@ -168,7 +180,7 @@ export const users = createRouter()
     const organization = input.organization_id ? await getOrganization(db, input.organization_id) : await getDefaultOrganization(db);
     const role = organization ? await orgRole(db, c.var.caller, organization.id) : null;
     if (!organization || role === null) throw notFoundError("Organization");
-    if (role !== "admin") throw forbidden("Only the site owner and organization admins may create users.");
+    if (!atLeast(role, "admin")) throw forbidden("Only the site owner and organization admins may create users.");
     const user = await createUser(db, {
       email: input.email.toLowerCase(),
       username: input.username,
@@ -200,6 +212,15 @@ export const users = createRouter()
       parent,
     });
     return c.json({ key: token }, 201);
+  })
+  .openapi(updateUserRoute, async (c) => {
+    if (!isSiteOwner(c.var.caller)) throw forbidden("Only the site owner may suspend or reactivate users.");
+    const user = await targetUser(c, c.req.valid("param").user);
+    const { suspended } = c.req.valid("json");
+    if (suspended && user.id === c.var.caller.userId) throw new CannotSuspendSelfError();
+    const updated = await setSuspended(c.var.db, user.id, suspended);
+    if (!updated) throw notFoundError("User");
+    return c.json(await userWithOrgs(c.var.db, updated), 200);
   })
   .openapi(loginRoute, async (c) => {
     const input = c.req.valid("json");

@@ -23,6 +23,7 @@ import * as overrides from "../../src/routes/model-override-schemas";
 import * as providers from "../../src/routes/provider-schemas";
 import * as personal from "../../src/routes/user-model-override-schemas";
 import * as users from "../../src/routes/user-schemas";
+import * as organizations from "../../src/routes/organization-schemas";
 
 // `satisfies` ties each runtime schema here to the SDK's type of the same name: naming another
 // schema in client/src/schemas.ts fails the typecheck, naming another here fails the test below.
@@ -78,6 +79,11 @@ const components = {
   LoginRequest: users.LoginBody,
   LoginResponse: users.LoginResponse,
   LogoutResponse: users.LogoutResponse,
+  UpdateUserRequest: users.UpdateUserBody,
+  CreateOrganizationRequest: organizations.CreateOrganizationBody,
+  OrganizationMember: organizations.OrganizationMemberSchema,
+  AddOrganizationMemberRequest: organizations.AddMemberBody,
+  UpdateOrganizationMemberRequest: organizations.UpdateMemberBody,
 } satisfies { [K in keyof Components]: Components[K] };
 
 const queries = {

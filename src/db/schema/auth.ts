@@ -35,7 +35,7 @@ export const organizationMembers = pgTable(
     userId: uuid()
       .notNull()
       .references(() => users.id, { onDelete: "cascade" }),
-    /** "admin" | "member" */
+    /** "owner" | "admin" | "member" (src/accounts/roles.ts) */
     role: text().notNull().default("member"),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
