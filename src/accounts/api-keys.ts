@@ -2,7 +2,7 @@
  * API keys: the stored half of `<id>-<secret>` tokens. User-created keys have login type
  * "token"; session keys and the synthetic attribution keys carry the user's own login type.
  */
-import { and, desc, eq, isNull, lt, or, sql } from "drizzle-orm";
+import { and, desc, eq, inArray, isNull, lt, or, sql } from "drizzle-orm";
 import { mintToken } from "./token";
 import type { Database } from "../db/database";
 import { isUniqueViolation } from "../db/pg-errors";
@@ -11,8 +11,13 @@ import { AlreadyExistsError } from "./errors";
 
 export type ApiKeyRow = typeof apiKeys.$inferSelect;
 
-/** The only scope that authenticates requests. */
+/** A token that may do all its user may. */
 export const FULL_SCOPE = "all";
+/** A token that may only read model configurations and discover models (the spec's chat model configuration read scope). */
+export const MODEL_CONFIG_READ_SCOPE = "chat_model_config:read";
+/** The scopes a token may carry (docs/accounts.md "Scopes"); the synthetic attribution keys' is none of them. */
+export const TOKEN_SCOPES = [FULL_SCOPE, MODEL_CONFIG_READ_SCOPE] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
 /** The login type of keys users create with `POST /users/{user}/keys/tokens`. */
 export const TOKEN_LOGIN_TYPE = "token";
 /** `last_used_at` moves at most this often: one write a minute per key, not one per request. */
@@ -24,6 +29,7 @@ export interface NewApiKey {
   userId: string;
   tokenName: string;
   loginType: string;
+  /** FULL_SCOPE when absent. A key minted with a parent never has more than it (a read-only key mints nothing: routes need the full scope). */
   scope?: string;
   expiresAt: Date;
   /** The key this one is minted with: it expires no later, and deleting that key deletes this one. */
@@ -140,7 +146,7 @@ export async function listApiKeys(db: Database, userId: string): Promise<ApiKeyR
   return db
     .select()
     .from(apiKeys)
-    .where(and(eq(apiKeys.userId, userId), eq(apiKeys.scope, FULL_SCOPE)))
+    .where(and(eq(apiKeys.userId, userId), inArray(apiKeys.scope, [...TOKEN_SCOPES])))
     .orderBy(desc(apiKeys.createdAt), apiKeys.id);
 }
 
@@ -148,7 +154,7 @@ export async function listApiKeys(db: Database, userId: string): Promise<ApiKeyR
 export async function deleteApiKey(db: Database, userId: string, id: string): Promise<boolean> {
   const deleted = await db
     .delete(apiKeys)
-    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), eq(apiKeys.scope, FULL_SCOPE)))
+    .where(and(eq(apiKeys.id, id), eq(apiKeys.userId, userId), inArray(apiKeys.scope, [...TOKEN_SCOPES])))
     .returning({ id: apiKeys.id });
   return deleted.length > 0;
 }

@@ -1,10 +1,10 @@
 /**
  * What makes a presented API token a caller: the key exists, its secret hashes to the stored one,
- * it is a full-scope key of a real user (never a synthetic attribution key), it has not expired and
- * its user is not suspended. The Worker (per-request pool) and the chat objects (warm pool, with a
+ * it carries a token scope (never a synthetic attribution key's), it has not expired and its user is
+ * not suspended. What the caller may then do is also bounded by the key's scope (assertScope). The Worker (per-request pool) and the chat objects (warm pool, with a
  * cache: ./verified-keys.ts) both decide with this one function.
  */
-import { type ApiKeyForAuth, FULL_SCOPE } from "./api-keys";
+import { type ApiKeyForAuth, TOKEN_SCOPES, type TokenScope } from "./api-keys";
 import { isAttributionKey } from "./synthetic-key";
 import { parseToken, verifySecret } from "./token";
 
@@ -15,6 +15,8 @@ export interface Caller {
   siteRoles: readonly string[];
   /** The API key the request authenticated with. */
   apiKeyId: string;
+  /** What that key may do: everything its user may, or only read model configurations. */
+  scope: TokenScope;
 }
 
 /** A token that does not authenticate (401); the detail never says whether a key id exists. */
@@ -37,8 +39,21 @@ export function presentedKey(token: string | undefined): { token: string; id: st
 export async function callerOf(found: ApiKeyForAuth | null, secret: string, now: Date): Promise<Caller> {
   if (!found || !(await verifySecret(secret, found.key.hashedSecret))) throw new AuthenticationError("The session token is invalid.");
   // Synthetic attribution keys never authenticate, even if someone held a matching secret.
-  if (found.key.scope !== FULL_SCOPE || isAttributionKey(found.key)) throw new AuthenticationError("The session token is invalid.");
+  const scope = TOKEN_SCOPES.find((s) => s === found.key.scope);
+  if (scope === undefined || isAttributionKey(found.key)) throw new AuthenticationError("The session token is invalid.");
   if (found.key.expiresAt.getTime() <= now.getTime()) throw new AuthenticationError("The session token has expired.");
   if (found.userSuspended) throw new AuthenticationError("The user is suspended.");
-  return { userId: found.key.userId, siteRoles: found.siteRoles, apiKeyId: found.key.id };
+  return { userId: found.key.userId, siteRoles: found.siteRoles, apiKeyId: found.key.id, scope };
+}
+
+/** A route that `allowed` scopes may call, and a key of another (403 insufficient_scope). */
+export class InsufficientScopeError extends Error {
+  override name = "InsufficientScopeError";
+  constructor(readonly scope: string) {
+    super(`a token of scope ${scope} may not do this`);
+  }
+}
+
+export function assertScope(caller: Pick<Caller, "scope">, allowed: readonly TokenScope[]): void {
+  if (!allowed.includes(caller.scope)) throw new InsufficientScopeError(caller.scope);
 }

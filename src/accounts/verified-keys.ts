@@ -15,8 +15,16 @@
  * request (a new chat's socket); a second later, the turn that request started.
  */
 import type { Database } from "../db/database";
-import { type ApiKeyForAuth, findApiKeyForAuth, renewedExpiry, type SessionLifetime, touchApiKey, usageIsStale } from "./api-keys";
-import { type Caller, callerOf, presentedKey } from "./authentication";
+import {
+  type ApiKeyForAuth,
+  FULL_SCOPE,
+  findApiKeyForAuth,
+  renewedExpiry,
+  type SessionLifetime,
+  touchApiKey,
+  usageIsStale,
+} from "./api-keys";
+import { assertScope, type Caller, callerOf, presentedKey } from "./authentication";
 import { ChatNotFoundError } from "../chatstate/errors";
 
 /** Entries kept at most; past it the oldest read goes first (a chat's object sees few keys). */
@@ -61,6 +69,8 @@ export class VerifiedKeys {
     const now = this.deps.now();
     const found = await this.#read(id, now.getTime(), chatId);
     const caller = await callerOf(found, secret, now);
+    // Every chat route needs the full scope (docs/accounts.md "Scopes").
+    assertScope(caller, [FULL_SCOPE]);
     // Removed from the chat's organization: the chat answers as a missing one (docs/accounts.md).
     if (chatId !== undefined && found?.inChatOrganization === false) throw new ChatNotFoundError(chatId);
     if (found && usageIsStale(found.key, now)) {

@@ -14,7 +14,7 @@ import {
 import type { ClassifiedState, OwnershipState } from "../chatstate/states";
 import type { TransitionName } from "../chatstate/transitions";
 import { ConfigError } from "../config/env";
-import { AuthenticationError } from "../accounts/authentication";
+import { AuthenticationError, InsufficientScopeError } from "../accounts/authentication";
 import {
   AccountError,
   type AccountErrorCode,
@@ -45,6 +45,7 @@ export type ErrorValue =
   | { name: "FileAttachmentError"; message: string }
   | { name: "ChatStoreError"; code: ChatStoreErrorCode; message: string }
   | { name: "AuthenticationError"; detail: string }
+  | { name: "InsufficientScopeError"; scope: string }
   | { name: "AccountError"; code: AccountErrorCode; message: string }
   | { name: "SignInRefusedError"; message: string }
   | { name: "BootstrapRefusedError"; reason: BootstrapRefusedError["reason"]; message: string }
@@ -97,6 +98,7 @@ function chatError(err: unknown): ErrorValue | undefined {
 /** Accounts, providers, model configs and projects (src/accounts, src/model-configs, src/projects). */
 function accountAndModelConfigError(err: unknown): ErrorValue | undefined {
   if (err instanceof AuthenticationError) return { name: "AuthenticationError", detail: err.detail };
+  if (err instanceof InsufficientScopeError) return { name: "InsufficientScopeError", scope: err.scope };
   if (err instanceof AccountError) return { name: "AccountError", code: err.code, message: err.message };
   if (err instanceof SignInRefusedError) return { name: "SignInRefusedError", message: err.message };
   if (err instanceof BootstrapRefusedError) return { name: "BootstrapRefusedError", reason: err.reason, message: err.message };

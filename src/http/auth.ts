@@ -5,6 +5,10 @@
  * routes (browsers cannot set WebSocket headers) the query parameter. Every failure to
  * authenticate is 401 `unauthorized`; the detail never says whether a key ID exists.
  *
+ * A key's scope bounds the routes it may call (docs/accounts.md "Scopes"): every route needs the
+ * full scope but the model-configuration reads (requireModelConfigReader); the chat objects accept
+ * full-scope keys only. A key of another scope is 403 `insufficient_scope`.
+ *
  * Two ways, by where the request goes (docs/hot-path.md):
  * - `requireCaller` authenticates here, on the request's own pool (needs `requestDb` before it):
  *   routes that are not about one chat (users, providers, model configs, listing chats).
@@ -18,8 +22,8 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { createMiddleware } from "hono/factory";
-import { findApiKeyForAuth, touchApiKey, usageIsStale } from "../accounts/api-keys";
-import { type Caller, callerOf, presentedKey } from "../accounts/authentication";
+import { FULL_SCOPE, findApiKeyForAuth, MODEL_CONFIG_READ_SCOPE, type TokenScope, touchApiKey, usageIsStale } from "../accounts/api-keys";
+import { assertScope, type Caller, callerOf, presentedKey } from "../accounts/authentication";
 import { sessionLifetime } from "../accounts/sessions";
 import { configFromEnv } from "../config/env";
 import type { AppEnv } from "./app-env";
@@ -58,9 +62,11 @@ export async function authenticate(c: Context<AppEnv>, token: string | undefined
   return caller;
 }
 
-function callerMiddleware(streamCredentials: boolean) {
+/** Authenticates once per request; each route's middleware then checks the key's scope against its own. */
+function callerMiddleware(streamCredentials: boolean, scopes: readonly TokenScope[]) {
   return createMiddleware<AppEnv>(async (c, next) => {
     if (!c.var.caller) c.set("caller", await authenticate(c, presentedToken(c, streamCredentials), new Date()));
+    assertScope(c.var.caller, scopes);
     await next();
   });
 }
@@ -75,8 +81,10 @@ function credentialsMiddleware(streamCredentials: boolean) {
   });
 }
 
-/** Headers or the cookie: JSON routes authenticated in the Worker. */
-export const requireCaller = callerMiddleware(false);
+/** Headers or the cookie: JSON routes authenticated in the Worker, for a full-scope key. */
+export const requireCaller = callerMiddleware(false, [FULL_SCOPE]);
+/** requireCaller that a model-configuration read key may pass too (model discovery and config reads). */
+export const requireModelConfigReader = callerMiddleware(false, [FULL_SCOPE, MODEL_CONFIG_READ_SCOPE]);
 /** Headers or the cookie: a chat's JSON routes, authenticated by the chat's object. */
 export const requireCredentials = credentialsMiddleware(false);
 /** Headers, the cookie, then the query parameter: the chat's WebSocket routes, authenticated by its object. */

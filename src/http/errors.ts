@@ -96,6 +96,8 @@ export function apiErrorOf(value: ErrorValue): ApiError {
     // Accounts, providers, model configs and projects (src/accounts, src/model-configs, src/projects).
     case "AuthenticationError":
       return new ApiError(401, "unauthorized", "Unauthorized.", value.detail);
+    case "InsufficientScopeError":
+      return new ApiError(403, "insufficient_scope", "Forbidden.", `A token of scope ${value.scope} may not do this.`);
     case "AccountError":
       return new ApiError(409, value.code, value.message);
     case "BootstrapRefusedError":

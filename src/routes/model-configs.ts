@@ -11,7 +11,7 @@ import {
   type ModelConfigPatch,
   updateModelConfig,
 } from "../model-configs/configs";
-import { requireCaller } from "../http/auth";
+import { requireCaller, requireModelConfigReader } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { notFoundError, requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
@@ -39,8 +39,8 @@ const createRouteDef = createRoute({
 const listRoute = createRoute({
   method: "get",
   path: BASE,
-  summary: "List the organization's model configs (members)",
-  middleware: [requestDb, requireCaller],
+  summary: "List the organization's model configs (members; a model-configuration read token too)",
+  middleware: [requestDb, requireModelConfigReader],
   request: { params: OrgParams },
   responses: { 200: jsonContent(z.array(ModelConfigSchema), "Live model configs, oldest first"), ...errorResponses(400, 401, 404) },
 });
@@ -48,8 +48,8 @@ const listRoute = createRoute({
 const getRoute = createRoute({
   method: "get",
   path: `${BASE}/{id}`,
-  summary: "Get a model config (members)",
-  middleware: [requestDb, requireCaller],
+  summary: "Get a model config (members; a model-configuration read token too)",
+  middleware: [requestDb, requireModelConfigReader],
   request: { params: ConfigParams },
   responses: { 200: jsonContent(ModelConfigSchema, "The model config"), ...errorResponses(400, 401, 404) },
 });

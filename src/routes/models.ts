@@ -6,7 +6,7 @@
 import { createRoute, z } from "@hono/zod-openapi";
 import { listModelConfigs } from "../model-configs/configs";
 import { isProviderAvailable, isSupportedProviderType, listProviders } from "../model-configs/providers";
-import { requireCaller } from "../http/auth";
+import { requireModelConfigReader } from "../http/auth";
 import { requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses } from "../http/router";
@@ -15,8 +15,8 @@ import { ModelsSchema, modelConfigJson } from "./model-config-schemas";
 const route = createRoute({
   method: "get",
   path: "/{organization}/chats/models",
-  summary: "Models a member of the organization can choose from",
-  middleware: [requestDb, requireCaller],
+  summary: "Models a member of the organization can choose from (a model-configuration read token too)",
+  middleware: [requestDb, requireModelConfigReader],
   request: { params: z.object({ organization: z.uuid() }) },
   responses: {
     200: {

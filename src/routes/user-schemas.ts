@@ -3,6 +3,7 @@
  * the OpenAPI document and the client SDK's types come from them.
  */
 import { z } from "@hono/zod-openapi";
+import { FULL_SCOPE, TOKEN_SCOPES } from "../accounts/api-keys";
 
 export const DAY_SECONDS = 24 * 60 * 60;
 export const DEFAULT_TOKEN_LIFETIME_SECONDS = 30 * DAY_SECONDS;
@@ -76,6 +77,8 @@ export const ApiKeyList = z.array(ApiKeySchema);
 export const CreateTokenBody = z
   .object({
     token_name: z.string().trim().min(1).max(128),
+    /** "all" (the default), or "chat_model_config:read": model discovery and config reads only. */
+    scope: z.enum(TOKEN_SCOPES).default(FULL_SCOPE),
     lifetime_seconds: z.number().int().min(60).max(MAX_TOKEN_LIFETIME_SECONDS).optional(),
   })
   .openapi("CreateTokenRequest");

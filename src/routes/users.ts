@@ -208,6 +208,7 @@ export const users = createRouter()
       userId: user.id,
       tokenName: input.token_name,
       loginType: TOKEN_LOGIN_TYPE,
+      scope: input.scope,
       expiresAt: new Date(Date.now() + lifetimeMs),
       parent,
     });
