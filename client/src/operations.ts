@@ -45,6 +45,7 @@ export const operations = {
   login: op({ method: "post", path: "/users/login", body: "LoginRequest", response: "LoginResponse", status: 201 }),
   logout: op({ method: "post", path: "/users/logout", response: "LogoutResponse" }),
   updateUser: op({ method: "patch", path: "/users/{user}", body: "UpdateUserRequest", response: "User" }),
+  deleteUser: op({ method: "delete", path: "/users/{user}", response: "DeleteUserResponse" }),
 
   // organizations and members
   createOrganization: op({

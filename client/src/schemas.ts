@@ -82,6 +82,7 @@ export interface Components {
   LoginResponse: typeof users.LoginResponse;
   LogoutResponse: typeof users.LogoutResponse;
   UpdateUserRequest: typeof users.UpdateUserBody;
+  DeleteUserResponse: typeof users.DeleteUserResponse;
   // organizations
   CreateOrganizationRequest: typeof organizations.CreateOrganizationBody;
   OrganizationMember: typeof organizations.OrganizationMemberSchema;

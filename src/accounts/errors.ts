@@ -3,7 +3,7 @@
  * (src/http/errors.ts); all are raised before or inside a transaction that then writes nothing.
  */
 
-export type AccountErrorCode = "first_user_exists" | "already_exists" | "last_owner" | "cannot_suspend_self";
+export type AccountErrorCode = "first_user_exists" | "already_exists" | "last_owner" | "cannot_suspend_self" | "cannot_delete_self";
 
 export abstract class AccountError extends Error {
   abstract readonly code: AccountErrorCode;
@@ -45,6 +45,15 @@ export class CannotSuspendSelfError extends AccountError {
   override readonly code = "cannot_suspend_self";
   constructor() {
     super("you cannot suspend yourself");
+  }
+}
+
+/** The site owner deleting themself (409). */
+export class CannotDeleteSelfError extends AccountError {
+  override name = "CannotDeleteSelfError";
+  override readonly code = "cannot_delete_self";
+  constructor() {
+    super("you cannot delete yourself");
   }
 }
 

@@ -99,7 +99,7 @@ export async function addMembership(db: Database, organizationId: string, userId
  */
 export async function changeMembership(db: Database, organizationId: string, userId: string, role: MemberRole | null): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await tx.execute(sql`SELECT id FROM ${organizations} WHERE id = ${organizationId} FOR UPDATE`);
+    await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).for("update");
     const [current] = await tx
       .select({ role: organizationMembers.role })
       .from(organizationMembers)

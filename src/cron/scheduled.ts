@@ -7,33 +7,18 @@
 import { configFromEnv, type Config } from "../config/env";
 import { connectionOf, createDb, createPool } from "../db/client";
 import { purgeStaleFailures } from "../accounts/sign-in-throttle";
-import type { Notifier } from "../chats/notifier";
 import { ChatStore } from "../chats/store";
 import { errorText, logger, setLogLevel } from "../log/log";
 import { autoArchiveTick } from "./auto-archive";
 import { purgeTick } from "./purge";
 import { sweep } from "./sweep";
-import { chatObjectStub } from "../placement/chat-object-stub";
+import { objectsNotifier } from "../chats/objects-notifier";
 
 export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   const config: Config = configFromEnv(env);
   setLogLevel(config.LOG_LEVEL);
   const pool = createPool({ ...connectionOf(config), max: 2 });
-  const object = (id: string) => chatObjectStub(env, id);
-  const notifier: Notifier = {
-    chatUpdated: (p) =>
-      waitUntil(
-        object(p.chat_id)
-          .notify(p)
-          .catch((err: unknown) => logger.warn("cron_notify_failed", { chat_id: p.chat_id, error: errorText(err) })),
-      ),
-    ownershipHint: (h) =>
-      waitUntil(
-        object(h.chat_id)
-          .wake(h)
-          .catch((err: unknown) => logger.warn("cron_wake_failed", { chat_id: h.chat_id, error: errorText(err) })),
-      ),
-  };
+  const notifier = objectsNotifier(env, waitUntil, "cron");
   const store = new ChatStore(pool, {
     notifier,
     staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,

@@ -23,6 +23,15 @@ export const UserSchema = z
   })
   .openapi("User");
 
+export const DeleteUserResponse = z
+  .object({
+    /** The deleted user's root chats, archived with their families (what ran was interrupted first). */
+    archived_chat_ids: z.array(z.uuid()),
+    /** Families the archive refused (a running member with queued messages), and why. */
+    not_archived: z.array(z.object({ chat_id: z.uuid(), reason: z.string() })),
+  })
+  .openapi("DeleteUserResponse");
+
 export const UpdateUserBody = z.object({ suspended: z.boolean() }).openapi("UpdateUserRequest");
 
 export const OrganizationSchema = z

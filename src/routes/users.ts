@@ -14,7 +14,11 @@ import { configFromEnv } from "../config/env";
 import { clearSessionCookie, setSessionCookie } from "../http/session-cookie";
 import { getDefaultOrganization, getOrganization, type OrganizationRow, organizationIdsOf } from "../accounts/organizations";
 import { createFirstUser, createUser, findUserByUsername, getUser, setSuspended, type UserRow } from "../accounts/users";
-import { CannotSuspendSelfError } from "../accounts/errors";
+import { CannotDeleteSelfError, CannotSuspendSelfError } from "../accounts/errors";
+import { deleteUser } from "../accounts/user-deletion";
+import { apiErrorOf } from "../http/errors";
+import { currentRequestId } from "../log/request-context";
+import { chatObjectOf } from "./chat-object-calls";
 import type { Database } from "../db/database";
 import type { AppEnv } from "../http/app-env";
 import { requireCaller } from "../http/auth";
@@ -37,6 +41,7 @@ import {
   LoginResponse,
   LogoutResponse,
   UpdateUserBody,
+  DeleteUserResponse,
   type OrganizationSchema,
   UserSchema,
 } from "./user-schemas";
@@ -100,6 +105,18 @@ const updateUserRoute = createRoute({
   middleware: [requestDb, requireCaller, jsonBodyLimit],
   request: { params: userParam, body: jsonBody(UpdateUserBody) },
   responses: { 200: jsonContent(UserSchema, "Updated"), ...errorResponses(400, 401, 403, 404, 409, 413) },
+});
+
+const deleteUserRoute = createRoute({
+  method: "delete",
+  path: "/{user}",
+  summary: "Delete a user (site owner): their keys and memberships go, their chats are archived and stop",
+  middleware: [requestDb, requireCaller],
+  request: { params: userParam },
+  responses: {
+    200: jsonContent(DeleteUserResponse, "Deleted; their chats archived, or why not"),
+    ...errorResponses(400, 401, 403, 404, 409),
+  },
 });
 
 const loginRoute = createRoute({
@@ -223,6 +240,14 @@ export const users = createRouter()
     if (!updated) throw notFoundError("User");
     return c.json(await userWithOrgs(c.var.db, updated), 200);
   })
+  .openapi(deleteUserRoute, async (c) => {
+    if (!isSiteOwner(c.var.caller)) throw forbidden("Only the site owner may delete users.");
+    const user = await targetUser(c, c.req.valid("param").user);
+    if (user.id === c.var.caller.userId) throw new CannotDeleteSelfError();
+    const deleted = await deleteUser(c.var.db, user.id, new Date());
+    if (!deleted) throw notFoundError("User");
+    return c.json(await archiveChats(c, user.id, deleted.rootChatIds), 200);
+  })
   .openapi(loginRoute, async (c) => {
     const input = c.req.valid("json");
     const config = configFromEnv(c.env);
@@ -246,6 +271,24 @@ export const users = createRouter()
     if (!(await deleteApiKey(c.var.db, user.id, key))) throw notFoundError("Token");
     return c.body(null, 204);
   });
+
+/**
+ * Archives each of a deleted user's families through its root's own object, as their PATCH
+ * `{archived: true, interrupt: true}` would: what runs is interrupted first (stop-for-archive.ts),
+ * every object hears of it. The route acts for the owner, whom the site owner's deletion
+ * authorized. A family the archive refuses (a running member with queued messages) is reported.
+ */
+async function archiveChats(c: Context<AppEnv>, userId: string, rootChatIds: readonly string[]) {
+  const archived: string[] = [];
+  const notArchived: { chat_id: string; reason: string }[] = [];
+  const from = { requestId: currentRequestId() ?? crypto.randomUUID(), caller: { userId, siteRoles: [] } };
+  for (const chatId of rootChatIds) {
+    const answer = await chatObjectOf(c, chatId).update(from, { chatId, archived: true, interruptRunning: true });
+    if (answer.ok) archived.push(chatId);
+    else notArchived.push({ chat_id: chatId, reason: apiErrorOf(answer.error).detail ?? apiErrorOf(answer.error).message });
+  }
+  return { archived_chat_ids: archived, not_archived: notArchived };
+}
 
 function apiKeyJson(key: ApiKeyRow): z.infer<typeof ApiKeySchema> {
   return {

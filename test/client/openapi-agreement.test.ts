@@ -80,6 +80,7 @@ const components = {
   LoginResponse: users.LoginResponse,
   LogoutResponse: users.LogoutResponse,
   UpdateUserRequest: users.UpdateUserBody,
+  DeleteUserResponse: users.DeleteUserResponse,
   CreateOrganizationRequest: organizations.CreateOrganizationBody,
   OrganizationMember: organizations.OrganizationMemberSchema,
   AddOrganizationMemberRequest: organizations.AddMemberBody,

@@ -31,7 +31,7 @@ describe("first user", () => {
   });
   afterAll(async () => own?.drop());
 
-  it("creates the site owner, the default organization, an admin membership and a session token", async () => {
+  it("creates the site owner, the default organization, an owner membership and a session token", async () => {
     const now = new Date();
     const first = await createFirstUser(own.db, { email: "owner@example.com", username: "owner", password: "s3cret-pass" }, now);
     expect(first.user.siteRoles).toEqual(["owner"]);
@@ -39,7 +39,7 @@ describe("first user", () => {
     expect(first.user.passwordHash).not.toContain("s3cret-pass");
     expect(await verifyPassword("s3cret-pass", first.user.passwordHash ?? "")).toBe(true);
     expect(first.organization.isDefault).toBe(true);
-    expect(await getMemberRole(own.db, first.organization.id, first.user.id)).toBe("admin");
+    expect(await getMemberRole(own.db, first.organization.id, first.user.id)).toBe("owner");
     expect(await organizationIdsOf(own.db, first.user.id)).toEqual([first.organization.id]);
 
     const parsed = parseToken(first.sessionToken);

@@ -67,6 +67,11 @@ export async function makeOwner(pool: Pool): Promise<Owner> {
     `${tag}@example.com`,
     `u-${tag}`,
   ]);
+  // A member of the organization, as every chat's owner is (the chat list shows a member's chats only).
+  await pool.query(`INSERT INTO organization_members (organization_id, user_id, role) VALUES ($1, $2, 'member')`, [
+    org.rows[0]!.id,
+    user.rows[0]!.id,
+  ]);
   return { userId: user.rows[0]!.id, organizationId: org.rows[0]!.id };
 }
 

@@ -29,7 +29,7 @@ describe("seedDev", () => {
     const owner = await findUserByEmail(own.db, DEV_EMAIL);
     expect(owner?.id).toBe(first.user_id);
     expect(owner?.siteRoles).toEqual(["owner"]);
-    expect(await getMemberRole(own.db, first.organization_id, first.user_id)).toBe("admin");
+    expect(await getMemberRole(own.db, first.organization_id, first.user_id)).toBe("owner");
     const [u] = await own.db.select({ n: count() }).from(users);
     const [o] = await own.db.select({ n: count() }).from(organizations);
     expect([u?.n, o?.n]).toEqual([1, 1]);

@@ -21,6 +21,7 @@ const ROUTES: [string, string][] = [
   ["post", "/users/login"],
   ["post", "/users/logout"],
   ["patch", "/users/{user}"],
+  ["delete", "/users/{user}"],
   ["post", "/organizations"],
   ["get", "/organizations"],
   ["get", "/organizations/{organization}/members"],

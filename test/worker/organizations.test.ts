@@ -5,7 +5,10 @@
  * users suspended and reactivated by the site owner.
  */
 import { describe, expect, it } from "vitest";
-import { api, createTestUser, expectJson, joinOrg, type TestUser, unique } from "./support/accounts";
+import { eq } from "drizzle-orm";
+import { chats } from "../../src/db/schema/chats";
+import { organizationMembers } from "../../src/db/schema/auth";
+import { api, createTestUser, expectJson, joinOrg, type TestUser, unique, withDb } from "./support/accounts";
 
 interface ErrorJson {
   code: string;
@@ -176,5 +179,40 @@ describe("suspension", () => {
     expect(
       (await expectJson<ErrorJson>(await api("/users/me", { token: site.token, method: "PATCH", body: { suspended: true } }), 409)).code,
     ).toBe("cannot_suspend_self");
+  });
+});
+
+describe("deleting a user", () => {
+  it("ends every key and membership of theirs and archives their chats; refused to anyone but the site owner, on themself, and once done", async () => {
+    const site = await createTestUser({ siteOwner: true });
+    const { org, owner, member } = await team();
+    const chat = await expectJson<{ id: string }>(
+      await api("/chats", { token: member.token, body: { content: [{ type: "text", text: "mine" }], organization_id: org } }),
+      201,
+    );
+    expect(await status(await api(`/users/${member.id}`, { token: owner.token, method: "DELETE" }))).toBe(403);
+    expect((await expectJson<ErrorJson>(await api("/users/me", { token: site.token, method: "DELETE" }), 409)).code).toBe(
+      "cannot_delete_self",
+    );
+    const report = await expectJson<{ archived_chat_ids: string[]; not_archived: unknown[] }>(
+      await api(`/users/${member.id}`, { token: site.token, method: "DELETE" }),
+      200,
+    );
+    // The chat was running (the worker is off here): it was interrupted, then archived.
+    expect(report).toEqual({ archived_chat_ids: [chat.id], not_archived: [] });
+    expect(await status(await api("/users/me", { token: member.token }))).toBe(401);
+    const [row] = await withDb((db) => db.select({ archived: chats.archived }).from(chats).where(eq(chats.id, chat.id)));
+    expect(row?.archived).toBe(true);
+    expect(await withDb((db) => db.select().from(organizationMembers).where(eq(organizationMembers.userId, member.id)))).toEqual([]);
+    expect(await status(await api(`/users/${member.id}`, { token: site.token, method: "DELETE" }))).toBe(404);
+  });
+
+  it("refuses to delete an organization's last owner", async () => {
+    const site = await createTestUser({ siteOwner: true });
+    const { owner } = await team();
+    expect((await expectJson<ErrorJson>(await api(`/users/${owner.id}`, { token: site.token, method: "DELETE" }), 409)).code).toBe(
+      "last_owner",
+    );
+    expect(await status(await api("/users/me", { token: owner.token }))).toBe(200);
   });
 });

@@ -55,6 +55,7 @@ const SWEEP: Record<string, Sweep> = {
   "POST /users/{user}/keys/tokens": { body: () => ({ token_name: "stolen" }) },
   "GET /users/{user}/keys/tokens": {},
   "PATCH /users/{user}": { body: () => ({ suspended: true }) },
+  "DELETE /users/{user}": {},
   "POST /organizations": { body: () => ({ name: unique("hostile-") }) },
   "GET /organizations": { self: true },
   "GET /organizations/{organization}/members": {},

@@ -23,6 +23,8 @@ export const users = pgTable("users", {
   /** How the user signs in: "password" | "none". Never "token" (that is a key's login type). */
   loginType: text().notNull().default("password"),
   suspended: boolean().notNull().default(false),
+  /** When the site owner deleted the user (src/accounts/user-deletion.ts); null while they exist. */
+  deletedAt: timestamp({ withTimezone: true }),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 

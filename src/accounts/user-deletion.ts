@@ -1,0 +1,46 @@
+/**
+ * Deleting a user (docs/accounts.md): in one transaction their keys (sessions, tokens, the
+ * attribution key) and memberships go, their password is cleared and they are marked suspended and
+ * deleted, so nothing of theirs authenticates again; an organization they alone own refuses it
+ * (LastOwnerError: make another member an owner first). The row stays, as the owner of their chats,
+ * which the caller then archives (and so stops) family by family.
+ */
+import { and, eq, isNull, sql } from "drizzle-orm";
+import type { Database } from "../db/database";
+import { READ_COMMITTED } from "../db/database";
+import { chats } from "../db/schema/chats";
+import { apiKeys, organizationMembers, organizations, users } from "../db/schema/auth";
+import { LastOwnerError } from "./errors";
+
+/** The user's root chats left to archive; null when there is no such (undeleted) user. */
+export async function deleteUser(db: Database, userId: string, now: Date): Promise<{ rootChatIds: string[] } | null> {
+  return db.transaction(async (tx) => {
+    const [user] = await tx
+      .select({ id: users.id })
+      .from(users)
+      .where(and(eq(users.id, userId), isNull(users.deletedAt)))
+      .for("update");
+    if (!user) return null;
+    // The organizations they own, each locked as a membership change locks it (memberships.ts).
+    const owned = await tx
+      .select({ organizationId: organizationMembers.organizationId })
+      .from(organizationMembers)
+      .where(and(eq(organizationMembers.userId, userId), eq(organizationMembers.role, "owner")));
+    for (const { organizationId } of owned) {
+      await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).for("update");
+      const [others] = await tx
+        .select({ n: sql<number>`count(*)::int` })
+        .from(organizationMembers)
+        .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.role, "owner")));
+      if ((others?.n ?? 0) <= 1) throw new LastOwnerError();
+    }
+    await tx.delete(organizationMembers).where(eq(organizationMembers.userId, userId));
+    await tx.delete(apiKeys).where(eq(apiKeys.userId, userId));
+    await tx.update(users).set({ suspended: true, passwordHash: null, loginType: "none", deletedAt: now }).where(eq(users.id, userId));
+    const roots = await tx
+      .select({ id: chats.id })
+      .from(chats)
+      .where(and(eq(chats.ownerId, userId), isNull(chats.parentChatId), eq(chats.archived, false)));
+    return { rootChatIds: roots.map((r) => r.id) };
+  }, READ_COMMITTED);
+}
