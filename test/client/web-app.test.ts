@@ -61,6 +61,8 @@ async function openChat(p: Page, chatId: string): Promise<void> {
 describe("the web app in Chromium", () => {
   it("signs in with email and password (an HttpOnly cookie no script reads), creates a chat and streams a reply in", async () => {
     await page.goto(base());
+    // The page first asks whether its cookie signs it in; then the form.
+    await page.getByLabel("Email").waitFor(WAIT);
     await shot(page, "sign-in");
     await page.getByLabel("Email").fill(inject("clientEmail"));
     await page.getByLabel("Password").fill("not the password");
@@ -353,5 +355,76 @@ describe("the web app in Chromium", () => {
     await expect.poll(() => lastAssistant(p).textContent(), WAIT).toBe("over a pasted token");
     expect((await own.cookies()).map((c) => c.name)).not.toContain("coder_session_token");
     await own.close();
+  });
+
+  it("mints and revokes API tokens, and adds, promotes and removes members in Settings", async () => {
+    const me = (token: string) =>
+      fetch(`${base()}/api/v2/users/me`, { headers: { Authorization: `Bearer ${token}` } }).then((r) => r.status);
+    await page.goto(`${base()}/settings`);
+    await page.getByLabel("Token name").waitFor(WAIT);
+    await shot(page, "settings");
+    await page.getByLabel("Token name").fill("from-the-web");
+    await page.getByRole("button", { name: "Create token" }).click();
+    const token = await page.getByLabel("New token, shown this once").inputValue(WAIT);
+    expect(await me(token)).toBe(200);
+    const row = page.locator('tr[data-token-name="from-the-web"]');
+    await row.waitFor(WAIT);
+    await row.getByRole("button", { name: "Revoke" }).click();
+    await expect.poll(() => row.count(), WAIT).toBe(0);
+    expect(await me(token)).toBe(401);
+
+    // A user of another organization, added to this one from the page.
+    const client = sdk();
+    const organizationId = inject("clientOrganizationId");
+    const elsewhere = await client.createOrganization({ body: { name: `web-${crypto.randomUUID().slice(0, 8)}` } });
+    const username = `web${crypto.randomUUID().replace(/-/g, "").slice(0, 10)}`;
+    await client.createUser({ body: { email: `${username}@example.com`, username, organization_id: elsewhere.id } });
+    const roleOf = async () => (await client.listMembers({ organization: organizationId })).find((m) => m.username === username)?.role;
+    await page.getByLabel("Username or user ID").fill(username);
+    await page.getByRole("button", { name: "Add member" }).click();
+    const member = page.locator(`tr[data-member="${username}"]`);
+    await member.waitFor(WAIT);
+    expect(await roleOf()).toBe("member");
+    await page.getByLabel(`Role of ${username}`).selectOption("admin");
+    await expect.poll(roleOf, WAIT).toBe("admin");
+    await page.getByRole("button", { name: `Remove ${username}` }).click();
+    await expect.poll(() => member.count(), WAIT).toBe(0);
+    expect(await roleOf()).toBeUndefined();
+  });
+
+  it("adds a provider, a model config on it and an MCP server in Settings, and removes them", async () => {
+    const client = sdk();
+    const organization = inject("clientOrganizationId");
+    const tag = crypto.randomUUID().slice(0, 8);
+    await page.goto(`${base()}/settings`);
+    await page.getByLabel("Provider name").fill(`web-provider-${tag}`);
+    await page.getByLabel("Base URL").fill("http://127.0.0.1:9/v1");
+    await page.getByLabel("API key").fill("sk-from-the-web");
+    await page.getByRole("button", { name: "Add provider" }).click();
+    await page.locator(`tr[data-provider="web-provider-${tag}"]`).waitFor(WAIT);
+    const provider = (await client.listProviders()).find((p) => p.name === `web-provider-${tag}`);
+    expect(provider).toBeDefined();
+    expect(JSON.stringify(provider)).not.toContain("sk-from-the-web");
+
+    await page.reload();
+    await page.getByLabel("Provider", { exact: true }).selectOption({ label: `web-provider-${tag}` });
+    await page.getByLabel("Model", { exact: true }).fill(`web-model-${tag}`);
+    await page.getByRole("button", { name: "Add model config" }).click();
+    const config = page.locator(`tr[data-model-config="web-model-${tag}"]`);
+    await config.waitFor(WAIT);
+    expect((await client.listModelConfigs({ organization })).map((c) => c.model)).toContain(`web-model-${tag}`);
+    await page.getByRole("button", { name: `Delete web-model-${tag}` }).click();
+    await expect.poll(() => config.count(), WAIT).toBe(0);
+    expect((await client.listModelConfigs({ organization })).map((c) => c.model)).not.toContain(`web-model-${tag}`);
+
+    await page.getByLabel("Server name").fill(`web-tools-${tag}`);
+    await page.getByLabel("Server URL").fill("http://127.0.0.1:9/mcp");
+    await page.getByRole("button", { name: "Add MCP server" }).click();
+    const server = page.locator(`tr[data-mcp-server="web-tools-${tag}"]`);
+    await server.waitFor(WAIT);
+    expect((await client.listMcpServers({ organization })).map((m) => m.name)).toContain(`web-tools-${tag}`);
+    await page.getByRole("button", { name: `Remove web-tools-${tag}` }).click();
+    await expect.poll(() => server.count(), WAIT).toBe(0);
+    await client.deleteProvider({ id: provider?.id ?? "" });
   });
 });

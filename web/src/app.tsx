@@ -9,6 +9,9 @@ import { ChatList } from "./chat-list";
 import { ChatView } from "./chat-view";
 import { useAccount } from "./hooks";
 import { cookieClient, isSignedIn, signOut, tokenClient } from "./session";
+import { Settings } from "./settings";
+
+const SETTINGS_PATH = "/settings";
 
 function chatIdFromPath(): string | null {
   return /^\/chats\/([0-9a-f-]{36})$/i.exec(location.pathname)?.[1] ?? null;
@@ -93,7 +96,9 @@ function SignIn({ onSignedIn }: { onSignedIn: (client: ChatdClient) => void }) {
           });
         }}
       >
-        <p>Or use an API token (`npm run dev` prints one); this page keeps it until it is closed.</p>
+        <p>
+          Or use an API token (<code>npm run dev</code> prints one); this page keeps it until it is closed.
+        </p>
         <label htmlFor="token">API token</label>
         <input id="token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} required />
         <button type="submit" disabled={busy}>
@@ -112,22 +117,34 @@ function SignIn({ onSignedIn }: { onSignedIn: (client: ChatdClient) => void }) {
 function Signed({ client, onSignOut }: { client: ChatdClient; onSignOut: () => void }) {
   const account = useAccount(client);
   const [chatId, setChatId] = useState(chatIdFromPath);
+  const [settings, setSettings] = useState(() => location.pathname === SETTINGS_PATH);
   const [listVersion, setListVersion] = useState(0);
   useEffect(() => {
-    const onPop = () => setChatId(chatIdFromPath());
+    const onPop = () => {
+      setChatId(chatIdFromPath());
+      setSettings(location.pathname === SETTINGS_PATH);
+    };
     addEventListener("popstate", onPop);
     return () => removeEventListener("popstate", onPop);
   }, []);
   const open = useCallback((id: string | null) => {
     history.pushState(null, "", id ? `/chats/${id}` : "/");
     setChatId(id);
+    setSettings(false);
+  }, []);
+  const openSettings = useCallback(() => {
+    history.pushState(null, "", SETTINGS_PATH);
+    setChatId(null);
+    setSettings(true);
   }, []);
   const refreshList = useCallback(() => setListVersion((v) => v + 1), []);
   return (
-    <div className={`layout ${chatId ? "has-chat" : ""}`}>
-      <ChatList client={client} selected={chatId} onOpen={open} version={listVersion} onSignOut={onSignOut} />
+    <div className={`layout ${chatId || settings ? "has-chat" : ""}`}>
+      <ChatList client={client} selected={chatId} onOpen={open} version={listVersion} onSignOut={onSignOut} onSettings={openSettings} />
       <main className="main">
-        {chatId ? (
+        {settings ? (
+          <Settings client={client} organizationId={account?.organizationId ?? null} />
+        ) : chatId ? (
           <ChatView key={chatId} client={client} chatId={chatId} account={account} onChanged={refreshList} onBack={() => open(null)} />
         ) : (
           <div className="empty">

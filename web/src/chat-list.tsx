@@ -10,6 +10,7 @@ export function ChatList(props: {
   onOpen: (id: string) => void;
   version: number;
   onSignOut: () => void;
+  onSettings: () => void;
 }) {
   const { client, selected, onOpen, version } = props;
   const [archived, setArchived] = useState(false);
@@ -78,6 +79,9 @@ export function ChatList(props: {
       )}
       <ul className="chat-list">{roots.map((c) => item(c, 0))}</ul>
       {chats?.length === 0 && <p className="muted">{archived ? "No archived chats." : "No chats yet."}</p>}
+      <button type="button" className="link" onClick={props.onSettings}>
+        Settings
+      </button>
       <button type="button" className="link" onClick={props.onSignOut}>
         Sign out
       </button>
