@@ -19,6 +19,8 @@ import { modelConfigs } from "./routes/model-configs";
 import { modelOverrides } from "./routes/model-overrides";
 import { models } from "./routes/models";
 import { organizationRoutes } from "./routes/organizations";
+import { sessions } from "./routes/sessions";
+import { apiKeyRoutes } from "./routes/api-keys";
 import { projects } from "./routes/projects";
 import { providers } from "./routes/providers";
 import { userModelOverrides } from "./routes/user-model-overrides";
@@ -31,6 +33,8 @@ app.use("*", requestLog);
 
 app.route("/health", health);
 app.route("/users", users);
+app.route("/users", sessions);
+app.route("/users", apiKeyRoutes);
 app.route("/users", chatPreferences);
 app.route("/users", userModelOverrides);
 // Before any `/chats/{chat}` router: the static segment must not be taken for a chat ID.

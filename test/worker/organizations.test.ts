@@ -4,7 +4,7 @@
  * owner kept (even when two owners demote each other at once), removal ending access at once, and
  * users suspended and reactivated by the site owner.
  */
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { eq } from "drizzle-orm";
 import { chats } from "../../src/db/schema/chats";
 import { organizationMembers } from "../../src/db/schema/auth";
@@ -44,8 +44,8 @@ async function team() {
 const setRole = (org: string, who: TestUser, role: string, by: TestUser) =>
   api(`/organizations/${org}/members/${who.id}`, { token: by.token, method: "PATCH", body: { role } });
 
-describe("organizations", () => {
-  it("are created by the site owner alone, who becomes their owner; names are unique", async () => {
+describe.concurrent("organizations", () => {
+  it("are created by the site owner alone, who becomes their owner; names are unique", async ({ expect }) => {
     const site = await createTestUser({ siteOwner: true });
     const name = unique("org-");
     const org = await expectJson<OrgJson>(await api("/organizations", { token: site.token, body: { name } }), 201);
@@ -57,7 +57,7 @@ describe("organizations", () => {
     expect(await status(await api("/organizations", { token: admin.token, body: { name: unique("org-") } }))).toBe(403);
   });
 
-  it("are listed for their members; an outsider does not learn they exist", async () => {
+  it("are listed for their members; an outsider does not learn they exist", async ({ expect }) => {
     const { org, member } = await team();
     const outsider = await createTestUser();
     const listed = await expectJson<OrgJson[]>(await api("/organizations", { token: member.token }), 200);
@@ -66,8 +66,8 @@ describe("organizations", () => {
   });
 });
 
-describe("members and roles", () => {
-  it("admins add members and promote them to admin; a member may not; owners alone grant owner", async () => {
+describe.concurrent("members and roles", () => {
+  it("admins add members and promote them to admin; a member may not; owners alone grant owner", async ({ expect }) => {
     const { org, owner, admin, member } = await team();
     const newcomer = await createTestUser();
     expect(await status(await api(`/organizations/${org}/members`, { token: member.token, body: { user: newcomer.id } }))).toBe(403);
@@ -101,7 +101,7 @@ describe("members and roles", () => {
     );
   });
 
-  it("keeps at least one owner: the last may not step down or leave; with two, one may", async () => {
+  it("keeps at least one owner: the last may not step down or leave; with two, one may", async ({ expect }) => {
     const { org, owner } = await team();
     expect((await expectJson<ErrorJson>(await setRole(org, owner, "admin", owner), 409)).code).toBe("last_owner");
     expect(
@@ -113,7 +113,7 @@ describe("members and roles", () => {
     expect(new Map(await members(org, second.token)).get(owner.id)).toBe("admin");
   });
 
-  it("two owners demoting each other at once leave one owner", async () => {
+  it("two owners demoting each other at once leave one owner", async ({ expect }) => {
     const { org, owner } = await team();
     const second = await createTestUser();
     await joinOrg(second.id, org, "owner");
@@ -123,7 +123,7 @@ describe("members and roles", () => {
     expect(owners).toHaveLength(1);
   });
 
-  it("removing a member ends their access to the organization at once; anyone may leave", async () => {
+  it("removing a member ends their access to the organization at once; anyone may leave", async ({ expect }) => {
     const { org, admin, member } = await team();
     const configs = () => api(`/organizations/${org}/chats/model-configs`, { token: member.token });
     expect(await status(await configs())).toBe(200);
@@ -134,8 +134,8 @@ describe("members and roles", () => {
   });
 });
 
-describe("a removed member's chats", () => {
-  it("answer as missing on their routes within CHAT_AUTH_CACHE_MS (2 s here) and leave the chat list at once", async () => {
+describe.concurrent("a removed member's chats", () => {
+  it("answer as missing on their routes within CHAT_AUTH_CACHE_MS (2 s here) and leave the chat list at once", async ({ expect }) => {
     const { org, admin, member } = await team();
     const chat = await expectJson<{ id: string }>(
       await api("/chats", { token: member.token, body: { content: [], organization_id: org } }),
@@ -162,8 +162,10 @@ describe("a removed member's chats", () => {
   });
 });
 
-describe("suspension", () => {
-  it("the site owner suspends a user (their keys stop at once) and reactivates them; nobody else may, nor suspend themself", async () => {
+describe.concurrent("suspension", () => {
+  it("the site owner suspends a user (their keys stop at once) and reactivates them; nobody else may, nor suspend themself", async ({
+    expect,
+  }) => {
     const site = await createTestUser({ siteOwner: true });
     const user = await createTestUser();
     const admin = await createTestUser({ organizationId: user.organizationId, role: "admin" });
@@ -182,8 +184,10 @@ describe("suspension", () => {
   });
 });
 
-describe("deleting a user", () => {
-  it("ends every key and membership of theirs and archives their chats; refused to anyone but the site owner, on themself, and once done", async () => {
+describe.concurrent("deleting a user", () => {
+  it("ends every key and membership of theirs and archives their chats; refused to anyone but the site owner, on themself, and once done", async ({
+    expect,
+  }) => {
     const site = await createTestUser({ siteOwner: true });
     const { org, owner, member } = await team();
     const chat = await expectJson<{ id: string }>(
@@ -207,7 +211,7 @@ describe("deleting a user", () => {
     expect(await status(await api(`/users/${member.id}`, { token: site.token, method: "DELETE" }))).toBe(404);
   });
 
-  it("refuses to delete an organization's last owner", async () => {
+  it("refuses to delete an organization's last owner", async ({ expect }) => {
     const site = await createTestUser({ siteOwner: true });
     const { owner } = await team();
     expect((await expectJson<ErrorJson>(await api(`/users/${owner.id}`, { token: site.token, method: "DELETE" }), 409)).code).toBe(

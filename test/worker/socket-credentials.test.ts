@@ -6,7 +6,7 @@
  */
 import { SELF } from "cloudflare:test";
 import { and, eq } from "drizzle-orm";
-import { describe, expect, it } from "vitest";
+import { describe, it } from "vitest";
 import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
 import { organizationMembers, users } from "../../src/db/schema/auth";
 import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "./support/accounts";
@@ -41,8 +41,8 @@ async function keyOf(user: TestUser, expiresAt = new Date(Date.now() + 3600_000)
   );
 }
 
-describe("open sockets and their credentials", () => {
-  it("closes the stream and parts sockets of a revoked key with 4401, and leaves another key's open", async () => {
+describe.concurrent("open sockets and their credentials", () => {
+  it("closes the stream and parts sockets of a revoked key with 4401, and leaves another key's open", async ({ expect }) => {
     const user = await createTestUser();
     const chatId = await newChat(user);
     const doomed = await keyOf(user);
@@ -57,7 +57,7 @@ describe("open sockets and their credentials", () => {
     kept.socket.close(1000);
   });
 
-  it("closes a socket whose key expires while it is open", async () => {
+  it("closes a socket whose key expires while it is open", async ({ expect }) => {
     const user = await createTestUser();
     const chatId = await newChat(user);
     const soon = await keyOf(user, new Date(Date.now() + 2_500));
@@ -65,7 +65,7 @@ describe("open sockets and their credentials", () => {
     await expect.poll(() => stream.closed, BOUND).toEqual({ code: 4401, reason: "the token or session expired" });
   });
 
-  it("closes a suspended user's sockets", async () => {
+  it("closes a suspended user's sockets", async ({ expect }) => {
     const user = await createTestUser();
     const chatId = await newChat(user);
     const stream = await open(chatId, user.token);
@@ -73,7 +73,7 @@ describe("open sockets and their credentials", () => {
     await expect.poll(() => stream.closed, BOUND).toEqual({ code: 4401, reason: "the user is suspended" });
   });
 
-  it("closes the sockets of a user removed from the chat's organization", async () => {
+  it("closes the sockets of a user removed from the chat's organization", async ({ expect }) => {
     const user = await createTestUser();
     const chatId = await newChat(user);
     const stream = await open(chatId, user.token);

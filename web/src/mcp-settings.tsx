@@ -2,6 +2,7 @@
 import { useCallback, useState } from "react";
 import type { ChatdClient } from "../../client/src/index";
 import { useListed } from "./listed";
+import { SectionError, SettingsTable } from "./settings-table";
 
 type McpServer = Awaited<ReturnType<ChatdClient["listMcpServers"]>>[number];
 
@@ -38,37 +39,24 @@ export function McpServers({ client, organizationId }: { client: ChatdClient; or
         <input id="mcp-token" type="password" autoComplete="off" value={token} onChange={(e) => setToken(e.target.value)} />
         <button type="submit">Add MCP server</button>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>URL</th>
-            <th />
+      <SectionError error={error} />
+      <SettingsTable columns={["Name", "URL", ""]}>
+        {(items ?? []).map((s) => (
+          <tr key={s.id} data-mcp-server={s.name}>
+            <td>{s.name}</td>
+            <td>{s.url}</td>
+            <td>
+              <button
+                type="button"
+                aria-label={`Remove ${s.name}`}
+                onClick={() => void act(() => client.deleteMcpServer({ organization: organizationId, id: s.id }))}
+              >
+                Remove
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(items ?? []).map((s) => (
-            <tr key={s.id} data-mcp-server={s.name}>
-              <td>{s.name}</td>
-              <td>{s.url}</td>
-              <td>
-                <button
-                  type="button"
-                  aria-label={`Remove ${s.name}`}
-                  onClick={() => void act(() => client.deleteMcpServer({ organization: organizationId, id: s.id }))}
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </SettingsTable>
     </section>
   );
 }

@@ -5,6 +5,7 @@
 import { useCallback, useState } from "react";
 import type { ChatdClient, ModelConfig } from "../../client/src/index";
 import { useListed } from "./listed";
+import { SectionError, SettingsTable } from "./settings-table";
 
 type Provider = Awaited<ReturnType<ChatdClient["listProviders"]>>[number];
 
@@ -38,29 +39,16 @@ export function Providers({ client }: { client: ChatdClient }) {
         <input id="provider-key" type="password" autoComplete="off" value={apiKey} onChange={(e) => setApiKey(e.target.value)} />
         <button type="submit">Add provider</button>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Type</th>
-            <th>Enabled</th>
+      <SectionError error={error} />
+      <SettingsTable columns={["Name", "Type", "Enabled"]}>
+        {(items ?? []).map((p) => (
+          <tr key={p.id} data-provider={p.name}>
+            <td>{p.name}</td>
+            <td>{p.type}</td>
+            <td>{p.enabled ? "yes" : "no"}</td>
           </tr>
-        </thead>
-        <tbody>
-          {(items ?? []).map((p) => (
-            <tr key={p.id} data-provider={p.name}>
-              <td>{p.name}</td>
-              <td>{p.type}</td>
-              <td>{p.enabled ? "yes" : "no"}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </SettingsTable>
     </section>
   );
 }
@@ -100,39 +88,25 @@ export function ModelConfigs({ client, organizationId }: { client: ChatdClient; 
         <input id="config-model" value={model} onChange={(e) => setModel(e.target.value)} required />
         <button type="submit">Add model config</button>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Model</th>
-            <th>Default</th>
-            <th />
+      <SectionError error={error} />
+      <SettingsTable columns={["Name", "Model", "Default", ""]}>
+        {(items ?? []).map((c) => (
+          <tr key={c.id} data-model-config={c.model}>
+            <td>{c.display_name}</td>
+            <td>{c.model}</td>
+            <td>{c.is_default ? "default" : ""}</td>
+            <td>
+              <button
+                type="button"
+                aria-label={`Delete ${c.model}`}
+                onClick={() => void act(() => client.deleteModelConfig({ organization: organizationId, id: c.id }))}
+              >
+                Delete
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(items ?? []).map((c) => (
-            <tr key={c.id} data-model-config={c.model}>
-              <td>{c.display_name}</td>
-              <td>{c.model}</td>
-              <td>{c.is_default ? "default" : ""}</td>
-              <td>
-                <button
-                  type="button"
-                  aria-label={`Delete ${c.model}`}
-                  onClick={() => void act(() => client.deleteModelConfig({ organization: organizationId, id: c.id }))}
-                >
-                  Delete
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </SettingsTable>
     </section>
   );
 }

@@ -7,6 +7,7 @@
 import { useCallback, useEffect, useState } from "react";
 import type { ApiKey, ChatdClient, OrganizationMember } from "../../client/src/index";
 import { useListed } from "./listed";
+import { SectionError, SettingsTable } from "./settings-table";
 import { McpServers } from "./mcp-settings";
 import { ModelConfigs, Providers } from "./model-settings";
 
@@ -64,37 +65,22 @@ function Tokens({ client }: { client: ChatdClient }) {
           <input id="new-token" readOnly value={minted} size={48} onFocus={(e) => e.target.select()} />
         </p>
       )}
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
-      <table>
-        <thead>
-          <tr>
-            <th>Name</th>
-            <th>Scope</th>
-            <th>Expires</th>
-            <th>Last used</th>
-            <th />
+      <SectionError error={error} />
+      <SettingsTable columns={["Name", "Scope", "Expires", "Last used", ""]}>
+        {(keys ?? []).map((k) => (
+          <tr key={k.id} data-token-name={k.token_name}>
+            <td>{k.token_name}</td>
+            <td>{k.scope}</td>
+            <td>{new Date(k.expires_at).toLocaleString()}</td>
+            <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : "never"}</td>
+            <td>
+              <button type="button" onClick={() => void act(() => client.deleteToken({ user: "me", key: k.id }))}>
+                Revoke
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(keys ?? []).map((k) => (
-            <tr key={k.id} data-token-name={k.token_name}>
-              <td>{k.token_name}</td>
-              <td>{k.scope}</td>
-              <td>{new Date(k.expires_at).toLocaleString()}</td>
-              <td>{k.last_used_at ? new Date(k.last_used_at).toLocaleString() : "never"}</td>
-              <td>
-                <button type="button" onClick={() => void act(() => client.deleteToken({ user: "me", key: k.id }))}>
-                  Revoke
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </SettingsTable>
     </section>
   );
 }
@@ -125,62 +111,48 @@ function Members({ client, organizationId }: { client: ChatdClient; organization
         <input id="member-user" value={user} onChange={(e) => setUser(e.target.value)} required />
         <button type="submit">Add member</button>
       </form>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
-      <table>
-        <thead>
-          <tr>
-            <th>User</th>
-            <th>Email</th>
-            <th>Role</th>
-            <th />
+      <SectionError error={error} />
+      <SettingsTable columns={["User", "Email", "Role", ""]}>
+        {(members ?? []).map((m) => (
+          <tr key={m.user_id} data-member={m.username}>
+            <td>
+              {m.username}
+              {m.suspended ? " (suspended)" : ""}
+            </td>
+            <td>{m.email}</td>
+            <td>
+              <select
+                aria-label={`Role of ${m.username}`}
+                value={m.role}
+                onChange={(e) =>
+                  void act(() =>
+                    client.updateMember({
+                      organization: organizationId,
+                      user: m.user_id,
+                      body: { role: e.target.value as (typeof ROLES)[number] },
+                    }),
+                  )
+                }
+              >
+                {ROLES.map((r) => (
+                  <option key={r} value={r}>
+                    {r}
+                  </option>
+                ))}
+              </select>
+            </td>
+            <td>
+              <button
+                type="button"
+                aria-label={`Remove ${m.username}`}
+                onClick={() => void act(() => client.removeMember({ organization: organizationId, user: m.user_id }))}
+              >
+                Remove
+              </button>
+            </td>
           </tr>
-        </thead>
-        <tbody>
-          {(members ?? []).map((m) => (
-            <tr key={m.user_id} data-member={m.username}>
-              <td>
-                {m.username}
-                {m.suspended ? " (suspended)" : ""}
-              </td>
-              <td>{m.email}</td>
-              <td>
-                <select
-                  aria-label={`Role of ${m.username}`}
-                  value={m.role}
-                  onChange={(e) =>
-                    void act(() =>
-                      client.updateMember({
-                        organization: organizationId,
-                        user: m.user_id,
-                        body: { role: e.target.value as (typeof ROLES)[number] },
-                      }),
-                    )
-                  }
-                >
-                  {ROLES.map((r) => (
-                    <option key={r} value={r}>
-                      {r}
-                    </option>
-                  ))}
-                </select>
-              </td>
-              <td>
-                <button
-                  type="button"
-                  aria-label={`Remove ${m.username}`}
-                  onClick={() => void act(() => client.removeMember({ organization: organizationId, user: m.user_id }))}
-                >
-                  Remove
-                </button>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
+        ))}
+      </SettingsTable>
     </section>
   );
 }
