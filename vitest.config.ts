@@ -51,7 +51,7 @@ function workersProject(
   include: string,
   testTimeout: number,
   vars: Record<string, string>,
-  extra: { globalSetup?: string[]; injected?: Record<string, "hookConsumerUrl" | "otlpReceiverUrl"> } = {},
+  extra: { globalSetup?: string[]; injected?: Record<string, "hookConsumerUrl" | "otlpReceiverUrl" | "oidcIssuerUrl"> } = {},
 ) {
   return {
     plugins: [
@@ -100,22 +100,33 @@ export default defineConfig({
           hookTimeout: 60_000,
         },
       },
-      workersProject("worker", "test/worker/**/*.test.ts", 30_000, {
-        // Test config only: a small cap so eviction is reachable with a few uploads.
-        CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
-        // The API alone: chats stay where each request leaves them.
-        CHAT_WORKER_ENABLED: "false",
-        // A location hint on (docs/placement.md): local workerd accepts and ignores it, so the whole
-        // API runs through the stub path a deployment with a region set uses.
-        CHAT_OBJECT_LOCATION_HINT: "weur",
-        // A short trust window for keys the chat objects read (test/worker/object-auth.test.ts).
-        CHAT_AUTH_CACHE_MS: "2000",
-        // POST /users/first on, behind this secret (test/worker/users.test.ts).
-        CHAT_BOOTSTRAP_SECRET: "worker-project-bootstrap-secret",
-        // One info line per request would bury the output (the tenancy suite makes thousands):
-        // warnings and errors only. LOG_LEVEL=info in the environment brings them back.
-        LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
-      }),
+      workersProject(
+        "worker",
+        "test/worker/**/*.test.ts",
+        30_000,
+        {
+          // Test config only: a small cap so eviction is reachable with a few uploads.
+          CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
+          // The API alone: chats stay where each request leaves them.
+          CHAT_WORKER_ENABLED: "false",
+          // A location hint on (docs/placement.md): local workerd accepts and ignores it, so the whole
+          // API runs through the stub path a deployment with a region set uses.
+          CHAT_OBJECT_LOCATION_HINT: "weur",
+          // A short trust window for keys the chat objects read (test/worker/object-auth.test.ts).
+          CHAT_AUTH_CACHE_MS: "2000",
+          // POST /users/first on, behind this secret (test/worker/users.test.ts).
+          CHAT_BOOTSTRAP_SECRET: "worker-project-bootstrap-secret",
+          // One info line per request would bury the output (the tenancy suite makes thousands):
+          // warnings and errors only. LOG_LEVEL=info in the environment brings them back.
+          LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+          // Single sign-on against the project's own OpenID Connect provider (test/support/oidc-provider-setup.ts).
+          OIDC_CLIENT_ID: "chatd-test",
+          OIDC_CLIENT_SECRET: "chatd-test-client-secret",
+          OIDC_ALLOWED_DOMAINS: "sso.example.com",
+          OIDC_ORGANIZATION: "sso-team",
+        },
+        { globalSetup: ["./test/support/oidc-provider-setup.ts"], injected: { OIDC_ISSUER: "oidcIssuerUrl" } },
+      ),
       workersProject(
         "runner",
         "test/runner/**/*.test.ts",

@@ -21,6 +21,7 @@ import { models } from "./routes/models";
 import { organizationRoutes } from "./routes/organizations";
 import { sessions } from "./routes/sessions";
 import { apiKeyRoutes } from "./routes/api-keys";
+import { singleSignOn } from "./routes/single-sign-on";
 import { projects } from "./routes/projects";
 import { providers } from "./routes/providers";
 import { userModelOverrides } from "./routes/user-model-overrides";
@@ -35,6 +36,7 @@ app.route("/health", health);
 app.route("/users", users);
 app.route("/users", sessions);
 app.route("/users", apiKeyRoutes);
+app.route("/users", singleSignOn);
 app.route("/users", chatPreferences);
 app.route("/users", userModelOverrides);
 // Before any `/chats/{chat}` router: the static segment must not be taken for a chat ID.

@@ -44,6 +44,7 @@ export const operations = {
   deleteToken: op({ method: "delete", path: "/users/{user}/keys/{key}", response: null, status: 204 }),
   login: op({ method: "post", path: "/users/login", body: "LoginRequest", response: "LoginResponse", status: 201 }),
   logout: op({ method: "post", path: "/users/logout", response: "LogoutResponse" }),
+  singleSignOnStatus: op({ method: "get", path: "/users/oidc", response: "SingleSignOnStatus" }),
   updateUser: op({ method: "patch", path: "/users/{user}", body: "UpdateUserRequest", response: "User" }),
   deleteUser: op({ method: "delete", path: "/users/{user}", response: "DeleteUserResponse" }),
 

@@ -81,6 +81,7 @@ export interface Components {
   LoginRequest: typeof users.LoginBody;
   LoginResponse: typeof users.LoginResponse;
   LogoutResponse: typeof users.LogoutResponse;
+  SingleSignOnStatus: typeof users.SingleSignOnStatus;
   UpdateUserRequest: typeof users.UpdateUserBody;
   DeleteUserResponse: typeof users.DeleteUserResponse;
   // organizations

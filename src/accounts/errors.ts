@@ -86,3 +86,11 @@ export class BootstrapRefusedError extends Error {
     );
   }
 }
+
+/** A single sign-on this deployment refuses (403): no verified email, a domain not allowed, a suspended account. */
+export class SingleSignOnRefusedError extends Error {
+  override name = "SingleSignOnRefusedError";
+  constructor(readonly reason: string) {
+    super(`single sign-on refused: ${reason}`);
+  }
+}

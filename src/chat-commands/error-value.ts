@@ -20,6 +20,7 @@ import {
   type AccountErrorCode,
   BootstrapRefusedError,
   SignInRefusedError,
+  SingleSignOnRefusedError,
   TooManySignInAttemptsError,
 } from "../accounts/errors";
 import { ChatStoreError, type ChatStoreErrorCode } from "../chats/errors";
@@ -48,6 +49,7 @@ export type ErrorValue =
   | { name: "InsufficientScopeError"; scope: string }
   | { name: "AccountError"; code: AccountErrorCode; message: string }
   | { name: "SignInRefusedError"; message: string }
+  | { name: "SingleSignOnRefusedError"; reason: string }
   | { name: "BootstrapRefusedError"; reason: BootstrapRefusedError["reason"]; message: string }
   | { name: "TooManySignInAttemptsError"; retryAfterSeconds: number }
   | { name: "OrganizationUnavailableError"; reason: OrganizationUnavailableError["reason"] }
@@ -101,6 +103,7 @@ function accountAndModelConfigError(err: unknown): ErrorValue | undefined {
   if (err instanceof InsufficientScopeError) return { name: "InsufficientScopeError", scope: err.scope };
   if (err instanceof AccountError) return { name: "AccountError", code: err.code, message: err.message };
   if (err instanceof SignInRefusedError) return { name: "SignInRefusedError", message: err.message };
+  if (err instanceof SingleSignOnRefusedError) return { name: "SingleSignOnRefusedError", reason: err.reason };
   if (err instanceof BootstrapRefusedError) return { name: "BootstrapRefusedError", reason: err.reason, message: err.message };
   if (err instanceof TooManySignInAttemptsError) return { name: "TooManySignInAttemptsError", retryAfterSeconds: err.retryAfterSeconds };
   if (err instanceof OrganizationUnavailableError) return { name: "OrganizationUnavailableError", reason: err.reason };

@@ -71,6 +71,26 @@ export const configSchema = z.object({
     .string()
     .refine((v) => v === "" || v.length >= 16, { error: "CHAT_BOOTSTRAP_SECRET must be empty (POST /users/first off) or 16+ characters" })
     .default(""),
+  // Single sign-on (docs/accounts.md "Single sign-on"): an OpenID Connect issuer; empty: off. With
+  // one, the client id, its secret (a secret: `wrangler secret put OIDC_CLIENT_SECRET`) and the
+  // email domains allowed to sign in are required; new users join OIDC_ORGANIZATION (a name;
+  // empty: the default organization).
+  OIDC_ISSUER: z
+    .string()
+    .regex(/^$|^https?:\/\/\S+$/, { error: "OIDC_ISSUER must be empty (single sign-on off) or an http(s) URL" })
+    .default(""),
+  OIDC_CLIENT_ID: z.string().default(""),
+  OIDC_CLIENT_SECRET: z.string().default(""),
+  OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((d) => d.trim().toLowerCase())
+        .filter((d) => d !== ""),
+    ),
+  OIDC_ORGANIZATION: z.string().default(""),
   CHAT_WORKER_ENABLED: z.enum(["true", "false"], { error: "CHAT_WORKER_ENABLED must be true or false" }).transform((v) => v === "true"),
   LOG_LEVEL: z.enum(["debug", "info", "warn", "error"], { error: "LOG_LEVEL must be debug, info, warn or error" }),
   // Lifecycle hooks (docs/hooks.md): an empty URL turns them off; with a URL the secret is required.
@@ -119,6 +139,12 @@ export type Config = z.infer<typeof configSchema>;
 
 /** Rules across settings: a hook URL needs a secret to sign with; a session's maximum covers its idle lifetime. */
 const configRules = configSchema.superRefine((config, ctx) => {
+  if (
+    config.OIDC_ISSUER !== "" &&
+    (config.OIDC_CLIENT_ID === "" || config.OIDC_CLIENT_SECRET === "" || config.OIDC_ALLOWED_DOMAINS.length === 0)
+  ) {
+    ctx.addIssue({ code: "custom", message: "OIDC_ISSUER needs OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_ALLOWED_DOMAINS" });
+  }
   if (config.CHAT_SESSION_MAX_SECONDS < config.CHAT_SESSION_IDLE_SECONDS) {
     ctx.addIssue({ code: "custom", message: "CHAT_SESSION_MAX_SECONDS must be at least CHAT_SESSION_IDLE_SECONDS" });
   }

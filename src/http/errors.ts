@@ -102,6 +102,8 @@ export function apiErrorOf(value: ErrorValue): ApiError {
       return new ApiError(409, value.code, value.message);
     case "BootstrapRefusedError":
       return new ApiError(403, value.reason === "off" ? "bootstrap_off" : "bootstrap_secret_invalid", "Forbidden.", value.message);
+    case "SingleSignOnRefusedError":
+      return new ApiError(403, "sso_refused", "Single sign-on was refused.", value.reason);
     case "SignInRefusedError":
       return new ApiError(401, "invalid_credentials", "The email or password is wrong.");
     case "TooManySignInAttemptsError":

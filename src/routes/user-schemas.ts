@@ -64,6 +64,9 @@ export const CreateUserBody = z
 
 export const LoginBody = z.object({ email, password: z.string().min(1).max(256) }).openapi("LoginRequest");
 export const LoginResponse = z.object({ session_token: z.string(), expires_at: z.iso.datetime() }).openapi("LoginResponse");
+/** Whether single sign-on is on (GET /users/oidc). */
+export const SingleSignOnStatus = z.object({ enabled: z.boolean() }).openapi("SingleSignOnStatus");
+
 export const LogoutResponse = z.object({ message: z.string() }).openapi("LogoutResponse");
 
 /** A token or session as its user sees it: never its secret. */

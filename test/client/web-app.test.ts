@@ -64,6 +64,8 @@ describe("the web app in Chromium", () => {
     // The page first asks whether its cookie signs it in; then the form.
     await page.getByLabel("Email").waitFor(WAIT);
     await shot(page, "sign-in");
+    // Single sign-on is off in this project: no button for it.
+    expect(await page.getByRole("link", { name: "Sign in with single sign-on" }).count()).toBe(0);
     await page.getByLabel("Email").fill(inject("clientEmail"));
     await page.getByLabel("Password").fill("not the password");
     await page.getByRole("button", { name: "Sign in" }).click();

@@ -20,6 +20,9 @@ const ROUTES: [string, string][] = [
   ["delete", "/users/{user}/keys/{key}"],
   ["post", "/users/login"],
   ["post", "/users/logout"],
+  ["get", "/users/oidc"],
+  ["get", "/users/oidc/login"],
+  ["get", "/users/oidc/callback"],
   ["patch", "/users/{user}"],
   ["delete", "/users/{user}"],
   ["post", "/organizations"],
@@ -70,7 +73,7 @@ const ROUTES: [string, string][] = [
   ["delete", "/organizations/{organization}/projects/{project}/memories/{name}"],
   ["get", "/health"],
 ];
-const UNAUTHENTICATED = new Set(["/users/first", "/users/login", "/health"]);
+const UNAUTHENTICATED = new Set(["/users/first", "/users/login", "/users/oidc", "/users/oidc/login", "/users/oidc/callback", "/health"]);
 
 describe("the OpenAPI document", () => {
   it("is valid OpenAPI 3.1 and lists every route with its errors", async () => {

@@ -19,6 +19,8 @@ declare module "vitest" {
     /** client only: a `wrangler dev` with the chat worker on, seeded like `npm run dev` */
     clientBaseUrl: string;
     clientToken: string;
+    /** The worker project's OpenID Connect provider (test/support/oidc-provider-setup.ts). */
+    oidcIssuerUrl: string;
     /** The seeded owner's email and password, for the web app's sign-in. */
     clientEmail: string;
     clientPassword: string;

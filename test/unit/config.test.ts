@@ -79,6 +79,22 @@ describe("deployment options", () => {
     }
   });
 
+  it("turns single sign-on off by default, and needs the client and allowed domains with an issuer", () => {
+    expect(parseConfig(valid).OIDC_ISSUER).toBe("");
+    expect(() => parseConfig({ ...valid, OIDC_ISSUER: "https://id.example.com" })).toThrow(
+      "OIDC_ISSUER needs OIDC_CLIENT_ID, OIDC_CLIENT_SECRET and OIDC_ALLOWED_DOMAINS",
+    );
+    const on = parseConfig({
+      ...valid,
+      OIDC_ISSUER: "https://id.example.com",
+      OIDC_CLIENT_ID: "chatd",
+      OIDC_CLIENT_SECRET: "s3cret",
+      OIDC_ALLOWED_DOMAINS: "Example.com, team.example.com",
+    });
+    expect(on.OIDC_ALLOWED_DOMAINS).toEqual(["example.com", "team.example.com"]);
+    expect(() => parseConfig({ ...valid, OIDC_ISSUER: "id.example.com" })).toThrow(/OIDC_ISSUER must be empty/);
+  });
+
   it("accepts 0 as unlimited concurrency", () => {
     expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY: "0" }).CHAT_ROOT_CONCURRENCY).toBe(0);
   });

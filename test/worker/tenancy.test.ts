@@ -125,7 +125,16 @@ const SWEEP: Record<string, Sweep> = {
 };
 
 /** Operations that need no credentials at all. */
-const PUBLIC = new Set(["POST /users/first", "POST /users/login", "GET /health", "GET /openapi.json", "GET /docs"]);
+const PUBLIC = new Set([
+  "POST /users/first",
+  "POST /users/login",
+  "GET /users/oidc",
+  "GET /users/oidc/login",
+  "GET /users/oidc/callback",
+  "GET /health",
+  "GET /openapi.json",
+  "GET /docs",
+]);
 
 function fillPath(template: string, v: Victim): string {
   return template.replace(/\{(\w+)\}/g, (_, name: string) => {

@@ -41,6 +41,13 @@ export function App() {
 const describeError = (err: unknown) => (err instanceof ChatdError ? `${err.message} ${err.detail ?? ""}`.trim() : String(err));
 
 function SignIn({ onSignedIn }: { onSignedIn: (client: ChatdClient) => void }) {
+  const [sso, setSso] = useState(false);
+  useEffect(() => {
+    void cookieClient()
+      .singleSignOnStatus()
+      .then((status) => setSso(status.enabled))
+      .catch(() => {});
+  }, []);
   const [email, setEmail] = useState("");
   const [password, setPassword] = useState("");
   const [token, setToken] = useState("");
@@ -85,6 +92,11 @@ function SignIn({ onSignedIn }: { onSignedIn: (client: ChatdClient) => void }) {
         <button type="submit" disabled={busy}>
           Sign in
         </button>
+        {sso && (
+          <a className="button" href="/api/v2/users/oidc/login">
+            Sign in with single sign-on
+          </a>
+        )}
       </form>
       <form
         onSubmit={(e) => {
