@@ -6,8 +6,10 @@
 import { base64Url, constantTimeEqual } from "./token";
 
 const ALGORITHM = "pbkdf2-sha256";
-/** workerd refuses PBKDF2 above 100,000 iterations, so this is the ceiling there. */
+/** workerd refuses PBKDF2 above 100,000 iterations, so this is the ceiling there, and the default of CHAT_PASSWORD_HASH_ITERATIONS. */
 export const PBKDF2_ITERATIONS = 100_000;
+/** The floor CHAT_PASSWORD_HASH_ITERATIONS accepts. */
+export const MIN_PBKDF2_ITERATIONS = 10_000;
 const SALT_BYTES = 16;
 const HASH_BITS = 256;
 
@@ -15,6 +17,13 @@ export async function hashPassword(password: string, iterations = PBKDF2_ITERATI
   const salt = crypto.getRandomValues(new Uint8Array(SALT_BYTES));
   const hash = await derive(password, salt, iterations);
   return [ALGORITHM, String(iterations), base64Url(salt), base64Url(hash)].join("$");
+}
+
+/** The iterations a stored hash was made with (null: not one of ours): a sign-in rehashes when they are not the configured ones. */
+export function iterationsOf(stored: string): number | null {
+  const [algorithm, iterationsText] = stored.split("$");
+  const iterations = Number(iterationsText);
+  return algorithm === ALGORITHM && Number.isInteger(iterations) ? iterations : null;
 }
 
 /** False for a wrong password and for a stored value that is not one of our hashes. */

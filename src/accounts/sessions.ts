@@ -8,9 +8,9 @@ import type { Config } from "../config/env";
 import type { Database } from "../db/database";
 import { type ApiKeyRow, createApiKey, deleteApiKey, SESSION_TOKEN_NAME, type SessionLifetime } from "./api-keys";
 import { SignInRefusedError } from "./errors";
-import { hashPassword, verifyPassword } from "./password";
+import { hashPassword, iterationsOf, verifyPassword } from "./password";
 import { assertNotLocked, forgetFailures, recordFailure, signInSubjects } from "./sign-in-throttle";
-import { findUserByEmail } from "./users";
+import { findUserByEmail, setPassword } from "./users";
 
 /** The deployment's session bounds. */
 export function sessionLifetime(config: Pick<Config, "CHAT_SESSION_IDLE_SECONDS" | "CHAT_SESSION_MAX_SECONDS">): SessionLifetime {
@@ -38,7 +38,11 @@ let decoyHash: Promise<string> | undefined;
 /** The settings a sign-in follows. */
 export type SignInConfig = Pick<
   Config,
-  "CHAT_SESSION_IDLE_SECONDS" | "CHAT_SESSION_MAX_SECONDS" | "CHAT_SIGN_IN_MAX_FAILURES" | "CHAT_SIGN_IN_LOCKOUT_SECONDS"
+  | "CHAT_SESSION_IDLE_SECONDS"
+  | "CHAT_SESSION_MAX_SECONDS"
+  | "CHAT_SIGN_IN_MAX_FAILURES"
+  | "CHAT_SIGN_IN_LOCKOUT_SECONDS"
+  | "CHAT_PASSWORD_HASH_ITERATIONS"
 >;
 
 export async function signIn(db: Database, input: SignIn, now: Date, config: SignInConfig): Promise<{ key: ApiKeyRow; token: string }> {
@@ -56,6 +60,9 @@ export async function signIn(db: Database, input: SignIn, now: Date, config: Sig
     throw new SignInRefusedError();
   }
   await forgetFailures(db, subjects[0]!);
+  // A password stored at another cost is hashed again at the configured one, now that we hold it.
+  if (iterationsOf(user.passwordHash) !== config.CHAT_PASSWORD_HASH_ITERATIONS)
+    await setPassword(db, user.id, input.password, config.CHAT_PASSWORD_HASH_ITERATIONS);
   const { idleMs } = sessionLifetime(config);
   return createApiKey(db, {
     userId: user.id,

@@ -26,6 +26,8 @@ export interface NewUser {
   username: string;
   /** A plain password; hashed here, never stored. Absent: login type "none". */
   password?: string | undefined;
+  /** PBKDF2 iterations for the hash (CHAT_PASSWORD_HASH_ITERATIONS); the ceiling when absent. */
+  passwordIterations?: number | undefined;
   siteRoles?: string[];
 }
 
@@ -39,7 +41,7 @@ export interface FirstUser {
 /** Creates the site owner, the default organization and a session token; 409 once any user exists. */
 export async function createFirstUser(db: Database, input: NewUser, now: Date): Promise<FirstUser> {
   // Hash before locking: PBKDF2 is slow on purpose and needs no lock.
-  const passwordHash = await passwordHashOf(input.password);
+  const passwordHash = await passwordHashOf(input.password, input.passwordIterations);
   return db.transaction(async (tx) => {
     await advisoryXactLock(tx, LOCK_NAMESPACE.firstUser, "first-user");
     const [existing] = await tx.select({ id: users.id }).from(users).limit(1);
@@ -59,7 +61,7 @@ export async function createFirstUser(db: Database, input: NewUser, now: Date): 
 
 /** Creates a user and their membership of one organization, atomically. */
 export async function createUser(db: Database, input: NewUser & { organizationId: string; role: MemberRole }): Promise<UserRow> {
-  const passwordHash = await passwordHashOf(input.password);
+  const passwordHash = await passwordHashOf(input.password, input.passwordIterations);
   return db.transaction(async (tx) => {
     const user = await insertUser(tx, input, passwordHash);
     await addMember(tx, input.organizationId, user.id, input.role);
@@ -89,13 +91,13 @@ export async function setSuspended(db: Database, userId: string, suspended: bool
 }
 
 /** Sets a user's password (and so their login type to "password"). */
-export async function setPassword(db: Database, userId: string, password: string): Promise<void> {
-  const passwordHash = await hashPassword(password);
+export async function setPassword(db: Database, userId: string, password: string, iterations?: number): Promise<void> {
+  const passwordHash = await hashPassword(password, iterations);
   await db.update(users).set({ passwordHash, loginType: "password" }).where(eq(users.id, userId));
 }
 
-async function passwordHashOf(password: string | undefined): Promise<string | null> {
-  return password === undefined ? null : hashPassword(password);
+async function passwordHashOf(password: string | undefined, iterations: number | undefined): Promise<string | null> {
+  return password === undefined ? null : hashPassword(password, iterations);
 }
 
 async function insertUser(db: Database, input: NewUser, passwordHash: string | null): Promise<UserRow> {

@@ -51,6 +51,11 @@ export const configSchema = z.object({
   // none lives past its maximum, counted from sign-in.
   CHAT_SESSION_IDLE_SECONDS: int("CHAT_SESSION_IDLE_SECONDS", 60).default(86_400),
   CHAT_SESSION_MAX_SECONDS: int("CHAT_SESSION_MAX_SECONDS", 60).default(2_592_000),
+  // PBKDF2-SHA256 iterations of new password hashes (src/accounts/password.ts); a sign-in rehashes
+  // a password stored with another count. workerd allows at most 100,000.
+  CHAT_PASSWORD_HASH_ITERATIONS: int("CHAT_PASSWORD_HASH_ITERATIONS", 10_000)
+    .pipe(z.number().max(100_000, { error: "CHAT_PASSWORD_HASH_ITERATIONS must be at most 100000 (workerd's limit)" }))
+    .default(100_000),
   // Failed sign-ins per account and per address before the next attempt waits; the wait starts
   // here and doubles with each further failure, up to 15 minutes.
   CHAT_SIGN_IN_MAX_FAILURES: int("CHAT_SIGN_IN_MAX_FAILURES", 1).default(5),

@@ -110,7 +110,8 @@ export const users = createRouter()
   .openapi(firstUserRoute, async (c) => {
     assertBootstrapAllowed(configFromEnv(c.env).CHAT_BOOTSTRAP_SECRET, c.req.header(BOOTSTRAP_HEADER));
     const input = c.req.valid("json");
-    const created = await createFirstUser(c.var.db, { ...input, email: input.email.toLowerCase() }, new Date());
+    const passwordIterations = configFromEnv(c.env).CHAT_PASSWORD_HASH_ITERATIONS;
+    const created = await createFirstUser(c.var.db, { ...input, email: input.email.toLowerCase(), passwordIterations }, new Date());
     return c.json(
       {
         user: userJson(created.user, [created.organization.id]),
@@ -131,6 +132,7 @@ export const users = createRouter()
       email: input.email.toLowerCase(),
       username: input.username,
       password: input.password,
+      passwordIterations: configFromEnv(c.env).CHAT_PASSWORD_HASH_ITERATIONS,
       organizationId: organization.id,
       role: "member",
     });

@@ -16,6 +16,7 @@ import { SignInRefusedError, TooManySignInAttemptsError } from "../../src/accoun
 import { type SignInConfig, signIn, signOut } from "../../src/accounts/sessions";
 import { FAILURE_WINDOW_MS, MAX_LOCKOUT_MS, recordFailure, assertNotLocked, purgeStaleFailures } from "../../src/accounts/sign-in-throttle";
 import { createUser } from "../../src/accounts/users";
+import { iterationsOf } from "../../src/accounts/password";
 import { organizations, signInFailures, users } from "../../src/db/schema/auth";
 import { eq } from "drizzle-orm";
 import { createOwnDatabase, type OwnDatabase } from "./support/own-database";
@@ -29,6 +30,7 @@ const config: SignInConfig = {
   CHAT_SESSION_MAX_SECONDS: SESSIONS.maxMs / 1000,
   CHAT_SIGN_IN_MAX_FAILURES: THROTTLE.maxFailures,
   CHAT_SIGN_IN_LOCKOUT_SECONDS: THROTTLE.lockoutSeconds,
+  CHAT_PASSWORD_HASH_ITERATIONS: 20_000,
 };
 
 let own: OwnDatabase;
@@ -41,9 +43,16 @@ beforeAll(async () => {
 });
 afterAll(async () => own?.drop());
 
-async function userWithPassword(password = "correct horse") {
+async function userWithPassword(password = "correct horse", passwordIterations = config.CHAT_PASSWORD_HASH_ITERATIONS) {
   n++;
-  return createUser(own.db, { email: `user${n}@example.com`, username: `user${n}`, password, organizationId: orgId, role: "member" });
+  return createUser(own.db, {
+    email: `user${n}@example.com`,
+    username: `user${n}`,
+    password,
+    passwordIterations,
+    organizationId: orgId,
+    role: "member",
+  });
 }
 
 describe("signIn", () => {
@@ -114,6 +123,20 @@ describe("signIn", () => {
     );
     await expect(
       signIn(own.db, { email: fresh.email, password: "correct horse", address: "203.0.113.100" }, t0, config),
+    ).resolves.toBeTruthy();
+  });
+});
+
+describe("the password hash's cost", () => {
+  it("is the configured one for new passwords, and a sign-in rehashes one stored at another", async () => {
+    const user = await userWithPassword("correct horse", 10_000);
+    expect(iterationsOf(user.passwordHash ?? "")).toBe(10_000);
+    await signIn(own.db, { email: user.email, password: "correct horse", address: undefined }, new Date(), config);
+    const [row] = await own.db.select({ hash: users.passwordHash }).from(users).where(eq(users.id, user.id));
+    expect(iterationsOf(row?.hash ?? "")).toBe(config.CHAT_PASSWORD_HASH_ITERATIONS);
+    // The rehashed password still signs in.
+    await expect(
+      signIn(own.db, { email: user.email, password: "correct horse", address: undefined }, new Date(), config),
     ).resolves.toBeTruthy();
   });
 });

@@ -67,6 +67,9 @@ describe("deployment options", () => {
       "CHAT_SESSION_MAX_SECONDS must be at least CHAT_SESSION_IDLE_SECONDS",
     );
     expect(() => parseConfig({ ...valid, CHAT_SIGN_IN_MAX_FAILURES: "0" })).toThrow(/CHAT_SIGN_IN_MAX_FAILURES must be at least 1/);
+    expect(config.CHAT_PASSWORD_HASH_ITERATIONS).toBe(100_000);
+    expect(() => parseConfig({ ...valid, CHAT_PASSWORD_HASH_ITERATIONS: "200000" })).toThrow(/at most 100000/);
+    expect(() => parseConfig({ ...valid, CHAT_PASSWORD_HASH_ITERATIONS: "1000" })).toThrow(/at least 10000/);
   });
 
   it("reads the allowed origins as a list, and refuses what is not an origin", () => {
