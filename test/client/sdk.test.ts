@@ -9,6 +9,7 @@ import { afterAll, describe, expect, inject, it } from "vitest";
 import { WebSocketServer } from "ws";
 import { ChatdError, type ChatStreamEvent, text } from "../../client/src/index";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
+import { newGate, openGate } from "../support/fake-model-gate";
 import { nodeSockets, sdk, textOf } from "./support";
 
 const proxies: TcpProxy[] = [];
@@ -26,8 +27,13 @@ describe("ChatdClient", () => {
     stream.on("state", (s) => s.preview && previews.push(s.preview.text));
     try {
       await stream.until((s) => s.status === "waiting");
-      const sent = await client.sendMessage({ chat: chat.id, body: { content: [text("/slow 20 one two three four five")] } });
+      // The answer holds after its first token until the test has seen it growing: under load the
+      // relay may gather a short answer's parts into one frame.
+      const gate = newGate("sdk-preview");
+      const sent = await client.sendMessage({ chat: chat.id, body: { content: [text(`/gate ${gate} 20 one two three four five`)] } });
       expect(sent.queued).toBe(false);
+      await stream.until((s) => (s.preview?.text.length ?? 0) > 0);
+      await openGate(gate);
       const done = await stream.until((s) => s.status === "waiting" && s.messages.some((m) => m.role === "assistant"));
       expect(textOf(done.messages.findLast((m) => m.role === "assistant"))).toBe("one two three four five");
       expect(done.preview).toBeNull();
