@@ -99,22 +99,30 @@ export async function addMembership(db: Database, organizationId: string, userId
  */
 export async function changeMembership(db: Database, organizationId: string, userId: string, role: MemberRole | null): Promise<boolean> {
   return db.transaction(async (tx) => {
-    await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).for("update");
+    await lockOrganization(tx, organizationId);
     const [current] = await tx
       .select({ role: organizationMembers.role })
       .from(organizationMembers)
       .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.userId, userId)));
     if (!current) return false;
-    if (memberRoleOf(current.role) === "owner" && role !== "owner") {
-      const [owners] = await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(organizationMembers)
-        .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.role, "owner")));
-      if ((owners?.n ?? 0) <= 1) throw new LastOwnerError();
-    }
+    if (memberRoleOf(current.role) === "owner" && role !== "owner") await assertAnotherOwner(tx, organizationId);
     const where = and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.userId, userId));
     if (role === null) await tx.delete(organizationMembers).where(where);
     else await tx.update(organizationMembers).set({ role }).where(where);
     return true;
   }, READ_COMMITTED);
+}
+
+/** The organization row's lock, which every change that could take away its last owner holds first. */
+export async function lockOrganization(tx: Database, organizationId: string): Promise<void> {
+  await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).for("update");
+}
+
+/** LastOwnerError unless the organization has an owner besides the one about to go (under lockOrganization). */
+export async function assertAnotherOwner(tx: Database, organizationId: string): Promise<void> {
+  const [owners] = await tx
+    .select({ n: sql<number>`count(*)::int` })
+    .from(organizationMembers)
+    .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.role, "owner")));
+  if ((owners?.n ?? 0) <= 1) throw new LastOwnerError();
 }

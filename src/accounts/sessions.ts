@@ -63,12 +63,21 @@ export async function signIn(db: Database, input: SignIn, now: Date, config: Sig
   // A password stored at another cost is hashed again at the configured one, now that we hold it.
   if (iterationsOf(user.passwordHash) !== config.CHAT_PASSWORD_HASH_ITERATIONS)
     await setPassword(db, user.id, input.password, config.CHAT_PASSWORD_HASH_ITERATIONS);
-  const { idleMs } = sessionLifetime(config);
+  return startSession(db, user, now, config);
+}
+
+/** A new session for `user` (a password sign-in's, or single sign-on's): idle this long it expires. */
+export function startSession(
+  db: Database,
+  user: { id: string; loginType: string },
+  now: Date,
+  config: Pick<Config, "CHAT_SESSION_IDLE_SECONDS" | "CHAT_SESSION_MAX_SECONDS">,
+): Promise<{ key: ApiKeyRow; token: string }> {
   return createApiKey(db, {
     userId: user.id,
     tokenName: SESSION_TOKEN_NAME,
     loginType: user.loginType,
-    expiresAt: new Date(now.getTime() + idleMs),
+    expiresAt: new Date(now.getTime() + sessionLifetime(config).idleMs),
   });
 }
 

@@ -5,12 +5,12 @@
  * (LastOwnerError: make another member an owner first). The row stays, as the owner of their chats,
  * which the caller then archives (and so stops) family by family.
  */
-import { and, eq, isNull, sql } from "drizzle-orm";
+import { and, eq, isNull } from "drizzle-orm";
 import type { Database } from "../db/database";
 import { READ_COMMITTED } from "../db/database";
 import { chats } from "../db/schema/chats";
-import { apiKeys, organizationMembers, organizations, users } from "../db/schema/auth";
-import { LastOwnerError } from "./errors";
+import { apiKeys, organizationMembers, users } from "../db/schema/auth";
+import { assertAnotherOwner, lockOrganization } from "./memberships";
 
 /** The user's root chats left to archive; null when there is no such (undeleted) user. */
 export async function deleteUser(db: Database, userId: string, now: Date): Promise<{ rootChatIds: string[] } | null> {
@@ -27,12 +27,8 @@ export async function deleteUser(db: Database, userId: string, now: Date): Promi
       .from(organizationMembers)
       .where(and(eq(organizationMembers.userId, userId), eq(organizationMembers.role, "owner")));
     for (const { organizationId } of owned) {
-      await tx.select({ id: organizations.id }).from(organizations).where(eq(organizations.id, organizationId)).for("update");
-      const [others] = await tx
-        .select({ n: sql<number>`count(*)::int` })
-        .from(organizationMembers)
-        .where(and(eq(organizationMembers.organizationId, organizationId), eq(organizationMembers.role, "owner")));
-      if ((others?.n ?? 0) <= 1) throw new LastOwnerError();
+      await lockOrganization(tx, organizationId);
+      await assertAnotherOwner(tx, organizationId);
     }
     await tx.delete(organizationMembers).where(eq(organizationMembers.userId, userId));
     await tx.delete(apiKeys).where(eq(apiKeys.userId, userId));

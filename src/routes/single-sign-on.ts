@@ -10,9 +10,8 @@ import { createRoute, z } from "@hono/zod-openapi";
 import type { Context } from "hono";
 import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import * as oauth from "oauth4webapi";
-import { createApiKey, SESSION_TOKEN_NAME } from "../accounts/api-keys";
 import { userForOidcIdentity } from "../accounts/oidc-users";
-import { sessionLifetime } from "../accounts/sessions";
+import { startSession } from "../accounts/sessions";
 import { type Config, configFromEnv } from "../config/env";
 import type { AppEnv } from "../http/app-env";
 import { ApiError } from "../http/errors";
@@ -151,12 +150,7 @@ export const singleSignOn = createRouter()
       },
       { allowedDomains: config.OIDC_ALLOWED_DOMAINS, organization: config.OIDC_ORGANIZATION },
     );
-    const session = await createApiKey(c.var.db, {
-      userId: user.id,
-      tokenName: SESSION_TOKEN_NAME,
-      loginType: user.loginType,
-      expiresAt: new Date(Date.now() + sessionLifetime(config).idleMs),
-    });
+    const session = await startSession(c.var.db, user, new Date(), config);
     setSessionCookie(c, session.token, config.CHAT_SESSION_MAX_SECONDS);
     return c.redirect("/", 302);
   });

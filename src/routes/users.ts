@@ -175,7 +175,10 @@ async function archiveChats(c: Context<AppEnv>, userId: string, rootChatIds: rea
   for (const chatId of rootChatIds) {
     const answer = await chatObjectOf(c, chatId).update(from, { chatId, archived: true, interruptRunning: true });
     if (answer.ok) archived.push(chatId);
-    else notArchived.push({ chat_id: chatId, reason: apiErrorOf(answer.error).detail ?? apiErrorOf(answer.error).message });
+    else {
+      const refused = apiErrorOf(answer.error);
+      notArchived.push({ chat_id: chatId, reason: refused.detail ?? refused.message });
+    }
   }
   return { archived_chat_ids: archived, not_archived: notArchived };
 }
