@@ -225,17 +225,33 @@ describe("runModelStep (scripted model)", () => {
       const relays = new EpisodeRelays(buffer, () => CHAT);
       const { model, pulled } = fast();
       const pulledAtBurst: number[] = [];
+      let added = 0;
+      let relayed = 0;
+      let stepDone = false;
+      let allRelayed = () => {};
+      const relayedAll = new Promise<void>((resolve) => {
+        allRelayed = resolve;
+      });
       relays.follow(1, 1, (burst: readonly BufferedPart<StreamPart>[]) => {
         if (burst.length > 0) pulledAtBurst.push(pulled());
+        relayed += burst.length;
+        if (stepDone && relayed === added) allRelayed();
       });
       const outcome = await runModelStep({
         model,
         prompt,
         abortSignal: new AbortController().signal,
-        onPart: (part) => buffer.addPart(key, part),
+        onPart: (part) => {
+          added++;
+          buffer.addPart(key, part);
+        },
       });
-      buffer.closeEpisode(key);
+      stepDone = true;
       expect(outcome).toMatchObject({ kind: "response" });
+      // The relay may still be gathering a burst when the step ends (a busy stream's burst waits
+      // up to GATHER_MS): judge the bursts once every part has gone out.
+      if (relayed < added) await relayedAll;
+      buffer.closeEpisode(key);
       // Unpaced, the SDK drains the provider's stream before any timer runs: the first burst would
       // come once every chunk had been read and parsed.
       expect(pulledAtBurst.length).toBeGreaterThan(1);
