@@ -4,6 +4,7 @@
  * A file joins a chat when a message referencing it is committed (src/files/files.ts).
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { downloadHeaders } from "../files/download-headers";
 import { getFile, insertFile } from "../files/files";
 import { requireCaller } from "../http/auth";
 import { limitBody } from "../http/body-limit";
@@ -65,9 +66,12 @@ files.openapi(upload, async (c) => {
 const download = createRoute({
   method: "get",
   path: "/{file}",
-  summary: "Download a file (its owner only; evicted files are gone)",
+  summary: "Download a file (its owner only; evicted files are gone; only inert types are inline)",
   request: { params: FileParams },
-  responses: { 200: { description: "The bytes, with their Content-Type" }, ...errorResponses(400, 401, 404) },
+  responses: {
+    200: { description: "The bytes, with their Content-Type; an attachment unless an image or plain text (docs/hardening.md)" },
+    ...errorResponses(400, 401, 404),
+  },
 });
 
 files.openapi(download, async (c) => {
@@ -77,11 +81,5 @@ files.openapi(download, async (c) => {
   if (!file || file.ownerId !== c.var.caller.userId) throw notFound;
   const object = await c.env.FILES.get(file.storageKey);
   if (!object) throw notFound;
-  return new Response(object.body, {
-    headers: {
-      "content-type": file.mediaType,
-      "content-length": String(file.sizeBytes),
-      "content-disposition": `attachment; filename*=UTF-8''${encodeURIComponent(file.name)}`,
-    },
-  });
+  return new Response(object.body, { headers: downloadHeaders(file) });
 });
