@@ -1,6 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
+import { NO_TENANT_SHARES } from "./test/support/no-tenant-shares";
 
 // One `vitest run` for every layer. Each project is a layer of the stack:
 //   unit    pure modules, no I/O
@@ -42,6 +43,7 @@ const RUNNER_TIMERS = {
   // Retries play out in a second (0.4 s, then 0.8 s), still long enough to see the retry state.
   CHAT_RETRY_INITIAL_DELAY_MS: "400",
   CHAT_ROOT_CONCURRENCY: "0",
+  ...NO_TENANT_SHARES,
   CHAT_STREAM_SYNC_POLL_MS: "2000",
 };
 

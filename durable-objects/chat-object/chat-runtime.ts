@@ -31,6 +31,7 @@ import type { ChildObjects } from "../../src/subagents/child-objects";
 import { productionToolsFor } from "../../src/tools/production";
 import type { AlarmClock } from "./alarm-clock";
 import type { ObjectChatId } from "./object-chat-id";
+import { poolAdmission, tenantShares } from "../../src/chat-worker/leases/pools";
 import { wakeWaiting } from "./wake-waiting";
 
 /** A few connections are plenty: one object serializes its chat's work. */
@@ -242,7 +243,11 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     const { notifier, chatId } = this.parts;
     const work = wakeWaiting(pool, {
       isRoot,
-      limit: isRoot ? config.CHAT_ROOT_CONCURRENCY : config.CHAT_SUBAGENT_CONCURRENCY,
+      admission: poolAdmission(
+        { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
+        tenantShares(config),
+        isRoot ? "root" : "subagent",
+      ),
       staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
       ownChatId: chatId.value,
       wake: (id) => notifier.ownershipHint({ chat_id: id, snapshot_version: 0 }),

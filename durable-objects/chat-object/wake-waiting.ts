@@ -1,11 +1,12 @@
 /**
  * A slot was released: "wakes the oldest waiting chats at once" instead of leaving them to the
  * cron sweep. Each gets an ownership hint at its own object; the chat that released the slot is
- * not one of them. A pool without a limit has no chat waiting for a slot (admission never refuses
- * one for capacity), so its releases read nothing: one query less after every turn. A chat refused
- * before the limit was lifted is the sweep's.
+ * not one of them. A pool without a limit or shares has no chat waiting for a slot (admission
+ * never refuses one for capacity), so its releases read nothing: one query less after every turn.
+ * A chat refused before the limit was lifted is the sweep's.
  */
 import type { Queryable } from "../../src/db/rows";
+import { isLimited, type PoolAdmission } from "../../src/chat-worker/leases/pools";
 import { findWaitingForSlot } from "../../src/chat-worker/leases/sweep";
 import { errorText, logger } from "../../src/log/log";
 
@@ -15,8 +16,8 @@ const WAKE_LIMIT = 5;
 export interface WakeWaitingOptions {
   /** The released slot's pool: root chats or subagents. */
   isRoot: boolean;
-  /** That pool's deployment-wide limit (CHAT_ROOT_CONCURRENCY or CHAT_SUBAGENT_CONCURRENCY); 0 is none. */
-  limit: number;
+  /** That pool's admission: its slots and the tenants' shares (0: none). */
+  admission: PoolAdmission;
   staleThresholdMs: number;
   /** The chat that released the slot. */
   ownChatId: string | undefined;
@@ -25,10 +26,11 @@ export interface WakeWaitingOptions {
 }
 
 export async function wakeWaiting(db: Queryable, options: WakeWaitingOptions): Promise<void> {
-  if (options.limit === 0) return;
+  if (!isLimited(options.admission)) return;
   try {
     const ids = await findWaitingForSlot(db, {
       pool: options.isRoot ? "root" : "subagent",
+      admission: options.admission,
       limit: WAKE_LIMIT,
       staleThresholdMs: options.staleThresholdMs,
     });

@@ -64,6 +64,9 @@ function parseOptions(): Options {
 
 async function main(session: Session, opts: Options): Promise<number> {
   process.env.CHAT_ROOT_CONCURRENCY ??= "0";
+  // One user fans out every subagent: the per-user share would cap what the bench measures.
+  process.env.CHAT_SUBAGENT_CONCURRENCY_PER_USER ??= "0";
+  process.env.CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION ??= "0";
   const env = session.environment();
   log("info", "bench_start", { ...opts, run_dir: session.dir, root_concurrency: process.env.CHAT_ROOT_CONCURRENCY });
   const { stack, seeded } = await session.startStack();

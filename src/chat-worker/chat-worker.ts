@@ -17,6 +17,7 @@ import type { ChatTx } from "../chats/chat-tx";
 import type { ChatMessageRow, ChatRow } from "../db/schema/chats";
 import type { TurnModelRows } from "../model-configs/turn-model-rows";
 import { renewHeartbeats } from "./leases/heartbeats";
+import { tenantShares } from "./leases/pools";
 import { readChatsForSync } from "./leases/sweep";
 import { errorText, logger } from "../log/log";
 import { eventFromPayload } from "./event";
@@ -204,6 +205,7 @@ export class ChatWorker {
     const { config } = this.deps;
     return {
       limits: { root: config.CHAT_ROOT_CONCURRENCY, subagent: config.CHAT_SUBAGENT_CONCURRENCY },
+      shares: tenantShares(config),
       staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,
     };
   }

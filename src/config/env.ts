@@ -30,6 +30,12 @@ export const configSchema = z.object({
   // 0 means unlimited, as the spec's limiter allows.
   CHAT_ROOT_CONCURRENCY: int("CHAT_ROOT_CONCURRENCY", 0),
   CHAT_SUBAGENT_CONCURRENCY: int("CHAT_SUBAGENT_CONCURRENCY", 0),
+  // Fair admission (docs/fairness.md): the most of each pool one user and one organization hold at
+  // once; a tenant at its share waits, the rest of the pool stays free for others. 0: no share.
+  CHAT_ROOT_CONCURRENCY_PER_USER: int("CHAT_ROOT_CONCURRENCY_PER_USER", 0).default(2),
+  CHAT_ROOT_CONCURRENCY_PER_ORGANIZATION: int("CHAT_ROOT_CONCURRENCY_PER_ORGANIZATION", 0).default(3),
+  CHAT_SUBAGENT_CONCURRENCY_PER_USER: int("CHAT_SUBAGENT_CONCURRENCY_PER_USER", 0).default(5),
+  CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION: int("CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION", 0).default(6),
   CHAT_HEARTBEAT_INTERVAL_MS: int("CHAT_HEARTBEAT_INTERVAL_MS", 100),
   CHAT_STALE_THRESHOLD_MS: int("CHAT_STALE_THRESHOLD_MS", 300),
   CHAT_REQUIRES_ACTION_TIMEOUT_MS: int("CHAT_REQUIRES_ACTION_TIMEOUT_MS", 1),

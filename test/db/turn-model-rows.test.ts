@@ -12,6 +12,7 @@ import { setModelOverride } from "../../src/model-configs/model-overrides";
 import { fencedRead, turnModelsAtCommit } from "../../src/chat-worker/fenced-db";
 import { commitStep } from "../../src/chats/transitions/index";
 import { acquireChat } from "../../src/chat-worker/leases/admission";
+import { NO_SHARES } from "../../src/chat-worker/leases/pools";
 import type { Database } from "../../src/db/database";
 import { chatFromRaw } from "../../src/db/rows";
 import { createModelConfig, createProvider, deleteModelConfig, updateModelConfig } from "../../src/model-configs/index";
@@ -120,6 +121,7 @@ describe("the turn's model from candidates read in the chat's statement", () => 
       workerId,
       runnerId,
       limits: { root: 0, subagent: 0 },
+      shares: NO_SHARES,
       staleThresholdMs: 30_000,
       withHistory: true,
     });

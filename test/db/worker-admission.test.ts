@@ -14,6 +14,7 @@ import {
   PoolFullAtCommitError,
   type AcquireChatOptions,
   type AcquireOutcome,
+  NO_SHARES,
   type PoolLimits,
 } from "../../src/chat-worker/leases/index";
 import { chatRow, history, makeChat, snapshotRows } from "./fixtures";
@@ -37,6 +38,12 @@ import type { Config } from "../../src/config/env";
 import { prefetchFor } from "../../src/chats/lock-prefetch";
 
 const STALE_MS = 30_000;
+const NO_SHARE_CONFIG = {
+  CHAT_ROOT_CONCURRENCY_PER_USER: 0,
+  CHAT_ROOT_CONCURRENCY_PER_ORGANIZATION: 0,
+  CHAT_SUBAGENT_CONCURRENCY_PER_USER: 0,
+  CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION: 0,
+};
 const UNLIMITED: PoolLimits = { root: 0, subagent: 0 };
 
 let env: WorkerEnv;
@@ -46,7 +53,7 @@ beforeAll(async () => {
 afterAll(() => env?.close());
 
 function options(limits: PoolLimits, extra: Partial<AcquireChatOptions> = {}): AcquireChatOptions {
-  return { ...worker(), limits, staleThresholdMs: STALE_MS, ...extra };
+  return { ...worker(), limits, shares: NO_SHARES, staleThresholdMs: STALE_MS, ...extra };
 }
 
 /** A store on the same pool and notifier that records every finished transaction. */
@@ -356,10 +363,16 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     const { store, runs } = observedStore();
     const ids = worker();
     let collect: Awaited<ReturnType<typeof acquireInCommand>>;
-    const guard = opts.guarded ? commandPoolLock(chatId, limits) : undefined;
+    const guard = opts.guarded ? commandPoolLock(chatId, limits, NO_SHARES) : undefined;
     const fn = async (tx: ChatTx) => {
       await sendMessage(tx, send("go"));
-      collect = await acquireInCommand(tx, { ...ids, limits, staleThresholdMs: STALE_MS, poolLocked: guard?.locked ?? false });
+      collect = await acquireInCommand(tx, {
+        ...ids,
+        limits,
+        shares: NO_SHARES,
+        staleThresholdMs: STALE_MS,
+        poolLocked: guard?.locked ?? false,
+      });
       opts.after?.();
     };
     const options = { prefetchTail: prefetchFor(sendMessage, send("go")) };
@@ -397,7 +410,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     const committed = await store
       .update(chat.chatId, async (tx) => {
         await editMessage(tx, { messageId: chat.firstUserMessageId, content: [{ type: "text", text: "edited" }] });
-        collect = await acquireInCommand(tx, { ...ids, limits: UNLIMITED, staleThresholdMs: STALE_MS });
+        collect = await acquireInCommand(tx, { ...ids, limits: UNLIMITED, shares: NO_SHARES, staleThresholdMs: STALE_MS });
       })
       .finally(rec.stop);
     expect(committed.chat).toMatchObject({ status: "running", workerId: ids.workerId, runnerId: ids.runnerId });
@@ -428,7 +441,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     const idle = await makeChat(env, "W");
     const { store } = observedStore();
     const idleRun = await store.update(idle.chatId, async (tx) =>
-      acquireInCommand(tx, { ...worker(), limits: UNLIMITED, staleThresholdMs: STALE_MS }),
+      acquireInCommand(tx, { ...worker(), limits: UNLIMITED, shares: NO_SHARES, staleThresholdMs: STALE_MS }),
     );
     expect(idleRun.value).toBeUndefined();
     expect(idleRun.chat.workerId).toBeNull();
@@ -486,7 +499,12 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     await expect(sendAndAcquire(chat.chatId, { root: 1, subagent: 1 }, { guarded: true })).rejects.toBeInstanceOf(PoolFullAtCommitError);
     expect(await observable(chat.chatId)).toEqual(before);
 
-    const config = { CHAT_ROOT_CONCURRENCY: 1, CHAT_SUBAGENT_CONCURRENCY: 1, CHAT_STALE_THRESHOLD_MS: STALE_MS } as Config;
+    const config = {
+      ...NO_SHARE_CONFIG,
+      CHAT_ROOT_CONCURRENCY: 1,
+      CHAT_SUBAGENT_CONCURRENCY: 1,
+      CHAT_STALE_THRESHOLD_MS: STALE_MS,
+    } as Config;
     const host = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {} };
     const chatWorker = new ChatWorker(chat.chatId, { store: env.store, config } as unknown as RunnerDeps, host);
     const sent = await chatWorker.update(chat.chatId, (tx) => sendMessage(tx, send("go")), {

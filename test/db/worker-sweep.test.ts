@@ -4,7 +4,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { acquireChat, findRunnableUnowned, findWaitingForSlot, readChatsForSync } from "../../src/chat-worker/leases/index";
+import { acquireChat, findRunnableUnowned, findWaitingForSlot, NO_SHARES, readChatsForSync } from "../../src/chat-worker/leases/index";
 import { chatRow, makeChat } from "./fixtures";
 import { backdateHeartbeat, makeSubagentChat, makeWorkerEnv, worker, type WorkerEnv } from "./support/worker-env";
 import { abandon, acquire } from "../../src/chats/transitions/index";
@@ -12,6 +12,7 @@ import { apply } from "./support/apply";
 import { wakeWaiting } from "../../durable-objects/chat-object/wake-waiting";
 
 const STALE_MS = 30_000;
+const ONE_SLOT = { slots: 1, perUser: 0, perOrganization: 0 };
 
 let env: WorkerEnv;
 beforeAll(async () => {
@@ -33,8 +34,12 @@ async function chatWaitingForSlot() {
   const holder = await makeSubagentChat(env);
   const waiting = await makeSubagentChat(env);
   const limits = { root: 0, subagent: 1 };
-  expect((await acquireChat(env.store, holder, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
-  expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("refused");
+  expect((await acquireChat(env.store, holder, { ...worker(), limits, shares: NO_SHARES, staleThresholdMs: STALE_MS })).kind).toBe(
+    "acquired",
+  );
+  expect((await acquireChat(env.store, waiting, { ...worker(), limits, shares: NO_SHARES, staleThresholdMs: STALE_MS })).kind).toBe(
+    "refused",
+  );
   return { holder, waiting, limits };
 }
 
@@ -69,7 +74,7 @@ describe("findRunnableUnowned", () => {
     expect(await findRunnableUnowned(env.pool, { staleThresholdMs: STALE_MS, limit: 1_000 })).toContain(chat.chatId);
   });
 
-  it("returns the oldest updated_at first, and at most `limit` ids", async () => {
+  it("returns the oldest updated_at first (one owner's chats), and at most `limit` ids", async () => {
     const chats = [];
     for (let i = 0; i < 4; i++) chats.push(await makeChat(env, "R0"));
     // Touch the first one: it becomes the newest.
@@ -99,13 +104,22 @@ describe("findRunnableUnowned", () => {
   it("lists a chat refused for capacity as waiting for a slot of its pool until it is admitted", async () => {
     const { holder, waiting, limits } = await chatWaitingForSlot();
 
-    const waitingIds = await findWaitingForSlot(env.pool, { pool: "subagent", limit: 1_000, staleThresholdMs: STALE_MS });
+    const waitingIds = await findWaitingForSlot(env.pool, {
+      pool: "subagent",
+      admission: ONE_SLOT,
+      limit: 1_000,
+      staleThresholdMs: STALE_MS,
+    });
     expect(waitingIds).toContain(waiting);
     expect(waitingIds).not.toContain(holder);
 
     await apply(env.store, abandon, holder);
-    expect((await acquireChat(env.store, waiting, { ...worker(), limits, staleThresholdMs: STALE_MS })).kind).toBe("acquired");
-    expect(await findWaitingForSlot(env.pool, { pool: "subagent", limit: 1_000, staleThresholdMs: STALE_MS })).not.toContain(waiting);
+    expect((await acquireChat(env.store, waiting, { ...worker(), limits, shares: NO_SHARES, staleThresholdMs: STALE_MS })).kind).toBe(
+      "acquired",
+    );
+    expect(
+      await findWaitingForSlot(env.pool, { pool: "subagent", admission: ONE_SLOT, limit: 1_000, staleThresholdMs: STALE_MS }),
+    ).not.toContain(waiting);
   });
 });
 
@@ -114,7 +128,8 @@ describe("wakeWaiting", () => {
     const { holder, waiting } = await chatWaitingForSlot();
     const woken = async (limit: number) => {
       const ids: string[] = [];
-      await wakeWaiting(env.pool, { isRoot: false, limit, staleThresholdMs: STALE_MS, ownChatId: holder, wake: (id) => ids.push(id) });
+      const admission = { slots: limit, perUser: 0, perOrganization: 0 };
+      await wakeWaiting(env.pool, { isRoot: false, admission, staleThresholdMs: STALE_MS, ownChatId: holder, wake: (id) => ids.push(id) });
       return ids;
     };
     expect(await woken(1)).toContain(waiting);

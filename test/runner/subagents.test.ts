@@ -7,6 +7,7 @@
 import { env } from "cloudflare:test";
 import { afterAll, describe, expect, it } from "vitest";
 import { acquireChat } from "../../src/chat-worker/leases/admission";
+import { NO_SHARES } from "../../src/chat-worker/leases/pools";
 import { ChatStore } from "../../src/chats/store";
 import { createPool } from "../../src/db/client";
 import { createModelConfig, updateModelConfig } from "../../src/model-configs/configs";
@@ -404,6 +405,7 @@ describe("the subagent pool (CHAT_SUBAGENT_CONCURRENCY = 10)", () => {
         workerId: crypto.randomUUID(),
         runnerId: crypto.randomUUID(),
         limits: { root: Number(env.CHAT_ROOT_CONCURRENCY), subagent: Number(env.CHAT_SUBAGENT_CONCURRENCY) },
+        shares: NO_SHARES,
         staleThresholdMs: Number(env.CHAT_STALE_THRESHOLD_MS),
       });
       expect(attempt).toEqual({ kind: "refused", reason: "capacity" });

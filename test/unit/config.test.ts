@@ -102,6 +102,16 @@ describe("deployment options", () => {
     expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY: "0" }).CHAT_ROOT_CONCURRENCY).toBe(0);
   });
 
+  it("gives each tenant a share of the pools by default, and 0 turns a share off", () => {
+    const config = parseConfig(valid);
+    expect([config.CHAT_ROOT_CONCURRENCY_PER_USER, config.CHAT_ROOT_CONCURRENCY_PER_ORGANIZATION]).toEqual([2, 3]);
+    expect([config.CHAT_SUBAGENT_CONCURRENCY_PER_USER, config.CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION]).toEqual([5, 6]);
+    expect(parseConfig({ ...valid, CHAT_ROOT_CONCURRENCY_PER_USER: "0" }).CHAT_ROOT_CONCURRENCY_PER_USER).toBe(0);
+    expect(() => parseConfig({ ...valid, CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION: "-1" })).toThrow(
+      /CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION must be a whole number/,
+    );
+  });
+
   it("rejects a bad value with a message naming the setting, never a silent default", () => {
     expect(() => parseConfig({ ...valid, CHAT_MAX_STEPS_PER_TURN: "lots" })).toThrow(/CHAT_MAX_STEPS_PER_TURN must be a whole number/);
     expect(() => parseConfig({ ...valid, CHAT_MAX_ATTACHMENTS_PER_CHAT: "0" })).toThrow(/CHAT_MAX_ATTACHMENTS_PER_CHAT must be at least 1/);

@@ -27,7 +27,7 @@ import { randomUUID } from "node:crypto";
 import type { Pool, PoolClient } from "@neondatabase/serverless";
 import { updateAcquiringInCommand } from "../../../src/chat-worker/leases/acquire-in-command";
 import { acquireChat } from "../../../src/chat-worker/leases/admission";
-import type { PoolLimits } from "../../../src/chat-worker/leases/pools";
+import { NO_SHARES, type PoolLimits } from "../../../src/chat-worker/leases/pools";
 import { fencedRecordAttempt, fencedUpdate } from "../../../src/chat-worker/fenced-db";
 import type { Fence } from "../../../src/chat-worker/fence";
 import type { ChatStore } from "../../../src/chats/store";
@@ -57,7 +57,8 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
   return async ({ chatId, ownerId, workerId, n, mark }) => {
     const input = { content: userParts(n), busyBehavior: "queue" as const, createdBy: ownerId };
     const runnerId = randomUUID();
-    const admission = { workerId, runnerId, limits, staleThresholdMs: store.options.staleThresholdMs };
+    // No tenant shares: the bench's chats all have one owner, and the pool limit is what it measures.
+    const admission = { workerId, runnerId, limits, shares: NO_SHARES, staleThresholdMs: store.options.staleThresholdMs };
     let { chat } = await updateAcquiringInCommand(
       store,
       chatId,

@@ -19,7 +19,17 @@ import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { TurnModelRows } from "../../model-configs/turn-model-rows";
 import { type ChatSnapshot, turnModelsAtCommit } from "../fenced-db";
 import { type AcquireChatOptions, historyAtCommit, recheckAtCommit } from "./admission";
-import { ADMISSION_LOCK_KEYS, ADMISSION_LOCK_NAMESPACE, assertLimits, assertThreshold, type PoolLimits } from "./pools";
+import {
+  ADMISSION_LOCK_KEYS,
+  ADMISSION_LOCK_NAMESPACE,
+  assertLimits,
+  assertShares,
+  assertThreshold,
+  isLimited,
+  type PoolLimits,
+  poolAdmission,
+  type TenantShares,
+} from "./pools";
 
 /**
  * An in-transaction acquisition found its pool full when its commit write counted the slots: the
@@ -32,7 +42,7 @@ export class PoolFullAtCommitError extends Error {
   }
 }
 
-/** $1 chat id, $2 root limit, $3 subagent limit. */
+/** $1 chat id, $2 and $3 whether admission to the root and the subagent pool counts slots (1) or not (0). */
 const ADMISSION_TRY_LOCK_SQL = `
   SELECT CASE WHEN c.worker_id IS NULL AND NOT c.archived AND CASE WHEN c.parent_chat_id IS NULL THEN $2::int ELSE $3::int END > 0
       THEN pg_try_advisory_xact_lock(${ADMISSION_LOCK_NAMESPACE}::int4, (CASE WHEN c.parent_chat_id IS NULL
@@ -52,12 +62,14 @@ export type CommandPoolLock = LockGuard & { answer(row: RawRow | undefined): und
  * without waiting (pg_try_advisory_xact_lock): a command never queues behind an admission, and
  * when the lock is busy the chat is left to the usual acquisition.
  */
-export function commandPoolLock(chatId: string, limits: PoolLimits): CommandPoolLock {
+export function commandPoolLock(chatId: string, limits: PoolLimits, shares: TenantShares): CommandPoolLock {
   assertLimits(limits);
+  assertShares(shares);
+  const limited = (pool: "root" | "subagent") => (isLimited(poolAdmission(limits, shares, pool)) ? 1 : 0);
   let locked = false;
   return {
     text: ADMISSION_TRY_LOCK_SQL,
-    values: [chatId, limits.root, limits.subagent],
+    values: [chatId, limited("root"), limited("subagent")],
     answer: (row) => {
       locked = row?.admission_locked === true;
       return undefined;
@@ -69,7 +81,7 @@ export function commandPoolLock(chatId: string, limits: PoolLimits): CommandPool
 }
 
 /** What an in-command acquisition needs of the worker: its ids and the admission it applies. */
-export type InCommandAdmission = Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "staleThresholdMs">;
+export type InCommandAdmission = Pick<AcquireChatOptions, "workerId" | "runnerId" | "limits" | "shares" | "staleThresholdMs">;
 
 /**
  * An acquisition staged in a command's transaction: the runner it acquired the chat for, and the
@@ -103,12 +115,14 @@ export async function acquireInCommand(
   tx: ChatTx,
   options: InCommandAdmission & { poolLocked?: boolean },
 ): Promise<AcquiredInCommand | undefined> {
-  const { limits, staleThresholdMs } = options;
+  const { limits, shares, staleThresholdMs } = options;
   assertLimits(limits);
+  assertShares(shares);
   assertThreshold(staleThresholdMs);
-  const limit = tx.chat.parentChatId === null ? limits.root : limits.subagent;
-  if ((limit > 0 && options.poolLocked !== true) || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
-  if (limit > 0) tx.checkAtCommit(recheckAtCommit(null, limit, staleThresholdMs, () => new PoolFullAtCommitError(tx.chatId)));
+  const admission = poolAdmission(limits, shares, tx.chat.parentChatId === null ? "root" : "subagent");
+  const limited = isLimited(admission);
+  if ((limited && options.poolLocked !== true) || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
+  if (limited) tx.checkAtCommit(recheckAtCommit(null, admission, staleThresholdMs, () => new PoolFullAtCommitError(tx.chatId)));
   await acquire(tx, { workerId: options.workerId, runnerId: options.runnerId });
   const acquired = new AcquiredInCommand(options.runnerId);
   tx.checkAtCommit(historyAtCommit((rows) => (acquired.history = rows)));
@@ -135,9 +149,9 @@ export async function updateAcquiringInCommand<T>(
   options: UpdateOptions = {},
 ): Promise<CommittedAcquiring<T>> {
   if (admission === null) return { ...(await store.update(chatId, fn, options)), acquired: undefined };
-  const { limits } = admission;
-  const unlimited = limits.root === 0 && limits.subagent === 0;
-  const guard = unlimited ? undefined : commandPoolLock(chatId, limits);
+  const { limits, shares } = admission;
+  const unlimited = !isLimited(poolAdmission(limits, shares, "root")) && !isLimited(poolAdmission(limits, shares, "subagent"));
+  const guard = unlimited ? undefined : commandPoolLock(chatId, limits, shares);
   const thenAcquire = async (tx: ChatTx) => {
     const value = await fn(tx);
     return { value, acquired: await acquireInCommand(tx, { ...admission, poolLocked: guard?.locked ?? false }) };

@@ -25,7 +25,8 @@
  *     when the chat has no owner and its pool no limit): the lease of the previous runner ("A
  *     takeover of a chat whose lease expired rechecks the lease under the lock, because a
  *     heartbeat renewal may have extended it since") and the pool's slots in use: chats of the
- *     pool owned with a fresh heartbeat, whatever their execution state, this chat excluded. That
+ *     pool owned with a fresh heartbeat, whatever their execution state, this chat excluded; and,
+ *     with TenantShares, those of them with the chat's owner and with its organization. That
  *     statement starts after the row lock is granted, so its snapshot sees every commit up to then
  *     (a lease check inside the locking statement would read the heartbeat table as of before the
  *     lock wait); a refusal raises inside that statement (chatd_check), so the COMMIT that goes out
@@ -62,8 +63,13 @@ import {
   assertLimits,
   assertThreshold,
   DEFAULT_ADMISSION_LOCK_TIMEOUT_MS,
+  assertShares,
+  isLimited,
   isLockTimeout,
+  type PoolAdmission,
   type PoolLimits,
+  poolAdmission,
+  type TenantShares,
   timeoutSetting,
 } from "./pools";
 import { ownershipOf } from "../../chatstate/chat-versions";
@@ -81,9 +87,12 @@ export type AcquireOutcome =
       readonly models?: TurnModelRows;
     }
   /** Nothing was written: the chat stays unowned (or stale-owned) and is retried later. */
-  | { readonly kind: "refused"; readonly reason: "capacity" | "lock_timeout" }
+  | { readonly kind: "refused"; readonly reason: FullReason | "lock_timeout" }
   /** Nothing was written, and no acquisition is due. */
   | { readonly kind: "not_needed"; readonly reason: "not_runnable" | "owned" | "not_found" };
+
+/** What was full: the pool, or the share of the chat's owner or organization (TenantShares). */
+export type FullReason = "capacity" | "user_share" | "organization_share";
 
 export interface AcquireChatOptions {
   readonly workerId: string;
@@ -91,6 +100,8 @@ export interface AcquireChatOptions {
   readonly runnerId: string;
   /** Deployment-wide slots per pool, 0 = unlimited (CHAT_ROOT_CONCURRENCY, CHAT_SUBAGENT_CONCURRENCY). */
   readonly limits: PoolLimits;
+  /** The most of each pool one user and one organization may hold (CHAT_*_CONCURRENCY_PER_*). */
+  readonly shares: TenantShares;
   /** A heartbeat older than this is stale (CHAT_STALE_THRESHOLD_MS; spec: 30 s). */
   readonly staleThresholdMs: number;
   /** The longest wait for any lock in the transaction when the pool has a limit (spec: 5 s). */
@@ -113,8 +124,8 @@ class Settled extends Error {
 const LOCK_KEY_SQL = `CASE WHEN is_root THEN ${ADMISSION_LOCK_KEYS.root} ELSE ${ADMISSION_LOCK_KEYS.subagent} END`;
 
 /**
- * $1 chat id, $2 runnable statuses, $3 stale threshold ms, $4 root limit, $5 subagent limit,
- * $6 lock_timeout setting.
+ * $1 chat id, $2 runnable statuses, $3 stale threshold ms, $4 and $5 whether admission to the root
+ * and the subagent pool counts slots (1) or not (0), $6 lock_timeout setting.
  */
 const PROBE_SQL = `
   WITH probe AS (
@@ -150,14 +161,15 @@ export function historyAtCommit(found: (rows: ChatMessageRow[]) => void): Commit
 
 /**
  * Step 3, checked by the commit write itself (`chats` is the row as written): the previous
- * runner's lease is not fresh, and the pool has a slot free besides this chat. Either failure
- * rolls the acquisition back with its Settled answer.
+ * runner's lease is not fresh, and the pool has a slot free besides this chat, within the shares
+ * of the chat's owner and organization. Any failure rolls the acquisition back with its Settled
+ * answer.
  */
 export function recheckAtCommit(
   previousRunnerId: string | null,
-  limit: number,
+  admission: PoolAdmission,
   staleThresholdMs: number,
-  full: () => Error = () => new Settled({ kind: "refused", reason: "capacity" }),
+  full: (reason: FullReason) => Error = (reason) => new Settled({ kind: "refused", reason }),
 ): CommitCheck {
   return {
     conditions: (bind) => {
@@ -169,12 +181,21 @@ export function recheckAtCommit(
           failure: () => new Settled({ kind: "not_needed", reason: "owned" }),
         });
       }
-      if (limit > 0) {
-        conditions.push({
-          holds: `(SELECT count(*)::int FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
+      const slotsHeld = (also: string) =>
+        `(SELECT count(*)::int FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
               WHERE h.heartbeat_at > ${freshSinceSql(bind(staleThresholdMs))} AND c.worker_id IS NOT NULL AND c.id <> chats.id
-                AND (c.parent_chat_id IS NULL) = (chats.parent_chat_id IS NULL)) < $${bind(limit)}`,
-          failure: full,
+                AND (c.parent_chat_id IS NULL) = (chats.parent_chat_id IS NULL)${also})`;
+      if (admission.slots > 0) conditions.push({ holds: `${slotsHeld("")} < $${bind(admission.slots)}`, failure: () => full("capacity") });
+      if (admission.perUser > 0) {
+        conditions.push({
+          holds: `${slotsHeld(" AND c.owner_id = chats.owner_id")} < $${bind(admission.perUser)}`,
+          failure: () => full("user_share"),
+        });
+      }
+      if (admission.perOrganization > 0) {
+        conditions.push({
+          holds: `${slotsHeld(" AND c.organization_id = chats.organization_id")} < $${bind(admission.perOrganization)}`,
+          failure: () => full("organization_share"),
         });
       }
       return conditions;
@@ -184,24 +205,26 @@ export function recheckAtCommit(
 
 /** Acquires `chatId` for (workerId, runnerId) if it is runnable, has no fresh lease, and its pool has a free slot. */
 export async function acquireChat(store: ChatStore, chatId: string, options: AcquireChatOptions): Promise<AcquireOutcome> {
-  const { workerId, runnerId, limits, staleThresholdMs } = options;
+  const { workerId, runnerId, limits, shares, staleThresholdMs } = options;
   const lockTimeoutMs = options.lockTimeoutMs ?? DEFAULT_ADMISSION_LOCK_TIMEOUT_MS;
   assertLimits(limits);
+  assertShares(shares);
   assertThreshold(staleThresholdMs);
-  // The chat's pool limit, as the probe found it.
-  let limit = 0;
+  const limited = (pool: "root" | "subagent") => (isLimited(poolAdmission(limits, shares, pool)) ? 1 : 0);
+  // The chat's pool admission, as the probe found it.
+  let admission: PoolAdmission | undefined;
   let history: ChatMessageRow[] | undefined;
   let models: TurnModelRows | undefined;
   const probe = {
     text: PROBE_SQL,
-    values: [chatId, RUNNABLE_STATUSES, staleThresholdMs, limits.root, limits.subagent, timeoutSetting(lockTimeoutMs)],
+    values: [chatId, RUNNABLE_STATUSES, staleThresholdMs, limited("root"), limited("subagent"), timeoutSetting(lockTimeoutMs)],
     // As the probe's lock_row decided: the row is locked only when it is runnable with no fresh lease.
     answer: (raw: RawRow | undefined): Answered<AcquireOutcome> | undefined => {
       const row = raw as ProbeRow | undefined;
       if (row === undefined) return { answer: { kind: "not_needed", reason: "not_found" } };
       if (!row.runnable) return { answer: { kind: "not_needed", reason: "not_runnable" } };
       if (row.lease_fresh) return { answer: { kind: "not_needed", reason: "owned" } };
-      limit = row.is_root ? limits.root : limits.subagent;
+      admission = poolAdmission(limits, shares, row.is_root ? "root" : "subagent");
       return undefined;
     },
   };
@@ -210,7 +233,8 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
       chatId,
       probe,
       async (tx) => {
-        const owned = admit(tx, limit, staleThresholdMs);
+        if (!admission) throw new Error(`chat ${chatId}: locked without the probe's answer`);
+        const owned = admit(tx, admission, staleThresholdMs);
         await acquire(tx, { workerId, runnerId });
         if (options.withHistory) {
           tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
@@ -235,9 +259,9 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
  * The runnability recheck, on the locked row (throws Settled to roll back), and step 3 staged for
  * the commit write. Returns whether the chat had an owner.
  */
-function admit(tx: ChatTx, limit: number, staleThresholdMs: number): boolean {
+function admit(tx: ChatTx, admission: PoolAdmission, staleThresholdMs: number): boolean {
   if (!isRunnable(tx.state())) throw new Settled({ kind: "not_needed", reason: "not_runnable" });
   const owned = ownershipOf(tx.chat) === "O";
-  if (owned || limit > 0) tx.checkAtCommit(recheckAtCommit(owned ? tx.chat.runnerId : null, limit, staleThresholdMs));
+  if (owned || isLimited(admission)) tx.checkAtCommit(recheckAtCommit(owned ? tx.chat.runnerId : null, admission, staleThresholdMs));
   return owned;
 }

@@ -10,6 +10,7 @@
  * src/db/advisory-lock.ts does (which would be the natural home for the namespace; it is not
  * edited from here).
  */
+import type { Config } from "../../config/env";
 
 export type PoolName = "root" | "subagent";
 
@@ -21,6 +22,49 @@ export interface PoolLimits {
 
 /** "up to five top-level chats and ten subagent chats at once" (spec defaults; wrangler.toml sets the vars). */
 export const DEFAULT_POOL_LIMITS: PoolLimits = { root: 5, subagent: 10 };
+
+/**
+ * Fair admission inside the pools: the most slots of each pool one user, and one organization,
+ * may hold at once (0: no share). A tenant at its share waits as a full pool's chats do, and the
+ * pool's other slots stay free for everyone else.
+ */
+export interface TenantShares {
+  readonly perUser: PoolLimits;
+  readonly perOrganization: PoolLimits;
+}
+
+export const NO_SHARES: TenantShares = { perUser: { root: 0, subagent: 0 }, perOrganization: { root: 0, subagent: 0 } };
+
+type ShareConfig = Pick<
+  Config,
+  | "CHAT_ROOT_CONCURRENCY_PER_USER"
+  | "CHAT_SUBAGENT_CONCURRENCY_PER_USER"
+  | "CHAT_ROOT_CONCURRENCY_PER_ORGANIZATION"
+  | "CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION"
+>;
+
+export function tenantShares(config: ShareConfig): TenantShares {
+  return {
+    perUser: { root: config.CHAT_ROOT_CONCURRENCY_PER_USER, subagent: config.CHAT_SUBAGENT_CONCURRENCY_PER_USER },
+    perOrganization: { root: config.CHAT_ROOT_CONCURRENCY_PER_ORGANIZATION, subagent: config.CHAT_SUBAGENT_CONCURRENCY_PER_ORGANIZATION },
+  };
+}
+
+/** One pool's admission: its deployment-wide slots and the shares; 0 is none. */
+export interface PoolAdmission {
+  readonly slots: number;
+  readonly perUser: number;
+  readonly perOrganization: number;
+}
+
+export function poolAdmission(limits: PoolLimits, shares: TenantShares, pool: PoolName): PoolAdmission {
+  return { slots: limits[pool], perUser: shares.perUser[pool], perOrganization: shares.perOrganization[pool] };
+}
+
+/** Whether admission to the pool counts anything (and so takes the pool's lock). */
+export function isLimited(admission: PoolAdmission): boolean {
+  return admission.slots > 0 || admission.perUser > 0 || admission.perOrganization > 0;
+}
 
 /** "Admission waits at most 5 seconds for the lock." */
 export const DEFAULT_ADMISSION_LOCK_TIMEOUT_MS = 5_000;
@@ -59,12 +103,16 @@ export function timeoutSetting(ms: number): string {
   return `${Math.max(1, Math.ceil(ms))}ms`;
 }
 
-export function assertLimits(limits: PoolLimits): void {
+export function assertLimits(limits: PoolLimits, what = "concurrency limit"): void {
   for (const pool of ["root", "subagent"] as const) {
     const limit = limits[pool];
-    if (!Number.isInteger(limit) || limit < 0)
-      throw new RangeError(`the ${pool} concurrency limit must be a whole number >= 0, got ${limit}`);
+    if (!Number.isInteger(limit) || limit < 0) throw new RangeError(`the ${pool} ${what} must be a whole number >= 0, got ${limit}`);
   }
+}
+
+export function assertShares(shares: TenantShares): void {
+  assertLimits(shares.perUser, "share per user");
+  assertLimits(shares.perOrganization, "share per organization");
 }
 
 export function assertThreshold(staleThresholdMs: number): void {

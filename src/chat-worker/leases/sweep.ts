@@ -5,15 +5,16 @@
  *   expired"), oldest `updated_at` first. The Cron sweep wakes these chats' objects; with a pool
  *   filter it is also "the oldest waiting chats" a chat wakes when it releases a slot (a refused
  *   chat is exactly a runnable chat without a fresh lease). Archived chats are never runnable.
+ *   Both answer in fair order across owners (docs/fairness.md), not strictly oldest first.
  * - readChatsForSync: the database sync loop's single query, the runner event's fields.
  * Both are plain reads without locks: what they find is a hint, rechecked under the row lock by
  * acquireChat and by the runner's fences.
  */
 import type { ChatStatus } from "../../chatstate/index";
 import type { Queryable } from "../../db/rows";
-import { leaseFreshSql } from "../../chats/lease-freshness";
+import { freshSinceSql, leaseFreshSql } from "../../chats/lease-freshness";
 import { inPoolSql, RUNNABLE_STATUSES, runnableSql } from "./lease";
-import { assertThreshold, type PoolName } from "./pools";
+import { assertThreshold, type PoolAdmission, type PoolName } from "./pools";
 
 export interface FindRunnableOptions {
   /** CHAT_STALE_THRESHOLD_MS: an owner whose heartbeat is older does not count. */
@@ -24,7 +25,14 @@ export interface FindRunnableOptions {
   readonly pool?: PoolName;
 }
 
-/** Ids of runnable chats without a fresh lease, oldest `updated_at` first (ties by id). */
+/**
+ * Fair order among the waiting: each owner's oldest chat first, then each owner's second, and so
+ * on (oldest `updated_at` first within a round, ties by id), so one user's backlog does not fill
+ * the front of the line ahead of another's first turn.
+ */
+const FAIR_ORDER_SQL = "row_number() OVER (PARTITION BY c.owner_id ORDER BY c.updated_at, c.id), c.updated_at, c.id";
+
+/** Ids of runnable chats without a fresh lease, in fair order (FAIR_ORDER_SQL). */
 export async function findRunnableUnowned(db: Queryable, options: FindRunnableOptions): Promise<string[]> {
   assertThreshold(options.staleThresholdMs);
   if (!Number.isInteger(options.limit) || options.limit < 0)
@@ -39,19 +47,39 @@ export async function findRunnableUnowned(db: Queryable, options: FindRunnableOp
   const { rows } = await db.query(
     `SELECT c.id FROM chats c
      WHERE ${runnableSql("c", 1)} AND NOT ${leaseFreshSql("c", 2)} ${poolFilter}
-     ORDER BY c.updated_at, c.id
+     ORDER BY ${FAIR_ORDER_SQL}
      LIMIT $3`,
     values,
   );
   return rows.map((row) => row.id as string);
 }
 
-/** "wakes the oldest waiting chats at once": the runnable chats of `pool` without a fresh lease. */
-export function findWaitingForSlot(
+/**
+ * "wakes the oldest waiting chats at once": the runnable chats of `pool` without a fresh lease, in
+ * fair order, leaving out those whose owner or organization already holds its share of the pool
+ * (their admission would be refused; their own release wakes them).
+ */
+export async function findWaitingForSlot(
   db: Queryable,
-  options: { readonly pool: PoolName; readonly limit: number; readonly staleThresholdMs: number },
+  options: { readonly pool: PoolName; readonly admission: PoolAdmission; readonly limit: number; readonly staleThresholdMs: number },
 ): Promise<string[]> {
-  return findRunnableUnowned(db, options);
+  const { admission } = options;
+  if (admission.perUser === 0 && admission.perOrganization === 0) return findRunnableUnowned(db, options);
+  assertThreshold(options.staleThresholdMs);
+  const { rows } = await db.query(
+    `WITH held AS (
+       SELECT c.owner_id, c.organization_id FROM chat_heartbeats h JOIN chats c ON c.id = h.chat_id AND c.runner_id = h.runner_id
+       WHERE h.heartbeat_at > ${freshSinceSql(2)} AND c.worker_id IS NOT NULL AND ${inPoolSql("c", 4)}
+     )
+     SELECT c.id FROM chats c
+     WHERE ${runnableSql("c", 1)} AND NOT ${leaseFreshSql("c", 2)} AND ${inPoolSql("c", 4)}
+       AND ($5::int = 0 OR (SELECT count(*) FROM held WHERE held.owner_id = c.owner_id) < $5::int)
+       AND ($6::int = 0 OR (SELECT count(*) FROM held WHERE held.organization_id = c.organization_id) < $6::int)
+     ORDER BY ${FAIR_ORDER_SQL}
+     LIMIT $3`,
+    [RUNNABLE_STATUSES, options.staleThresholdMs, options.limit, options.pool === "root", admission.perUser, admission.perOrganization],
+  );
+  return rows.map((row) => row.id as string);
 }
 
 /** The spec's runner event ("Event shape") as the sync loop reads it. */

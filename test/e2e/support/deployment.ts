@@ -18,6 +18,7 @@ import { createModelConfig } from "../../../src/model-configs/configs";
 import { createProvider } from "../../../src/model-configs/providers";
 import { organizations } from "../../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "../../db/support/own-database";
+import { NO_TENANT_SHARES } from "../../support/no-tenant-shares";
 
 /** Test config: leases renew every 0.5 s and go stale after 3 s. */
 export const STALE_THRESHOLD_MS = 3_000;
@@ -87,6 +88,7 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
           NEON_WS_PROXY: wsProxy,
           CHAT_HEARTBEAT_INTERVAL_MS: "500",
           CHAT_STALE_THRESHOLD_MS: String(STALE_THRESHOLD_MS),
+          ...NO_TENANT_SHARES,
           ...vars,
         },
         persistTo: join(workdir, state),
