@@ -113,10 +113,12 @@ await runBench({ keep: KEEP, worktree: false }, async (session) => {
     const page = await context.newPage();
     const started = performance.now();
     await page.goto(url);
-    await page.waitForFunction(`document.querySelectorAll(".messages > li.message").length >= ${MESSAGES}`, undefined, {
-      timeout: TIMEOUT_MS,
-      polling: "raf",
-    });
+    // A locator, not waitForFunction: that evals its predicate in the page, which the app's CSP
+    // (no 'unsafe-eval') refuses.
+    await page
+      .locator(".messages > li.message")
+      .nth(MESSAGES - 1)
+      .waitFor({ state: "attached", timeout: TIMEOUT_MS });
     const ms = performance.now() - started;
     await page.close();
     return ms;

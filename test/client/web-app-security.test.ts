@@ -1,0 +1,104 @@
+/**
+ * The web app's hardening in a real Chromium (docs/hardening.md "Files and the web app"): the
+ * strict CSP and the other headers on every page, an injected inline script refused, the model's
+ * Markdown rendered with nothing hostile in it running, and attachments never opened as a page of
+ * the app's origin. Each payload would set `window.__pwned`; it must stay unset.
+ */
+import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { sdk } from "./support";
+
+const WAIT = { timeout: 30_000 };
+const base = () => inject("clientBaseUrl");
+const PWNED = "window.__pwned ?? null";
+
+let browser: Browser;
+let context: BrowserContext;
+let page: Page;
+
+beforeAll(async () => {
+  browser = await chromium.launch({
+    executablePath: inject("chromiumPath"),
+    args: ["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"],
+  });
+  context = await browser.newContext({ viewport: { width: 1200, height: 800 } });
+  await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);
+  page = await context.newPage();
+});
+afterAll(async () => {
+  await browser?.close();
+});
+
+async function openChat(chatId: string): Promise<void> {
+  await page.goto(`${base()}/chats/${chatId}`);
+  await page.getByRole("textbox", { name: "Message" }).waitFor(WAIT);
+}
+
+describe("the web app's headers", () => {
+  it("serves the app, its assets and the index.html of any app path with a strict CSP, nosniff and no framing", async () => {
+    const html = await fetch(`${base()}/`).then((r) => r.text());
+    const script = /src="(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    for (const path of ["/", `/chats/${crypto.randomUUID()}`, "/settings", script!]) {
+      const res = await fetch(`${base()}${path}`);
+      await res.arrayBuffer();
+      expect(res.status).toBe(200);
+      const csp = res.headers.get("content-security-policy") ?? "";
+      const directives = Object.fromEntries(
+        csp.split(";").map((d) =>
+          d
+            .trim()
+            .split(/\s+(.*)/)
+            .slice(0, 2),
+        ),
+      );
+      expect([path, directives]).toMatchObject([
+        path,
+        {
+          "default-src": "'self'",
+          "script-src": "'self'",
+          "connect-src": "'self'",
+          "object-src": "'none'",
+          "base-uri": "'none'",
+          "frame-ancestors": "'none'",
+        },
+      ]);
+      expect(csp).not.toMatch(/unsafe-|data:/);
+      expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+      expect(res.headers.get("x-frame-options")).toBe("DENY");
+      expect(res.headers.get("referrer-policy")).toBe("same-origin");
+    }
+    // The rules file itself is not an asset.
+    expect(await fetch(`${base()}/_headers`).then((r) => r.text())).not.toContain("Content-Security-Policy");
+  });
+
+  it("refuses a script injected into the page, and works under the policy (a reply streams in over the socket)", async () => {
+    const chat = await sdk().createChat({ body: { content: [] } });
+    await openChat(chat.id);
+    const violation = await page.evaluate<string>(`new Promise((resolve) => {
+      document.addEventListener("securitypolicyviolation", (e) => resolve(e.effectiveDirective), { once: true });
+      const s = document.createElement("script");
+      s.textContent = "window.__pwned = 'inline'";
+      document.body.append(s);
+    })`);
+    expect(violation).toBe("script-src-elem");
+    // An event attribute is inline script too.
+    await page.evaluate(`document.body.insertAdjacentHTML("beforeend", '<img src="/nothing.png" onerror="window.__pwned = 1">')`);
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(PWNED)).toBeNull();
+
+    const composer = page.getByRole("textbox", { name: "Message" });
+    await composer.fill("under the policy");
+    await composer.press("Enter");
+    await expect.poll(() => page.locator(".message.assistant .text").last().textContent(), WAIT).toBe("under the policy");
+  });
+
+  it("cannot be framed by another page", async () => {
+    const framing = await browser.newContext();
+    const p = await framing.newPage();
+    await p.setContent(`<iframe src="${base()}/"></iframe>`);
+    const frame = p.frames().find((f) => f !== p.mainFrame());
+    await expect.poll(() => frame?.url() ?? "", WAIT).toMatch(/^chrome-error:/);
+    await framing.close();
+  });
+});
