@@ -6,6 +6,7 @@
  */
 import { type Browser, type BrowserContext, chromium, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import { text } from "../../client/src/index";
 import { sdk } from "./support";
 
 const WAIT = { timeout: 30_000 };
@@ -100,5 +101,78 @@ describe("the web app's headers", () => {
     const frame = p.frames().find((f) => f !== p.mainFrame());
     await expect.poll(() => frame?.url() ?? "", WAIT).toMatch(/^chrome-error:/);
     await framing.close();
+  });
+});
+
+describe("attachments", () => {
+  // A 1×1 PNG.
+  const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");
+  const HTML = `<!doctype html><script>opener && (opener.__pwned = "html"); window.__pwned = "html"</script>`;
+  const SVG = `<svg xmlns="http://www.w3.org/2000/svg" onload="window.__pwned='svg'"><script>window.__pwned = "svg"</script></svg>`;
+
+  it("draws a PNG as an <img>, and saves HTML and SVG as downloads, never opening them as a page", async () => {
+    const client = sdk();
+    const organization = inject("clientOrganizationId");
+    const up = async (name: string, contentType: string, body: string | Buffer) =>
+      (
+        await client.uploadFile({
+          query: { organization, name },
+          contentType,
+          body: new Uint8Array(body instanceof Buffer ? body : Buffer.from(body)),
+        })
+      ).id;
+    const png = await up("dot.png", "image/png", PNG);
+    const html = await up("page.html", "text/html", HTML);
+    const svg = await up("drawing.svg", "image/svg+xml", SVG);
+    const chat = await client.createChat({
+      body: { content: [text("files"), ...[png, html, svg].map((file_id) => ({ type: "file" as const, file_id }))] },
+    });
+    await openChat(chat.id);
+    const user = page.locator(".message.user").first();
+
+    // Only the PNG is drawn, as an image of a blob: URL.
+    const img = user.locator("img.attachment-image");
+    await expect.poll(() => img.evaluate((el) => (el as unknown as { naturalWidth: number }).naturalWidth), WAIT).toBe(1);
+    expect(await img.getAttribute("src")).toMatch(/^blob:/);
+    expect(await user.locator("img").count()).toBe(1);
+
+    const opened: string[] = [];
+    context.on("page", (p) => opened.push(p.url()));
+    for (const name of ["page.html", "drawing.svg", "dot.png"]) {
+      const [download] = await Promise.all([page.waitForEvent("download", WAIT), user.getByRole("button", { name: `📎 ${name}` }).click()]);
+      expect(download.suggestedFilename()).toBe(name);
+      await download.cancel();
+    }
+    await page.waitForTimeout(300);
+    expect(opened).toEqual([]);
+    expect(page.url()).toBe(`${base()}/chats/${chat.id}`);
+    expect(await page.evaluate(PWNED)).toBeNull();
+  });
+
+  it("opened directly, an HTML file is a download and a PNG is shown, sandboxed", async () => {
+    const client = sdk();
+    const organization = inject("clientOrganizationId");
+    const html = await client.uploadFile({
+      query: { organization, name: "direct.html" },
+      contentType: "text/html",
+      body: new Uint8Array(Buffer.from(HTML)),
+    });
+    const png = await client.uploadFile({
+      query: { organization, name: "direct.png" },
+      contentType: "image/png",
+      body: new Uint8Array(PNG),
+    });
+    const p = await context.newPage();
+    const [download] = await Promise.all([
+      p.waitForEvent("download", WAIT),
+      p.goto(`${base()}/api/v2/chats/files/${html.id}`).catch(() => null),
+    ]);
+    expect(download.suggestedFilename()).toBe("direct.html");
+    await download.cancel();
+
+    const res = await p.goto(`${base()}/api/v2/chats/files/${png.id}`);
+    expect(res?.headers()["content-security-policy"]).toMatch(/^sandbox;/);
+    expect(await p.evaluate<number>("document.images[0]?.naturalWidth ?? 0")).toBe(1);
+    await p.close();
   });
 });

@@ -1,6 +1,7 @@
 /** A committed message (with editing for user messages) and the streaming preview. */
 import { useState } from "react";
 import type { ChatInputPart, ChatMessage, ChatMessagePart, ChatdClient, Preview } from "../../client/src/index";
+import { Attachment } from "./attachment";
 
 export function MessageView({
   message,
@@ -78,18 +79,7 @@ function Part({ part, client }: { part: ChatMessagePart; client: ChatdClient }) 
         </div>
       );
     case "file":
-      return (
-        <button
-          type="button"
-          className="link file"
-          onClick={async () => {
-            const blob = await client.downloadFile({ file: part.file_id });
-            open(URL.createObjectURL(blob), "_blank", "noopener");
-          }}
-        >
-          📎 {part.name}
-        </button>
-      );
+      return <Attachment part={part} client={client} />;
   }
 }
 
