@@ -104,6 +104,82 @@ describe("the web app's headers", () => {
   });
 });
 
+describe("the model's Markdown", () => {
+  it("renders code blocks, emphasis and safe links, and runs nothing hostile", async () => {
+    const hostile = [
+      "# Title",
+      "",
+      "Some **bold** text and a [good link](https://example.com/page).",
+      "",
+      "```js",
+      "const answer = 42;",
+      "```",
+      "",
+      `<script>window.__pwned = "script"</script>`,
+      "",
+      `Inline <img src=x onerror="window.__pwned = 'img'"> and <a href="javascript:window.__pwned='a'">raw a</a>`,
+      "",
+      `<svg onload="window.__pwned = 'svg'"><script>window.__pwned = "svg script"</script></svg>`,
+      "",
+      `<iframe src="javascript:window.__pwned='iframe'"></iframe>`,
+      "",
+      "[js link](javascript:window.__pwned='link') [data link](data:text/html,<script>alert(1)</script>)",
+      "",
+      "![image](javascript:window.__pwned='image') ![tracker](https://example.com/leak?secret=1)",
+      "",
+      "[vbscript](vbscript:msgbox) [relative](/api/v2/users/me) <javascript:alert(1)>",
+    ].join("\n");
+    const chat = await sdk().createChat({ body: { content: [text(hostile)] } });
+    await openChat(chat.id);
+    const reply = page.locator(".message.assistant .text.markdown").last();
+    await reply.locator("pre code").waitFor(WAIT);
+
+    // The Markdown renders.
+    expect(await reply.locator("pre code").textContent()).toBe("const answer = 42;\n");
+    expect(await reply.locator("h1").textContent()).toBe("Title");
+    expect(await reply.locator("strong").textContent()).toBe("bold");
+    const good = reply.getByRole("link", { name: "good link" });
+    expect(await good.getAttribute("href")).toBe("https://example.com/page");
+    expect(await good.getAttribute("target")).toBe("_blank");
+    expect(await good.getAttribute("rel")).toBe("noopener noreferrer");
+    // Raw HTML is shown as the text it is.
+    expect(await reply.textContent()).toContain(`<script>window.__pwned = "script"</script>`);
+
+    // Nothing active made it into the page.
+    const inside = (selector: string) => reply.locator(selector).count();
+    for (const selector of ["script", "img", "svg", "iframe", "object", "embed", "style", "form", "[style]"]) {
+      expect([selector, await inside(selector)]).toEqual([selector, 0]);
+    }
+    const attributes = await reply.evaluate((root) =>
+      [...root.querySelectorAll("*")].flatMap((el) => [...el.attributes].map((a) => `${a.name}=${a.value}`)),
+    );
+    expect(attributes.filter((a) => /^on/i.test(a))).toEqual([]);
+    const hrefs = await reply.locator("a[href]").evaluateAll((as) => as.map((a) => a.getAttribute("href")));
+    expect(hrefs).toEqual(["https://example.com/page", "https://example.com/leak?secret=1"]);
+    // The dangerous links are left as text without an address; every link opens apart from the app.
+    for (const name of ["js link", "data link", "image", "vbscript", "relative"]) {
+      expect(await reply.getByText(name, { exact: true }).getAttribute("href")).toBeNull();
+    }
+    expect(await reply.locator("a[href]:not([rel='noopener noreferrer'])").count()).toBe(0);
+    await reply.getByText("js link", { exact: true }).click();
+    await page.waitForTimeout(300);
+    expect(await page.evaluate(PWNED)).toBeNull();
+  });
+
+  it("renders the streaming preview the same way", async () => {
+    const chat = await sdk().createChat({ body: { content: [] } });
+    await openChat(chat.id);
+    await sdk().sendMessage({
+      chat: chat.id,
+      body: { content: [text("/slow 100 **streamed** <script>window.__pwned=1</script> a b c d e f g h")] },
+    });
+    await page.locator(".message.streaming .text.markdown strong").waitFor(WAIT);
+    await expect.poll(() => page.locator(".message.assistant:not(.streaming) .text strong").count(), WAIT).toBe(1);
+    expect(await page.locator(".messages script").count()).toBe(0);
+    expect(await page.evaluate(PWNED)).toBeNull();
+  });
+});
+
 describe("attachments", () => {
   // A 1×1 PNG.
   const PNG = Buffer.from("iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==", "base64");

@@ -1,7 +1,8 @@
 /** A committed message (with editing for user messages) and the streaming preview. */
-import { useState } from "react";
+import { useMemo, useState } from "react";
 import type { ChatInputPart, ChatMessage, ChatMessagePart, ChatdClient, Preview } from "../../client/src/index";
 import { Attachment } from "./attachment";
+import { renderMarkdown } from "./markdown";
 
 export function MessageView({
   message,
@@ -38,7 +39,7 @@ export function MessageView({
     <li className={`message ${message.role}`} data-message-id={message.id}>
       <div className="role">{message.role}</div>
       {positional(message.content).map(([key, part]) => (
-        <Part key={key} part={part} client={client} />
+        <Part key={key} part={part} client={client} markdown={message.role === "assistant"} />
       ))}
       {message.role === "user" && (
         <button
@@ -53,10 +54,11 @@ export function MessageView({
   );
 }
 
-function Part({ part, client }: { part: ChatMessagePart; client: ChatdClient }) {
+/** `markdown`: the model's text is rendered (./markdown.ts); a person's is shown as typed. */
+function Part({ part, client, markdown }: { part: ChatMessagePart; client: ChatdClient; markdown: boolean }) {
   switch (part.type) {
     case "text":
-      return <div className="text">{part.text}</div>;
+      return markdown ? <Markdown text={part.text} /> : <div className="text">{part.text}</div>;
     case "reasoning":
       return (
         <details className="reasoning">
@@ -89,9 +91,7 @@ export function PreviewView({ preview }: { preview: Preview }) {
       <div className="role">assistant</div>
       {positional(preview.blocks).map(([key, b]) =>
         b.kind === "text" ? (
-          <div key={key} className="text">
-            {b.text}
-          </div>
+          <Markdown key={key} text={b.text} />
         ) : b.kind === "reasoning" ? (
           <details key={key} className="reasoning" open>
             <summary>Reasoning</summary>
@@ -109,6 +109,13 @@ export function PreviewView({ preview }: { preview: Preview }) {
       </span>
     </li>
   );
+}
+
+function Markdown({ text }: { text: string }) {
+  const html = useMemo(() => renderMarkdown(text), [text]);
+  // Sanitized by renderMarkdown: only Markdown's own tags and safe links.
+  // biome-ignore lint/security/noDangerouslySetInnerHtml: the point of the sanitizer
+  return <div className="text markdown" dangerouslySetInnerHTML={{ __html: html }} />;
 }
 
 /** Parts have no ids and only ever grow at the end: their position is their identity. */
