@@ -12,6 +12,8 @@ import { dirname, join, normalize, relative } from "node:path";
 export const LAYERS: readonly string[] = [
   "src/seeded-random.ts",
   "src/next-task.ts",
+  // The outbound request guard (docs/hardening.md): the config parses its allow-list.
+  "src/outbound",
   "src/log",
   "src/config",
   "src/placement",

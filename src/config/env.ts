@@ -4,6 +4,7 @@
  * a default silently. Defaults live in wrangler.toml, where an operator sees them.
  */
 import { z } from "zod";
+import { parseAllowList } from "../outbound/allow-list";
 
 const int = (name: string, min: number) =>
   z
@@ -117,6 +118,25 @@ export const configSchema = z.object({
   CHAT_HOOK_ADMISSION_PERCENT: int("CHAT_HOOK_ADMISSION_PERCENT", 1)
     .pipe(z.number().max(100, { error: "CHAT_HOOK_ADMISSION_PERCENT must be at most 100" }))
     .default(50),
+  // Outbound requests to tenant URLs (docs/hardening.md): hosts exempt from the address checks
+  // (`host` or `host:port`, comma-separated, exact), and the DNS-over-HTTPS resolver names are
+  // checked with.
+  CHAT_OUTBOUND_ALLOW: z
+    .string()
+    .default("")
+    .transform((v, ctx) => {
+      const parsed = parseAllowList(v);
+      if (parsed.ok) return parsed.entries;
+      ctx.addIssue({
+        code: "custom",
+        message: `CHAT_OUTBOUND_ALLOW must be host or host:port entries separated by commas, not "${parsed.bad}"`,
+      });
+      return z.NEVER;
+    }),
+  CHAT_OUTBOUND_DNS_URL: z
+    .string()
+    .regex(/^https?:\/\/\S+$/, { error: "CHAT_OUTBOUND_DNS_URL must be the http(s) URL of a DNS-over-HTTPS JSON resolver" })
+    .default("https://cloudflare-dns.com/dns-query"),
   // Tracing export (docs/observability.md): an empty endpoint exports nothing.
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .string()

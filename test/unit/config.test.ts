@@ -142,6 +142,20 @@ describe("deployment options", () => {
     }
   });
 
+  it("allows no outbound host by default, parses the allow-list and refuses a bad entry or resolver", () => {
+    const config = parseConfig(valid);
+    expect(config.CHAT_OUTBOUND_ALLOW).toEqual([]);
+    expect(config.CHAT_OUTBOUND_DNS_URL).toBe("https://cloudflare-dns.com/dns-query");
+    expect(parseConfig({ ...valid, CHAT_OUTBOUND_ALLOW: "127.0.0.1:9, mcp.corp.example" }).CHAT_OUTBOUND_ALLOW).toEqual([
+      { host: "127.0.0.1", port: 9 },
+      { host: "mcp.corp.example", port: null },
+    ]);
+    expect(() => parseConfig({ ...valid, CHAT_OUTBOUND_ALLOW: "ok.example,https://x.example/" })).toThrow(
+      'CHAT_OUTBOUND_ALLOW must be host or host:port entries separated by commas, not "https://x.example/"',
+    );
+    expect(() => parseConfig({ ...valid, CHAT_OUTBOUND_DNS_URL: "1.1.1.1" })).toThrow(/CHAT_OUTBOUND_DNS_URL must be the http\(s\) URL/);
+  });
+
   it("requires DATABASE_URL", () => {
     const { DATABASE_URL: _omit, ...rest } = valid;
     expect(() => parseConfig(rest)).toThrow(/DATABASE_URL is required/);
