@@ -64,6 +64,10 @@ function workersProject(
             DATABASE_URL: inject("databaseUrl"),
             NEON_WS_PROXY: inject("wsProxy"),
             NEON_PIPELINE_CONNECT: inject("pipelineConnect"),
+            // Outbound requests (docs/hardening.md): names resolve through the project's fake resolver;
+            // only its MCP server and 127.0.0.1:9 skip the address checks (test/support/stack-setup.ts).
+            CHAT_OUTBOUND_DNS_URL: inject("dohUrl"),
+            CHAT_OUTBOUND_ALLOW: inject("testOutboundAllow"),
             ...vars,
             // Vars whose value a globalSetup only knows at run time (the hook consumer's address).
             ...Object.fromEntries(Object.entries(extra.injected ?? {}).map(([name, key]) => [name, inject(key)])),

@@ -19,6 +19,7 @@ import type { StreamPart } from "../../src/wire/stream-part";
 import { errorText, logger, setLogLevel } from "../../src/log/log";
 import { connectMcpServer } from "../../src/mcp/session";
 import { McpTurnConnections } from "../../src/mcp/turn-connections";
+import { mcpUrlGuard } from "../../src/mcp/url-guard";
 import { ObjectTracing } from "../../src/observability/object-tracing";
 import { sessionLifetime } from "../../src/accounts/sessions";
 import { VerifiedKeys } from "../../src/accounts/verified-keys";
@@ -80,8 +81,11 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
   #keys: VerifiedKeys | undefined;
   /** When the worker's next heartbeat/sync tick is due (null: none); a source of the object's alarm. */
   #tickAt: number | null = null;
-  /** The MCP sessions of the turn in progress, reused across its steps, closed when it ends (docs/mcp.md). */
-  readonly mcp = new McpTurnConnections(connectMcpServer);
+  /**
+   * The MCP sessions of the turn in progress, reused across its steps, closed when it ends
+   * (docs/mcp.md); each URL passes the outbound guard again first (docs/hardening.md).
+   */
+  readonly mcp = new McpTurnConnections((server) => connectMcpServer(server, mcpUrlGuard(this.config())));
 
   constructor(private readonly parts: RuntimeParts) {}
 

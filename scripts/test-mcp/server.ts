@@ -12,7 +12,8 @@
  * | `sleep {ms}` | answers `slept` after `ms` (at most 30 s), or stops early when the client cancels |
  *
  * `GET /_stats` answers what it saw (sessions opened and closed, tool calls by name), so tests can
- * tell a reused connection from a new one and see sessions closed at the end of a turn.
+ * tell a reused connection from a new one and see sessions closed at the end of a turn. `/broken`
+ * answers 500 with BROKEN_BODY, a server failing with a body of its own.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -22,6 +23,8 @@ import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/
 import { z } from "zod";
 
 export const TEST_MCP_HEADER = "X-Test-Header";
+/** What `/broken` answers with its 500: an error page with internals, as a real server might send. */
+export const BROKEN_BODY = "Traceback (most recent call last): internal-db.corp:5432 password=upstream-secret";
 
 export interface TestMcpStats {
   sessionsOpened: number;
@@ -94,6 +97,11 @@ export async function startTestMcpServer(options: { port?: number; host?: string
     const path = new URL(req.url ?? "/", "http://x").pathname;
     if (path === "/_stats") {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stats));
+      return;
+    }
+    if (path === "/broken") {
+      // A server that fails with a body of its own, which must never reach a chat (docs/mcp.md).
+      res.writeHead(500, { "content-type": "text/plain" }).end(BROKEN_BODY);
       return;
     }
     if (path !== "/mcp") {

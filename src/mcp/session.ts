@@ -7,6 +7,8 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { McpError } from "@modelcontextprotocol/sdk/types.js";
 import type { jsonSchemaValidator } from "@modelcontextprotocol/sdk/validation/types.js";
+import { guardedFetch } from "../outbound/guarded-fetch";
+import type { OutboundGuard } from "../outbound/guard";
 import type { McpServerRow } from "./servers";
 import type { McpCallResult } from "./tool-result";
 
@@ -56,14 +58,22 @@ export function requestHeaders(server: Pick<McpServerRow, "headers" | "bearerTok
   return headers;
 }
 
+/**
+ * `guard` is asked before anything is sent (the URL was checked at registration, but the
+ * allow-list or the name's DNS answer may have changed since), and again for any other origin a
+ * request goes to: OutboundRefusedError, with nothing sent, when it refuses.
+ */
 export async function connectMcpServer(
   server: Pick<McpServerRow, "id" | "name" | "url" | "headers" | "bearerToken">,
+  guard: OutboundGuard,
   options: { signal?: AbortSignal; fetch?: typeof fetch; timeoutMs?: number } = {},
 ): Promise<McpSession> {
   const timeout = options.timeoutMs ?? MCP_CONNECT_TIMEOUT_MS;
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+  await guard.check(server.url);
+  const url = new URL(server.url);
+  const transport = new StreamableHTTPClientTransport(url, {
     requestInit: { headers: requestHeaders(server) },
-    ...(options.fetch ? { fetch: options.fetch } : {}),
+    fetch: guardedFetch(guard, options.fetch ?? ((input, init) => fetch(input, init)), [url.origin]),
   });
   const client = new Client(CLIENT_INFO, { capabilities: {}, jsonSchemaValidator: acceptAnyOutput });
   const requestOptions = { timeout, ...(options.signal ? { signal: options.signal } : {}) };

@@ -12,10 +12,12 @@
 import type { McpServerRow } from "./servers";
 import { errorText, logger } from "../log/log";
 import type { McpSession } from "./session";
+import { connectFailureReason } from "./connect-failure";
 
 export type McpServerToConnect = Pick<McpServerRow, "id" | "name" | "url" | "headers" | "bearerToken" | "updatedAt">;
 
-export type McpConnectOutcome = { ok: true; session: McpSession } | { ok: false; serverId: string; serverName: string; error: string };
+/** `reason`: a few fixed words for the chat's warning (connect-failure.ts); the error itself is only logged. */
+export type McpConnectOutcome = { ok: true; session: McpSession } | { ok: false; serverId: string; serverName: string; reason: string };
 
 /** The spec's `mcp_connect` stage, for the servers a call connected afresh. */
 export interface McpConnectSummary {
@@ -72,12 +74,11 @@ export class McpTurnConnections {
         if (!outcome) {
           outcome = this.connect(server).then(
             (session): McpConnectOutcome => ({ ok: true, session }),
-            (err: unknown): McpConnectOutcome => ({
-              ok: false,
-              serverId: server.id,
-              serverName: server.name,
-              error: errorText(err),
-            }),
+            (err: unknown): McpConnectOutcome => {
+              const reason = connectFailureReason(err);
+              logger.warn("mcp_connect_failed", { server_id: server.id, server: server.name, reason, error: errorText(err) });
+              return { ok: false, serverId: server.id, serverName: server.name, reason };
+            },
           );
           this.#connections.set(key, outcome);
           void outcome.then((o) => {

@@ -50,6 +50,7 @@ const RESERVED_HEADERS = new Set([
 ]);
 
 const name = z.string().trim().min(1).max(64);
+/** The outbound checks (no credentials, no private address) run in the route: they may ask DNS. */
 const url = z.url({ protocol: /^https?$/, error: "an http(s) URL" }).max(2048);
 const headerName = z
   .string()
@@ -82,7 +83,10 @@ const bearerToken = z
 export const CreateMcpServerBody = z
   .object({
     name,
-    url,
+    url: url.openapi({
+      description:
+        "The server's Streamable HTTP endpoint. No credentials in it, and its host must not be or resolve to a loopback, private, link-local or reserved address (else 400 url_not_allowed).",
+    }),
     headers: headers.optional(),
     bearer_token: bearerToken.optional(),
     enabled: z.boolean().optional(),
@@ -92,7 +96,10 @@ export const CreateMcpServerBody = z
 export const UpdateMcpServerBody = z
   .object({
     name: name.optional(),
-    url: url.optional(),
+    url: url.optional().openapi({
+      description:
+        "A new URL must pass the outbound checks (else 400 url_not_allowed). Changing it clears the stored bearer_token and headers unless this request sends them again.",
+    }),
     /** Replaces every stored header; `{}` clears them. */
     headers: headers.optional(),
     /** null clears the token. */

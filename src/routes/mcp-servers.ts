@@ -3,7 +3,13 @@
  * `mcp_server_ids`), organization admins and the site owner write. Secrets never come back.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import type { Context } from "hono";
+import { configFromEnv } from "../config/env";
 import { createMcpServer, deleteMcpServer, getMcpServer, listMcpServers, updateMcpServer } from "../mcp/servers";
+import { mcpUrlGuard } from "../mcp/url-guard";
+import { OutboundRefusedError } from "../outbound/guard";
+import { ApiError } from "../http/errors";
+import type { AppEnv } from "../http/app-env";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
 import { notFoundError, requireOrganization } from "../http/org-access";
@@ -19,6 +25,38 @@ import {
 } from "./mcp-server-schemas";
 
 const BASE = "/{organization}/mcp-servers";
+
+/**
+ * A URL the service will fetch for the organization must pass the outbound guard
+ * (docs/hardening.md): else 400 `url_not_allowed`, naming why, and nothing is written.
+ */
+async function checkServerUrl(c: Context<AppEnv>, url: string): Promise<void> {
+  try {
+    await mcpUrlGuard(configFromEnv(c.env)).check(url);
+  } catch (err) {
+    if (!(err instanceof OutboundRefusedError)) throw err;
+    const detail = err.kind === "credentials" ? `${err.detail}; send them as bearer_token or headers` : err.detail;
+    throw new ApiError(400, "url_not_allowed", `The MCP server URL is not allowed: ${detail}.`, undefined, [{ field: "url", detail }]);
+  }
+}
+
+/**
+ * Secrets are write-only and belong to the URL they were given for (docs/mcp.md): a PATCH that
+ * moves the server to another URL clears the bearer token and headers it does not send again, so
+ * an admin cannot point another admin's credentials at a server of their own.
+ */
+async function secretsOnUrlChange(
+  c: Context<AppEnv>,
+  organization: string,
+  id: string,
+  input: { url?: string | undefined; headers?: Record<string, string> | undefined; bearer_token?: string | null | undefined },
+): Promise<{ headers: Record<string, string> | undefined; bearerToken: string | null | undefined }> {
+  const sent = { headers: input.headers, bearerToken: input.bearer_token };
+  if (input.url === undefined) return sent;
+  const current = await getMcpServer(c.var.db, organization, id);
+  if (!current || current.url === input.url) return sent;
+  return { headers: input.headers ?? {}, bearerToken: input.bearer_token ?? null };
+}
 
 const createRouteDef = createRoute({
   method: "post",
@@ -70,6 +108,7 @@ export const mcpServerRoutes = createRouter()
     const { organization } = c.req.valid("param");
     const input = c.req.valid("json");
     await requireOrganization(c, organization, "admin");
+    await checkServerUrl(c, input.url);
     const row = await createMcpServer(c.var.db, organization, {
       name: input.name,
       url: input.url,
@@ -95,11 +134,12 @@ export const mcpServerRoutes = createRouter()
     const { organization, id } = c.req.valid("param");
     const input = c.req.valid("json");
     await requireOrganization(c, organization, "admin");
+    if (input.url !== undefined) await checkServerUrl(c, input.url);
     const row = await updateMcpServer(
       c.var.db,
       organization,
       id,
-      { name: input.name, url: input.url, headers: input.headers, bearerToken: input.bearer_token, enabled: input.enabled },
+      { name: input.name, url: input.url, ...(await secretsOnUrlChange(c, organization, id, input)), enabled: input.enabled },
       new Date(),
     );
     if (!row) throw notFoundError("MCP server");

@@ -59,7 +59,7 @@ export function mcpToolFamily(deps: McpToolDeps): ToolFamily {
         else
           warnings.push({
             code: MCP_WARNING.connectFailed,
-            message: `MCP server "${outcome.serverName}" could not be reached; its tools are skipped: ${outcome.error}`,
+            message: `MCP server "${outcome.serverName}" could not be reached (${outcome.reason}); its tools are skipped`,
           });
       }
       return { tools: toolsOf(live), warnings, ...(sessions.connect ? { mcpConnect: sessions.connect } : {}) };

@@ -6,7 +6,7 @@
  * that cannot be reached is a warning part and the turn goes on, a tool error is an error result.
  */
 import { afterAll, describe, expect, inject, it } from "vitest";
-import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
 import type { Message } from "./support/wire";
@@ -162,9 +162,11 @@ describe("MCP tools", () => {
         );
       await expect.poll(() => warnings().length, { timeout: 10_000 }).toBeGreaterThan(0);
       const messages = warnings().map((w) => `${w.code} ${w.message}`);
-      expect(messages.some((m) => m.startsWith("mcp_connect_failed") && m.includes('"down"'))).toBe(true);
-      expect(messages.some((m) => m.startsWith("mcp_connect_failed") && m.includes('"locked"'))).toBe(true);
+      // The server's name and a fixed reason: nothing the server or the SDK said.
+      expect(messages).toContain('mcp_connect_failed MCP server "down" could not be reached (connection failed); its tools are skipped');
+      expect(messages).toContain('mcp_connect_failed MCP server "locked" could not be reached (HTTP 401); its tools are skipped');
       expect(messages.join("\n")).not.toContain(mcp.token);
+      expect(messages.join("\n")).not.toContain("unauthorized");
 
       const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
       expect(mcpNames(offered)).toEqual(["tools__add", "tools__echo", "tools__fail", "tools__sleep"]);
@@ -205,5 +207,83 @@ describe("MCP tools", () => {
         { timeout: 10_000 },
       )
       .toEqual([1, 1]);
+  });
+});
+
+describe("MCP hardening (docs/hardening.md)", () => {
+  const dohUrl = inject("dohUrl");
+  const port = Number(new URL(mcp.url).port);
+  /** What the project's fake resolver answers for `name` from now on (test/support/fake-doh.ts). */
+  const answer = async (name: string, a: string[]) => {
+    const res = await fetch(new URL("/_answers", dohUrl), { method: "POST", body: JSON.stringify({ name, records: { a } }) });
+    expect(res.status).toBe(204);
+  };
+  const warningsOf = (stream: Awaited<ReturnType<typeof openStream>>) =>
+    stream.events.flatMap((e) =>
+      e.message_part?.part.type === "warning" ? [e.message_part.part as unknown as { code: string; message: string }] : [],
+    );
+
+  it("checks a server's URL again at connect time: a refusal is a warning naming it, and nothing reaches it", async () => {
+    const u = await adminWithModel();
+    const good = await register(u);
+    // Public when registered, loopback by the time the chat connects (DNS rebinding).
+    const name = `rebind-${nonce()}.test`;
+    await answer(name, ["93.184.215.14"]);
+    const rebound = await register(u, { name: "rebound", url: `http://${name}:${port}/mcp` });
+    await answer(name, ["127.0.0.1"]);
+    // The test server under a host the allow-list does not name, as after the operator narrowed it:
+    // written directly, since the route refuses it now. Had it been let through, the server would
+    // have counted an unauthorized request (the row has no credentials).
+    const unlisted = await withDb(
+      async (db) =>
+        (
+          await db.$client.query<{ id: string }>(
+            "INSERT INTO mcp_servers (organization_id, name, url) VALUES ($1, 'unlisted', $2) RETURNING id",
+            [u.organizationId, `http://localhost:${port}/mcp`],
+          )
+        ).rows[0]!.id,
+    );
+    const before = await stats();
+    const id = await start(u, "", [good, rebound, unlisted]);
+    const stream = await openStream(u, id);
+    try {
+      const call = await turn(u, id, `/tool tools__echo {"text":"guarded ${nonce()}"}`);
+      expect(results(call)).toEqual([expect.objectContaining({ tool_name: "tools__echo", is_error: false })]);
+      await expect.poll(() => warningsOf(stream).length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+      const messages = warningsOf(stream).map((w) => `${w.code} ${w.message}`);
+      expect(messages).toContain(
+        'mcp_connect_failed MCP server "rebound" could not be reached (address not allowed); its tools are skipped',
+      );
+      expect(messages).toContain(
+        'mcp_connect_failed MCP server "unlisted" could not be reached (address not allowed); its tools are skipped',
+      );
+      expect(messages.join("\n")).not.toMatch(/127\.0\.0\.1|localhost|rebind-/);
+    } finally {
+      stream.ws.close();
+    }
+    // Only the good server's one session reached the test server; the refused ones sent nothing.
+    await expect.poll(async () => (await stats()).sessionsOpened - before.sessionsOpened, { timeout: 10_000 }).toBe(1);
+    expect((await stats()).unauthorized).toBe(before.unauthorized);
+  });
+
+  it("a server failing with a body of its own is a warning with its HTTP status, never the body", async () => {
+    const u = await adminWithModel();
+    const broken = await register(u, { name: "broken", url: new URL("/broken", mcp.url).href });
+    const id = await start(u, "", [broken]);
+    const stream = await openStream(u, id);
+    try {
+      await turn(u, id, `plain ${nonce()}`);
+      await expect.poll(() => warningsOf(stream).length, { timeout: 10_000 }).toBeGreaterThan(0);
+      const warning = warningsOf(stream)[0]!;
+      expect(warning).toEqual({
+        type: "warning",
+        code: "mcp_connect_failed",
+        message: 'MCP server "broken" could not be reached (HTTP 500); its tools are skipped',
+      });
+      // scripts/test-mcp/server.ts BROKEN_BODY: only the object's logs may hold it.
+      expect(JSON.stringify(stream.events)).not.toMatch(/Traceback|upstream-secret/);
+    } finally {
+      stream.ws.close();
+    }
   });
 });

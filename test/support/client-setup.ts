@@ -54,6 +54,8 @@ export default async function setup(project: TestProject): Promise<() => Promise
           CHAT_STREAM_SYNC_POLL_MS: "2000",
           CHAT_HEARTBEAT_INTERVAL_MS: "2000",
           CHAT_STALE_THRESHOLD_MS: "10000",
+          // The web app's MCP settings test registers a server on the closed port 9 (docs/hardening.md).
+          CHAT_OUTBOUND_ALLOW: "127.0.0.1:9",
         },
       ),
       persistTo: join(workdir, "wrangler"),

@@ -8,6 +8,10 @@ declare module "vitest" {
     fakeModelUrl: string;
     /** The test MCP server of this project (scripts/test-mcp/server.ts): its endpoint and credentials. */
     mcpServer: { url: string; token: string; headerValue: string };
+    /** This project's fake DNS-over-HTTPS resolver (test/support/fake-doh.ts), for CHAT_OUTBOUND_DNS_URL. */
+    dohUrl: string;
+    /** CHAT_OUTBOUND_ALLOW of the workerd projects: this project's MCP server's host:port and 127.0.0.1:9. */
+    testOutboundAllow: string;
     /** hooks only: the test hook consumer (test/support/hook-consumer.ts), e.g. http://127.0.0.1:40123 */
     hookConsumerUrl: string;
     /** runner only: the OTLP/HTTP receiver its chats export spans and metrics to (scripts/lib/otlp-receiver.ts) */
