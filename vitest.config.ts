@@ -138,8 +138,9 @@ export default defineConfig({
         "test/runner/**/*.test.ts",
         60_000,
         // A step limit a turn of tool calls reaches in seconds (test/runner/turns.test.ts); the fake
-        // model's other turns take two steps at most.
-        { ...RUNNER_TIMERS, CHAT_MAX_STEPS_PER_TURN: "3" },
+        // model's other turns take two steps at most. A small MCP output cap, reached by one echo
+        // (test/runner/mcp-tools.test.ts).
+        { ...RUNNER_TIMERS, CHAT_MAX_STEPS_PER_TURN: "3", CHAT_MCP_TOOL_OUTPUT_MAX_BYTES: "4096" },
         // Turn spans and stage metrics go to the project's own OTLP receiver (test/runner/tracing.test.ts).
         { globalSetup: ["./test/support/otlp-receiver-setup.ts"], injected: { OTEL_EXPORTER_OTLP_ENDPOINT: "otlpReceiverUrl" } },
       ),

@@ -199,7 +199,12 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
         background: (work) => this.keepAlive(work),
         titleChanged: (chat) => streams.titleChanged(chat),
       });
-      const tools = productionToolsFor({ db, now: () => new Date(), mcp: this.mcp, subagents: { host: children, pool: store.pool } });
+      const tools = productionToolsFor({
+        db,
+        now: () => new Date(),
+        mcp: { connections: this.mcp, toolOutputMaxBytes: config.CHAT_MCP_TOOL_OUTPUT_MAX_BYTES },
+        subagents: { host: children, pool: store.pool },
+      });
       this.#worker = new ChatWorker(
         chatId,
         {

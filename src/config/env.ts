@@ -137,6 +137,8 @@ export const configSchema = z.object({
     .string()
     .regex(/^https?:\/\/\S+$/, { error: "CHAT_OUTBOUND_DNS_URL must be the http(s) URL of a DNS-over-HTTPS JSON resolver" })
     .default("https://cloudflare-dns.com/dns-query"),
+  // An MCP tool's output past this many bytes is cut for the model (docs/mcp.md).
+  CHAT_MCP_TOOL_OUTPUT_MAX_BYTES: int("CHAT_MCP_TOOL_OUTPUT_MAX_BYTES", 1024).default(65_536),
   // Tracing export (docs/observability.md): an empty endpoint exports nothing.
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .string()

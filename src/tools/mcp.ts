@@ -19,6 +19,8 @@ import type { ToolFamily, ToolWarning } from "./chat-tools";
 export interface McpToolDeps {
   db: Database;
   connections: McpTurnConnections;
+  /** CHAT_MCP_TOOL_OUTPUT_MAX_BYTES: a result past it is cut (src/mcp/tool-result.ts). */
+  toolOutputMaxBytes: number;
 }
 
 export const MCP_WARNING = {
@@ -62,25 +64,25 @@ export function mcpToolFamily(deps: McpToolDeps): ToolFamily {
             message: `MCP server "${outcome.serverName}" could not be reached (${outcome.reason}); its tools are skipped`,
           });
       }
-      return { tools: toolsOf(live), warnings, ...(sessions.connect ? { mcpConnect: sessions.connect } : {}) };
+      return { tools: toolsOf(live, deps.toolOutputMaxBytes), warnings, ...(sessions.connect ? { mcpConnect: sessions.connect } : {}) };
     },
   };
 }
 
-function toolsOf(sessions: readonly McpSession[]): LocalTool[] {
+function toolsOf(sessions: readonly McpSession[], maxBytes: number): LocalTool[] {
   const entries = sessions.flatMap((session) => session.tools.map((tool) => ({ session, tool })));
   const names = assignToolNames(entries.map((e) => ({ server: e.session.serverName, tool: e.tool.name })));
-  return entries.map(({ session, tool }, i) => mcpTool(names[i]!, session, tool));
+  return entries.map(({ session, tool }, i) => mcpTool(names[i]!, session, tool, maxBytes));
 }
 
-function mcpTool(name: string, session: McpSession, tool: McpToolInfo): LocalTool {
+function mcpTool(name: string, session: McpSession, tool: McpToolInfo, maxBytes: number): LocalTool {
   const description = `Tool "${tool.name}" of the MCP server "${session.serverName}".${tool.description ? `\n\n${tool.description}` : ""}`;
   return defineLocalTool<unknown>({
     name,
     description,
     inputSchema: { type: "object", ...tool.inputSchema } as JSONSchema7,
     async execute(args, context) {
-      return toolResultFor(await session.callTool(tool.name, args, context.abortSignal));
+      return toolResultFor(await session.callTool(tool.name, args, context.abortSignal), maxBytes);
     },
   });
 }

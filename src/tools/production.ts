@@ -15,12 +15,15 @@ import { subagentToolFamily } from "./subagents";
 export function productionToolsFor(deps: {
   db: Database;
   now(): Date;
-  /** The chat object's MCP connections of the turn in progress; without them, no MCP tools. */
-  mcp?: McpTurnConnections;
+  /**
+   * The chat object's MCP connections of the turn in progress, and the most bytes of a tool's
+   * output the model reads; without them, no MCP tools.
+   */
+  mcp?: { connections: McpTurnConnections; toolOutputMaxBytes: number };
   subagents?: { host: SubagentHost; pool: Queryable };
 }): (chat: ToolChat, step?: ToolStep) => Promise<ChatTools> {
   const families: ToolFamily[] = [memoryToolFamily(deps)];
   if (deps.subagents) families.push(subagentToolFamily({ db: deps.db, ...deps.subagents, now: () => deps.now().getTime() }));
-  if (deps.mcp) families.push(mcpToolFamily({ db: deps.db, connections: deps.mcp }));
+  if (deps.mcp) families.push(mcpToolFamily({ db: deps.db, ...deps.mcp }));
   return chatToolsFactory(families);
 }

@@ -286,4 +286,20 @@ describe("MCP hardening (docs/hardening.md)", () => {
       stream.ws.close();
     }
   });
+
+  it("cuts a tool's output past CHAT_MCP_TOOL_OUTPUT_MAX_BYTES (4096 here) for the model and the history", async () => {
+    const u = await adminWithModel();
+    const server = await register(u);
+    const id = await start(u, "", [server]);
+    // "echo: " and 5,000 x: 5,006 bytes.
+    const call = await turn(u, id, `/tool tools__echo {"text":"${"x".repeat(5000)}"}`);
+    const cut = `echo: ${"x".repeat(4090)}\n[output truncated: 5006 bytes, showing the first 4096]`;
+    expect(results(call)).toEqual([expect.objectContaining({ tool_name: "tools__echo", is_error: false, result: { content: cut } })]);
+    // The model read the cut form (the fake model echoes the result it was sent)...
+    const reply = textOf(call.at(-1));
+    expect(reply).toContain("[output truncated: 5006 bytes, showing the first 4096]");
+    expect(reply).not.toContain("x".repeat(4091));
+    // ...and the history keeps it, which later turns resend.
+    expect(results(await messagesOf(u, id))).toEqual([expect.objectContaining({ result: { content: cut } })]);
+  });
 });

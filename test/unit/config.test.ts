@@ -146,6 +146,7 @@ describe("deployment options", () => {
     const config = parseConfig(valid);
     expect(config.CHAT_OUTBOUND_ALLOW).toEqual([]);
     expect(config.CHAT_OUTBOUND_DNS_URL).toBe("https://cloudflare-dns.com/dns-query");
+    expect(config.CHAT_MCP_TOOL_OUTPUT_MAX_BYTES).toBe(65_536);
     expect(parseConfig({ ...valid, CHAT_OUTBOUND_ALLOW: "127.0.0.1:9, mcp.corp.example" }).CHAT_OUTBOUND_ALLOW).toEqual([
       { host: "127.0.0.1", port: 9 },
       { host: "mcp.corp.example", port: null },
@@ -154,6 +155,9 @@ describe("deployment options", () => {
       'CHAT_OUTBOUND_ALLOW must be host or host:port entries separated by commas, not "https://x.example/"',
     );
     expect(() => parseConfig({ ...valid, CHAT_OUTBOUND_DNS_URL: "1.1.1.1" })).toThrow(/CHAT_OUTBOUND_DNS_URL must be the http\(s\) URL/);
+    expect(() => parseConfig({ ...valid, CHAT_MCP_TOOL_OUTPUT_MAX_BYTES: "100" })).toThrow(
+      /CHAT_MCP_TOOL_OUTPUT_MAX_BYTES must be at least 1024/,
+    );
   });
 
   it("requires DATABASE_URL", () => {
