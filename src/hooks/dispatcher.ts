@@ -16,6 +16,14 @@ import { type HookChat, type HookEnvelope, type HookEventName, type HookResponse
 import { CapacityTimeoutError, type DispatchClass, DispatchLimiter } from "./limiter";
 import { EVENT_HEADER, EVENT_ID_HEADER, SIGNATURE_HEADER, signBody, TIMESTAMP_HEADER } from "./signature";
 import { errorText } from "../log/log";
+import { BodyTooLargeError, readLimitedText } from "../outbound/limited-body";
+
+/**
+ * The most of a consumer's answer read: its fields' caps (events.ts) total about 304,000
+ * characters, at most 3 bytes each in UTF-8, so any answer they accept fits unless it escapes
+ * most of its characters. Past it the read stops, and the answer is invalid.
+ */
+export const HOOK_RESPONSE_MAX_BYTES = 1024 * 1024;
 
 export type HookSettings = Pick<
   Config,
@@ -114,10 +122,11 @@ export function createHookDispatcher(
     try {
       const res = await doFetch(settings.CHAT_HOOK_URL, { method: "POST", headers, body, signal: AbortSignal.any(signals) });
       status = res.status;
-      text = await res.text();
+      text = await readLimitedText(res, HOOK_RESPONSE_MAX_BYTES);
     } catch (err) {
       // The caller's own cancellation is not the consumer's fault: let it through as it is.
       if (request.signal?.aborted) throw err;
+      if (err instanceof BodyTooLargeError) throw new HookFailureError("hook_invalid_response", request.event, err.message);
       throw new HookFailureError("hook_unavailable", request.event, errorText(err));
     }
     if (status < 200 || status > 299) throw new HookFailureError("hook_unavailable", request.event, `the consumer answered ${status}`);

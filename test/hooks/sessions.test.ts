@@ -108,6 +108,20 @@ describe("lifecycle hooks", () => {
     expect(await expectJson<unknown[]>(await api("/chats", { token: u.token }), 200)).toEqual([]);
   });
 
+  it("stops reading an answer past 1 MiB, declared or streamed without end: 502 hook_invalid_response, nothing written", async () => {
+    const u = await userWithModel();
+    // One byte over src/hooks/dispatcher.ts HOOK_RESPONSE_MAX_BYTES, with its Content-Length.
+    await script(u, "session_start", { status: 200, raw: JSON.stringify({ reason: "r".repeat(1024 * 1024 - 13) }) });
+    expect((await expectJson<{ code: string }>(await start(u, "too much"), 502)).code).toBe("hook_invalid_response");
+    // A body that never ends: the dispatch fails once the limit is read, long before the 3 s
+    // hook timeout would have (which would answer hook_unavailable).
+    await script(u, "session_start", { status: 200, endless: true });
+    const started = Date.now();
+    expect((await expectJson<{ code: string }>(await start(u, "endless"), 502)).code).toBe("hook_invalid_response");
+    expect(Date.now() - started).toBeLessThan(2_500);
+    expect(await expectJson<unknown[]>(await api("/chats", { token: u.token }), 200)).toEqual([]);
+  });
+
   it("starts a session on edit and evaluates the edited prompt", async () => {
     const u = await userWithModel();
     const id = await started(u, `first ${nonce()}`);

@@ -2,9 +2,10 @@
  * A lifecycle hook consumer for tests (docs/hooks.md), a plain Node HTTP server: it checks each
  * event's signature, records it, and answers as the test scripted for the event's chat owner.
  * Tests in workerd drive it over HTTP:
- *   POST /_script {owner_id, event, answer}  answer: {status?, body?, raw?, close?, delay_ms?, hold?}
+ *   POST /_script {owner_id, event, answer}  answer: {status?, body?, raw?, close?, delay_ms?, hold?, endless?}
  *     (`close` drops the connection: the consumer is down for that owner's events; `hold` keeps
- *     each such request waiting until a release lets it answer)
+ *     each such request waiting until a release lets it answer; `endless` streams a body that
+ *     never ends)
  *   POST /_release {owner_id, event, count}  lets the `count` oldest held requests answer
  *   GET  /_events?owner_id=  the events recorded for that owner, oldest first
  *   GET  /_stats?owner_id=[&event=]  that owner's events (of one type, or all) in flight now, the
@@ -23,6 +24,8 @@ export interface ScriptedAnswer {
   close?: boolean;
   delay_ms?: number;
   hold?: boolean;
+  /** Answer `status` with a body that never ends (a JSON string that keeps growing), until the client goes. */
+  endless?: boolean;
 }
 
 export interface ConsumerStats {
@@ -52,6 +55,22 @@ async function bodyOf(req: IncomingMessage): Promise<string> {
 function json(res: ServerResponse, status: number, value: unknown): void {
   res.writeHead(status, { "content-type": "application/json" });
   res.end(JSON.stringify(value));
+}
+
+/** 64 KiB chunks, no Content-Length, until the client closes (or 1 GiB, should it never). */
+async function endlessBody(res: ServerResponse, status: number): Promise<void> {
+  res.writeHead(status, { "content-type": "application/json" });
+  res.write('{"reason":"');
+  const chunk = "a".repeat(64 * 1024);
+  for (let sent = 0; sent < 1024 ** 3 && !res.destroyed; sent += chunk.length) {
+    if (!res.write(chunk)) {
+      await new Promise<void>((resolve) => {
+        res.once("drain", resolve);
+        res.once("close", resolve);
+      });
+    }
+  }
+  res.end();
 }
 
 export async function startHookConsumer(secret: string, port = 0): Promise<HookConsumer> {
@@ -129,6 +148,10 @@ export async function startHookConsumer(secret: string, port = 0): Promise<HookC
       if (answer?.delay_ms) await new Promise((r) => setTimeout(r, answer.delay_ms));
       if (answer?.close) {
         req.socket.destroy();
+        return;
+      }
+      if (answer?.endless) {
+        await endlessBody(res, answer.status ?? 200);
         return;
       }
       if (answer?.raw !== undefined) {
