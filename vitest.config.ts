@@ -2,6 +2,7 @@ import { mkdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
 import { NO_TENANT_SHARES } from "./test/support/no-tenant-shares";
+import { TEST_SECRETS_KEYS } from "./scripts/lib/test-secrets-keys";
 
 // One `vitest run` for every layer. Each project is a layer of the stack:
 //   unit    pure modules, no I/O
@@ -64,6 +65,8 @@ function workersProject(
             DATABASE_URL: inject("databaseUrl"),
             NEON_WS_PROXY: inject("wsProxy"),
             NEON_PIPELINE_CONNECT: inject("pipelineConnect"),
+            // The fixed test keys, which Node-side test code seals with too (docs/hardening.md).
+            CHAT_SECRETS_KEYS: TEST_SECRETS_KEYS,
             // Outbound requests (docs/hardening.md): names resolve through the project's fake resolver;
             // only its MCP server and 127.0.0.1:9 skip the address checks (test/support/stack-setup.ts).
             CHAT_OUTBOUND_DNS_URL: inject("dohUrl"),

@@ -15,6 +15,8 @@ export const LAYERS: readonly string[] = [
   // The outbound request guard (docs/hardening.md): the config parses its allow-list.
   "src/outbound",
   "src/log",
+  // Sealed secrets (docs/hardening.md): the key ring is part of the config, below all that stores one.
+  "src/secrets",
   "src/config",
   "src/placement",
   "src/chatstate",

@@ -2,6 +2,7 @@ import { unstable_readConfig } from "wrangler";
 import { parseConfig } from "../../src/config/env";
 import { ROOT_DIR } from "./paths";
 import type { Stack } from "./stack";
+import { TEST_SECRETS_KEYS } from "./test-secrets-keys";
 
 /** The keys of wrangler.toml's [vars]: an operator may override any of them from the environment. */
 function declaredVars(): Record<string, string> {
@@ -11,7 +12,8 @@ function declaredVars(): Record<string, string> {
 
 /**
  * The Worker vars that point a local workerd at the local stack: wrangler.toml's defaults,
- * overridden by same-named environment variables, plus the stack's addresses. Validated with the
+ * overridden by same-named environment variables, plus the stack's addresses and the test
+ * harness's fixed CHAT_SECRETS_KEYS (the dev command passes its own in `extra`). Validated with the
  * Worker's own schema so a bad value stops the command before anything starts.
  */
 export function localWorkerVars(
@@ -27,6 +29,7 @@ export function localWorkerVars(
     DATABASE_URL: stack.databaseUrl,
     NEON_WS_PROXY: stack.wsProxy,
     NEON_PIPELINE_CONNECT: stack.pipelineConnect,
+    CHAT_SECRETS_KEYS: TEST_SECRETS_KEYS,
     ...extra,
   };
   parseConfig({ ...declared, ...vars });

@@ -4,6 +4,8 @@
  * a default silently. Defaults live in wrangler.toml, where an operator sees them.
  */
 import { z } from "zod";
+import { InvalidSecretKeysError } from "../secrets/errors";
+import { KeyRing } from "../secrets/key-ring";
 import { parseAllowList } from "../outbound/allow-list";
 
 const int = (name: string, min: number) =>
@@ -96,6 +98,21 @@ export const configSchema = z.object({
   OIDC_ALLOWED_DOMAINS: z
     .string()
     .default("")
+  // The keys provider API keys and MCP credentials are sealed with (docs/hardening.md), a secret:
+  // `wrangler secret put CHAT_SECRETS_KEYS`. Required: a deployment without it answers every
+  // request with this error, rather than store a credential in the clear or fail to read one.
+  CHAT_SECRETS_KEYS: z
+    .string()
+    .default("")
+    .transform((text, ctx) => {
+      try {
+        return KeyRing.parse(text);
+      } catch (err) {
+        if (!(err instanceof InvalidSecretKeysError)) throw err;
+        for (const message of err.problems) ctx.addIssue({ code: "custom", message });
+        return z.NEVER;
+      }
+    }),
     .transform((v) =>
       v
         .split(",")

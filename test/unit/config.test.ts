@@ -19,6 +19,7 @@ const valid = {
   CHAT_WORKER_ENABLED: "true",
   LOG_LEVEL: "info",
   NEON_WS_PROXY: "",
+  CHAT_SECRETS_KEYS: `k1:${Buffer.alloc(32, 1).toString("base64")}`,
 };
 
 describe("deployment options", () => {
@@ -140,6 +141,23 @@ describe("deployment options", () => {
       expect(err).toBeInstanceOf(ConfigError);
       expect((err as ConfigError).problems).toHaveLength(3);
     }
+  });
+
+  it("requires the secrets' keys, validated, and never repeats a key in its message", () => {
+    const { CHAT_SECRETS_KEYS: _omit, ...rest } = valid;
+    expect(() => parseConfig(rest)).toThrow(/CHAT_SECRETS_KEYS is required: comma-separated kid:base64key entries/);
+    expect(() => parseConfig({ ...valid, CHAT_SECRETS_KEYS: "" })).toThrow(/CHAT_SECRETS_KEYS is required/);
+    const short = Buffer.alloc(31, 2).toString("base64");
+    expect(() => parseConfig({ ...valid, CHAT_SECRETS_KEYS: `k2:${short}` })).toThrow(/key "k2" must be 32 bytes/);
+    expect(() => parseConfig({ ...valid, CHAT_SECRETS_KEYS: `k2:${short}` })).not.toThrow(short);
+    expect(() => parseConfig({ ...valid, CHAT_SECRETS_KEYS: `${valid.CHAT_SECRETS_KEYS},${valid.CHAT_SECRETS_KEYS}` })).toThrow(
+      /names key "k1" twice/,
+    );
+    const ring = parseConfig({
+      ...valid,
+      CHAT_SECRETS_KEYS: `new:${Buffer.alloc(32, 3).toString("base64")},${valid.CHAT_SECRETS_KEYS}`,
+    }).CHAT_SECRETS_KEYS;
+    expect([ring.currentId, ring.ids]).toEqual(["new", ["new", "k1"]]);
   });
 
   it("allows no outbound host by default, parses the allow-list and refuses a bad entry or resolver", () => {
