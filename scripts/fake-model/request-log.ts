@@ -24,6 +24,11 @@ export interface RequestRecord {
   model: string;
   /** Headers a provider client adds for attribution. */
   headers: Record<string, string>;
+  /**
+   * First 16 hex digits of the SHA-256 of the API key sent (`Authorization: Bearer <key>`, or
+   * Anthropic's `x-api-key`), so a test can tell which key arrived without the log holding it; null: none.
+   */
+  credentialSha256: string | null;
   /** The body without the conversation and tools: effort, user, metadata, limits... */
   params: Record<string, unknown>;
   /** Text of the last user message (every text part). */
@@ -99,6 +104,12 @@ function textOf(message: Record<string, unknown>): string {
     .join("");
 }
 
+function credentialDigest(headers: IncomingHttpHeaders): string | null {
+  const bearer = /^Bearer (.+)$/.exec(headers.authorization ?? "")?.[1];
+  const key = bearer ?? headers["x-api-key"];
+  return typeof key === "string" ? createHash("sha256").update(key).digest("hex").slice(0, 16) : null;
+}
+
 export function inspectRequest(seq: number, endpoint: string, body: unknown, headers: IncomingHttpHeaders): RequestRecord {
   const record = isRecord(body) ? body : {};
   const messages = conversation(record);
@@ -114,6 +125,7 @@ export function inspectRequest(seq: number, endpoint: string, body: unknown, hea
     endpoint,
     model: stringField(record, "model") ?? "",
     headers: kept,
+    credentialSha256: credentialDigest(headers),
     params: Object.fromEntries(Object.entries(record).filter(([key]) => !CONVERSATION_FIELDS.has(key))),
     lastUserText: lastUser ? textOf(lastUser) : "",
     userTexts: users.map(textOf),

@@ -9,6 +9,8 @@ export interface RecordedRequest {
   endpoint: string;
   model: string;
   headers: Record<string, string>;
+  /** First 16 hex digits of the SHA-256 of the API key the request carried; null when none. */
+  credentialSha256: string | null;
   params: Record<string, unknown>;
   userTexts: string[];
   files: { part: string; mediaType: string; bytes: number; sha256: string }[];
