@@ -8,6 +8,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { ConfigError } from "../src/config/env";
 import { acquireDevLock, type DevLock, DevAlreadyRunningError } from "./lib/dev-lock";
+import { devSecretsKeys } from "./lib/dev-secrets-keys";
 import { log } from "./lib/log";
 import { DATA_DIR, DEV_CREDENTIALS_FILE, DEV_DATA_DIR, DEV_DATABASE, DEV_LOCK_FILE } from "./lib/paths";
 import { type SeedResult, seedDev } from "./lib/seed";
@@ -73,8 +74,10 @@ async function main(): Promise<void> {
       });
       traces.OTEL_EXPORTER_OTLP_ENDPOINT = receiver.url;
     }
-    const vars = localWorkerVars(stack, traces);
-    seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: stack.fakeModelUrl });
+    // The keys credentials are sealed with: CHAT_SECRETS_KEYS, else one generated into .data/ once.
+    const secrets = devSecretsKeys();
+    const vars = localWorkerVars(stack, { ...traces, CHAT_SECRETS_KEYS: secrets.text });
+    seeded = await seedDev({ databaseUrl: stack.databaseUrl, fakeModelUrl: stack.fakeModelUrl, keys: secrets.keys });
     // The web app is built before the Worker serves it, then rebuilt on every change under web/ or client/.
     web = await watchWebApp();
     worker = await startWranglerDev({ port, vars, persistTo: `${DATA_DIR}/wrangler`, logFile: `${DATA_DIR}/wrangler-dev.log`, echo: true });

@@ -19,6 +19,7 @@ import type { StreamPart } from "../../src/wire/stream-part";
 import { errorText, logger, setLogLevel } from "../../src/log/log";
 import { connectMcpServer } from "../../src/mcp/session";
 import { McpTurnConnections } from "../../src/mcp/turn-connections";
+import { openedMcpServer } from "../../src/mcp/server-secrets";
 import { mcpUrlGuard } from "../../src/mcp/url-guard";
 import { ObjectTracing } from "../../src/observability/object-tracing";
 import { sessionLifetime } from "../../src/accounts/sessions";
@@ -85,7 +86,10 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
    * The MCP sessions of the turn in progress, reused across its steps, closed when it ends
    * (docs/mcp.md); each URL passes the outbound guard again first (docs/hardening.md).
    */
-  readonly mcp = new McpTurnConnections((server) => connectMcpServer(server, mcpUrlGuard(this.config())));
+  readonly mcp = new McpTurnConnections(async (server) =>
+    // Its credentials are opened for this connection only (docs/hardening.md).
+    connectMcpServer(await openedMcpServer(this.config().CHAT_SECRETS_KEYS, server), mcpUrlGuard(this.config())),
+  );
 
   constructor(private readonly parts: RuntimeParts) {}
 

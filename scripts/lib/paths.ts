@@ -12,5 +12,7 @@ export const DEV_DATABASE = "chatd";
 export const TEST_RUNS_DIR = `${DATA_DIR}/test-runs`;
 export const TEST_DATABASE = "chatd_test";
 export const DEV_CREDENTIALS_FILE = `${DATA_DIR}/dev-credentials.json`;
+/** The dev command's CHAT_SECRETS_KEYS, generated on its first run (scripts/lib/dev-secrets-keys.ts). */
+export const DEV_SECRETS_KEYS_FILE = `${DATA_DIR}/dev-secrets-keys`;
 /** Held by a running `npm run dev` (scripts/lib/dev-lock.ts): one dev stack per data folder. */
 export const DEV_LOCK_FILE = `${DATA_DIR}/dev.lock`;

@@ -19,6 +19,8 @@ import type { Database } from "../../src/db/database";
 import { createModelConfig } from "../../src/model-configs/configs";
 import { createProvider, findProviderByName, type ProviderRow, updateProvider } from "../../src/model-configs/providers";
 import * as schema from "../../src/db/schema/index";
+import { KeyRing } from "../../src/secrets/key-ring";
+import { TEST_SECRETS_KEYS } from "./test-secrets-keys";
 
 export const DEV_EMAIL = "dev@chatd.local";
 export const DEV_USERNAME = "dev";
@@ -31,6 +33,8 @@ export interface SeedOptions {
   databaseUrl: string;
   /** The fake model server's base URL, without `/v1`. */
   fakeModelUrl: string;
+  /** The Worker's CHAT_SECRETS_KEYS; the test harness's fixed ones by default (localWorkerVars gives a workerd the same). */
+  keys?: KeyRing;
 }
 
 export interface SeedResult {
@@ -51,7 +55,12 @@ export async function seedDev(opts: SeedOptions): Promise<SeedResult> {
     await setPassword(db, user.id, password);
     const organization = await ensureDefaultOrganization(db);
     await addMember(db, organization.id, user.id, "admin");
-    const provider = await ensureFakeProvider(db, `${opts.fakeModelUrl.replace(/\/+$/, "")}/v1`, now);
+    const provider = await ensureFakeProvider(
+      db,
+      `${opts.fakeModelUrl.replace(/\/+$/, "")}/v1`,
+      now,
+      opts.keys ?? KeyRing.parse(TEST_SECRETS_KEYS),
+    );
     await ensureModelConfig(db, organization.id, provider.id, now);
     // The old dev token dies with this run's credentials file; one live dev token at a time.
     const { token } = await db.transaction(async (tx) => {
@@ -88,11 +97,11 @@ async function ensureOwner(db: Database): Promise<UserRow> {
   }
 }
 
-async function ensureFakeProvider(db: Database, baseUrl: string, now: Date): Promise<ProviderRow> {
+async function ensureFakeProvider(db: Database, baseUrl: string, now: Date, keys: KeyRing): Promise<ProviderRow> {
   const existing = await findProviderByName(db, DEV_PROVIDER_NAME);
-  if (!existing) return createProvider(db, { type: "openai-compatible", name: DEV_PROVIDER_NAME, baseUrl, enabled: true });
+  if (!existing) return createProvider(db, { type: "openai-compatible", name: DEV_PROVIDER_NAME, baseUrl, enabled: true }, keys);
   if (existing.baseUrl === baseUrl && existing.enabled) return existing;
-  return (await updateProvider(db, existing.id, { baseUrl, enabled: true }, now)) ?? existing;
+  return (await updateProvider(db, existing.id, { baseUrl, enabled: true }, now, keys)) ?? existing;
 }
 
 async function ensureModelConfig(db: Database, organizationId: string, providerId: string, now: Date): Promise<void> {

@@ -2,12 +2,18 @@
  * A model client for any call a chat makes (turns, compaction summaries, titles): built for the
  * resolved config with the owner's attribution headers, and a function giving the provider options
  * for that client's transport with the attribution id and an effort. One entry point, so auxiliary
- * calls cannot forget attribution or convert options for the wrong transport.
+ * calls cannot forget attribution or convert options for the wrong transport, and the one place
+ * a provider's sealed API key is opened (docs/hardening.md), for this call only.
  */
 import type { ResolvedModelConfig } from "../model-configs/resolve";
+import { openedProvider } from "../model-configs/provider-secrets";
 import type { Attribution } from "../llm/attribution";
+import { ModelCallError } from "../llm/model-call-error";
 import { type ModelClient, modelClientFor } from "../llm/provider";
 import { type ProviderOptions, providerOptionsFor } from "../llm/provider-options";
+import { logger } from "../log/log";
+import { SecretsError } from "../secrets/errors";
+import type { KeyRing } from "../secrets/key-ring";
 
 export interface AttributedModel {
   client: ModelClient;
@@ -15,13 +21,17 @@ export interface AttributedModel {
   providerOptions(requestedEffort?: string | null): ProviderOptions | undefined;
 }
 
-/** Throws a non-retryable ModelCallError when the provider row cannot make a call. */
-export function attributedModel(
+/**
+ * Throws a non-retryable ModelCallError when the provider row cannot make a call, its API key
+ * unopenable with `keys` (the deployment's CHAT_SECRETS_KEYS) included.
+ */
+export async function attributedModel(
   resolved: Pick<ResolvedModelConfig, "provider" | "config">,
   attribution: Attribution,
+  keys: KeyRing,
   opts: { fetch?: typeof fetch | undefined } = {},
-): AttributedModel {
-  const client = modelClientFor(resolved.provider, resolved.config, {
+): Promise<AttributedModel> {
+  const client = modelClientFor(await openProvider(keys, resolved.provider), resolved.config, {
     ...(opts.fetch ? { fetch: opts.fetch } : {}),
     headers: attribution.headers,
   });
@@ -30,4 +40,20 @@ export function attributedModel(
     providerOptions: (requestedEffort) =>
       providerOptionsFor(client.transport, resolved.config, requestedEffort, { user: attribution.user }),
   };
+}
+
+/** A key that cannot be opened fails the call for good: no retry brings a dropped key back. */
+async function openProvider(keys: KeyRing, provider: ResolvedModelConfig["provider"]): Promise<ResolvedModelConfig["provider"]> {
+  try {
+    return await openedProvider(keys, provider);
+  } catch (err) {
+    if (!(err instanceof SecretsError)) throw err;
+    logger.error("provider_key_unreadable", { provider_id: provider.id, code: err.code, error: err.message });
+    throw new ModelCallError({
+      kind: "auth",
+      retryable: false,
+      provider: provider.type,
+      message: `the API key of provider "${provider.name}" cannot be opened with CHAT_SECRETS_KEYS (${err.code})`,
+    });
+  }
 }

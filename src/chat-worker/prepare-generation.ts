@@ -62,7 +62,9 @@ export async function prepareGeneration(
       : [await chatModelNow(), await attributionFor(ctx, chat)];
   const tools = await pendingTools;
   const traced = stageModel(resolved, transportFor(resolved.provider, resolved.config) ?? resolved.provider.type, chat.lastReasoningEffort);
-  const model = attributedModel(resolved, attribution, { fetch: providerAttempts(ctx.trace, traced, ctx.fetch) });
+  const model = await attributedModel(resolved, attribution, ctx.config.CHAT_SECRETS_KEYS, {
+    fetch: providerAttempts(ctx.trace, traced, ctx.fetch),
+  });
   if (tools.mcpConnect) {
     const { startedAtMs, ms, connected, failed } = tools.mcpConnect;
     const stage = ctx.trace.stage("mcp_connect", { startMs: startedAtMs, attributes: { connected, failed } });

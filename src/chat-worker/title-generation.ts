@@ -68,7 +68,7 @@ export class TitleGenerator {
     // The attribution is the object's, cached; the model, the turn's own when it ended in a call:
     // a read of its own would open a second connection beside the release's admission scan.
     const [resolved, attribution] = await Promise.all([turnModel ?? modelForTurn(db, chat), attributionFor(this.deps, chat)]);
-    const model = attributedModel(resolved, attribution, { fetch: this.deps.fetch });
+    const model = await attributedModel(resolved, attribution, config.CHAT_SECRETS_KEYS, { fetch: this.deps.fetch });
     const started = Date.now();
     const stage = this.deps.tracing?.tracer.start("stream", {
       identity: { scope: "background", chatKind: "root" },

@@ -1,14 +1,16 @@
 /**
  * Organization-scoped MCP servers (docs/mcp.md). The bearer token and header values are stored
- * for the chat objects that connect and never leave through the API (the routes project
- * `has_bearer_token` and `header_names`), exactly like provider API keys.
+ * sealed for the chat objects that connect (server-secrets.ts) and never leave through the API
+ * (the routes project `has_bearer_token` and `header_names`), exactly like provider API keys.
  */
 import { and, asc, eq, inArray } from "drizzle-orm";
 import { AlreadyExistsError } from "../accounts/errors";
 import type { Database } from "../db/database";
 import { isUniqueViolation } from "../db/pg-errors";
 import { type McpServerRow, mcpServers } from "../db/schema/mcp";
+import type { KeyRing } from "../secrets/key-ring";
 import { McpServerUnavailableError } from "./errors";
+import { sealedMcpSecrets } from "./server-secrets";
 
 export type { McpServerRow };
 
@@ -23,16 +25,19 @@ export interface NewMcpServer {
 /** Fields present are written; null clears the bearer token. */
 export type McpServerPatch = Partial<NewMcpServer>;
 
-export async function createMcpServer(db: Database, organizationId: string, input: NewMcpServer): Promise<McpServerRow> {
+/** `keys`: the deployment's CHAT_SECRETS_KEYS, which seal the bearer token and header values. */
+export async function createMcpServer(db: Database, organizationId: string, input: NewMcpServer, keys: KeyRing): Promise<McpServerRow> {
+  // The id is chosen here: the sealed credentials are bound to it.
+  const id = crypto.randomUUID();
   try {
     const [row] = await db
       .insert(mcpServers)
       .values({
+        id,
         organizationId,
         name: input.name,
         url: input.url,
-        headers: input.headers ?? {},
-        bearerToken: input.bearerToken ?? null,
+        ...(await sealedMcpSecrets(keys, { id, organizationId }, { headers: input.headers ?? {}, bearerToken: input.bearerToken ?? null })),
         enabled: input.enabled ?? true,
       })
       .returning();
@@ -66,12 +71,12 @@ export async function updateMcpServer(
   id: string,
   patch: McpServerPatch,
   now: Date,
+  keys: KeyRing,
 ): Promise<McpServerRow | null> {
   const set: Partial<typeof mcpServers.$inferInsert> = { updatedAt: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.url !== undefined) set.url = patch.url;
-  if (patch.headers !== undefined) set.headers = patch.headers;
-  if (patch.bearerToken !== undefined) set.bearerToken = patch.bearerToken;
+  Object.assign(set, await sealedMcpSecrets(keys, { id, organizationId }, patch));
   if (patch.enabled !== undefined) set.enabled = patch.enabled;
   try {
     const [row] = await db

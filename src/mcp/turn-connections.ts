@@ -14,7 +14,11 @@ import { errorText, logger } from "../log/log";
 import type { McpSession } from "./session";
 import { connectFailureReason } from "./connect-failure";
 
-export type McpServerToConnect = Pick<McpServerRow, "id" | "name" | "url" | "headers" | "bearerToken" | "updatedAt">;
+/** A server as stored: its credentials still sealed, for the connect function to open (server-secrets.ts). */
+export type McpServerToConnect = Pick<
+  McpServerRow,
+  "id" | "organizationId" | "name" | "url" | "headers" | "headersSealedWith" | "bearerToken" | "bearerTokenSealedWith" | "updatedAt"
+>;
 
 /** `reason`: a few fixed words for the chat's warning (connect-failure.ts); the error itself is only logged. */
 export type McpConnectOutcome = { ok: true; session: McpSession } | { ok: false; serverId: string; serverName: string; reason: string };

@@ -1,13 +1,16 @@
 /**
- * Deployment-scoped LLM providers. The API key is stored for the runner and never leaves through
- * the API (the routes project `has_api_key`). Availability is decided here, once, for every reader.
+ * Deployment-scoped LLM providers. The API key is stored sealed for the runner (provider-secrets.ts)
+ * and never leaves through the API (the routes project `has_api_key`). Availability is decided
+ * here, once, for every reader.
  */
 import { and, asc, eq, isNotNull, isNull } from "drizzle-orm";
 import { AlreadyExistsError } from "../accounts/errors";
 import { type Database, READ_COMMITTED } from "../db/database";
 import { isForeignKeyViolation, isUniqueViolation } from "../db/pg-errors";
 import { chatModelConfigs, chatProviders } from "../db/schema/models";
+import type { KeyRing } from "../secrets/key-ring";
 import { ProviderInUseError } from "./errors";
+import { sealedApiKey } from "./provider-secrets";
 
 export const PROVIDER_TYPES = ["openai", "anthropic", "openai-compatible"] as const;
 export type ProviderType = (typeof PROVIDER_TYPES)[number];
@@ -37,15 +40,19 @@ export function isProviderAvailable(p: Pick<ProviderRow, "type" | "enabled" | "a
   return Boolean(p.apiKey);
 }
 
-export async function createProvider(db: Database, input: NewProvider): Promise<ProviderRow> {
+/** `keys`: the deployment's CHAT_SECRETS_KEYS, which seal the API key. */
+export async function createProvider(db: Database, input: NewProvider, keys: KeyRing): Promise<ProviderRow> {
+  // The id is chosen here: the sealed key is bound to it.
+  const id = crypto.randomUUID();
   try {
     const [row] = await db
       .insert(chatProviders)
       .values({
+        id,
         type: input.type,
         name: input.name,
         baseUrl: input.baseUrl ?? null,
-        apiKey: input.apiKey ?? null,
+        ...(await sealedApiKey(keys, id, input.apiKey ?? null)),
         enabled: input.enabled ?? true,
       })
       .returning();
@@ -72,11 +79,17 @@ export async function findProviderByName(db: Database, name: string): Promise<Pr
 }
 
 /** Applies the fields present in `patch`; null clears `baseUrl` or `apiKey`. Null when not found. */
-export async function updateProvider(db: Database, id: string, patch: ProviderPatch, now: Date): Promise<ProviderRow | null> {
+export async function updateProvider(
+  db: Database,
+  id: string,
+  patch: ProviderPatch,
+  now: Date,
+  keys: KeyRing,
+): Promise<ProviderRow | null> {
   const set: Partial<typeof chatProviders.$inferInsert> = { updatedAt: now };
   if (patch.name !== undefined) set.name = patch.name;
   if (patch.baseUrl !== undefined) set.baseUrl = patch.baseUrl;
-  if (patch.apiKey !== undefined) set.apiKey = patch.apiKey;
+  if (patch.apiKey !== undefined) Object.assign(set, await sealedApiKey(keys, id, patch.apiKey));
   if (patch.enabled !== undefined) set.enabled = patch.enabled;
   try {
     const [row] = await db.update(chatProviders).set(set).where(eq(chatProviders.id, id)).returning();

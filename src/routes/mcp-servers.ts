@@ -109,13 +109,18 @@ export const mcpServerRoutes = createRouter()
     const input = c.req.valid("json");
     await requireOrganization(c, organization, "admin");
     await checkServerUrl(c, input.url);
-    const row = await createMcpServer(c.var.db, organization, {
-      name: input.name,
-      url: input.url,
-      headers: input.headers,
-      bearerToken: input.bearer_token,
-      enabled: input.enabled,
-    });
+    const row = await createMcpServer(
+      c.var.db,
+      organization,
+      {
+        name: input.name,
+        url: input.url,
+        headers: input.headers,
+        bearerToken: input.bearer_token,
+        enabled: input.enabled,
+      },
+      configFromEnv(c.env).CHAT_SECRETS_KEYS,
+    );
     return c.json(mcpServerJson(row), 201);
   })
   .openapi(listRoute, async (c) => {
@@ -141,6 +146,7 @@ export const mcpServerRoutes = createRouter()
       id,
       { name: input.name, url: input.url, ...(await secretsOnUrlChange(c, organization, id, input)), enabled: input.enabled },
       new Date(),
+      configFromEnv(c.env).CHAT_SECRETS_KEYS,
     );
     if (!row) throw notFoundError("MCP server");
     return c.json(mcpServerJson(row), 200);

@@ -3,6 +3,7 @@
  * comes out: responses say `has_api_key`.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { configFromEnv } from "../config/env";
 import { createProvider, deleteProvider, getProvider, listProviders, type ProviderRow, updateProvider } from "../model-configs/providers";
 import { requireCaller } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
@@ -71,13 +72,11 @@ export const providers = createRouter()
   .openapi(createRouteDef, async (c) => {
     requireSiteOwner(c);
     const input = c.req.valid("json");
-    const row = await createProvider(c.var.db, {
-      type: input.type,
-      name: input.name,
-      baseUrl: input.base_url,
-      apiKey: input.api_key,
-      enabled: input.enabled,
-    });
+    const row = await createProvider(
+      c.var.db,
+      { type: input.type, name: input.name, baseUrl: input.base_url, apiKey: input.api_key, enabled: input.enabled },
+      configFromEnv(c.env).CHAT_SECRETS_KEYS,
+    );
     return c.json(providerJson(row), 201);
   })
   .openapi(listRoute, async (c) => {
@@ -107,6 +106,7 @@ export const providers = createRouter()
       id,
       { name: input.name, baseUrl: input.base_url, apiKey: input.api_key, enabled: input.enabled },
       new Date(),
+      configFromEnv(c.env).CHAT_SECRETS_KEYS,
     );
     if (!row) throw notFoundError("Provider");
     return c.json(providerJson(row), 200);

@@ -21,6 +21,9 @@ import {
 import { chatModelConfigs, chatProviders } from "../../src/db/schema/models";
 import { organizations } from "../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "./support/own-database";
+import { openedProvider } from "../../src/model-configs/provider-secrets";
+import { SecretUnreadableError } from "../../src/secrets/errors";
+import { testKeys } from "../support/test-keys";
 
 let own: OwnDatabase;
 let enabledProvider: string;
@@ -28,9 +31,10 @@ let disabledProvider: string;
 
 beforeAll(async () => {
   own = await createOwnDatabase("model_configs");
-  enabledProvider = (await createProvider(own.db, { type: "openai-compatible", name: "on", baseUrl: "http://127.0.0.1:1/v1" })).id;
+  enabledProvider = (await createProvider(own.db, { type: "openai-compatible", name: "on", baseUrl: "http://127.0.0.1:1/v1" }, testKeys))
+    .id;
   disabledProvider = (
-    await createProvider(own.db, { type: "openai-compatible", name: "off", baseUrl: "http://127.0.0.1:1/v1", enabled: false })
+    await createProvider(own.db, { type: "openai-compatible", name: "off", baseUrl: "http://127.0.0.1:1/v1", enabled: false }, testKeys)
   ).id;
 });
 afterAll(async () => own?.drop());
@@ -163,7 +167,7 @@ describe("resolveModelConfig", () => {
   let deleted: string;
   beforeAll(async () => {
     org = await newOrg();
-    const keyless = (await createProvider(own.db, { type: "openai", name: "openai-without-key" })).id;
+    const keyless = (await createProvider(own.db, { type: "openai", name: "openai-without-key" }, testKeys)).id;
     usable = (await createModelConfig(own.db, org, { providerId: enabledProvider, model: "usable", isDefault: true }, at(1))).id;
     disabled = (await createModelConfig(own.db, org, { providerId: enabledProvider, model: "disabled", enabled: false }, at(2))).id;
     providerOff = (await createModelConfig(own.db, org, { providerId: disabledProvider, model: "provider-off" }, at(3))).id;
@@ -217,7 +221,7 @@ describe("resolveModelConfig", () => {
 describe("deleting providers", () => {
   it("refuses while a live config uses it, then deletes it with its dead configs", async () => {
     const org = await newOrg();
-    const provider = await createProvider(own.db, { type: "anthropic", name: `doomed-${crypto.randomUUID()}`, apiKey: "sk-ant" });
+    const provider = await createProvider(own.db, { type: "anthropic", name: `doomed-${crypto.randomUUID()}`, apiKey: "sk-ant" }, testKeys);
     const cfg = await createModelConfig(own.db, org, { providerId: provider.id, model: "claude" }, at(1));
     await expect(deleteProvider(own.db, provider.id)).rejects.toBeInstanceOf(ProviderInUseError);
     await deleteModelConfig(own.db, org, cfg.id, at(2));
@@ -228,15 +232,40 @@ describe("deleting providers", () => {
   });
 
   it("updates only the fields given; null clears the key", async () => {
-    const p = await createProvider(own.db, { type: "openai", name: `patch-${crypto.randomUUID()}`, apiKey: "sk-1" });
-    const renamed = await updateProvider(own.db, p.id, { name: `${p.name}-x` }, new Date());
-    expect(renamed?.apiKey).toBe("sk-1");
-    const cleared = await updateProvider(own.db, p.id, { apiKey: null }, new Date());
-    expect(cleared?.apiKey).toBeNull();
+    const p = await createProvider(own.db, { type: "openai", name: `patch-${crypto.randomUUID()}`, apiKey: "sk-1" }, testKeys);
+    const renamed = await updateProvider(own.db, p.id, { name: `${p.name}-x` }, new Date(), testKeys);
+    expect(renamed?.apiKey).toBe(p.apiKey);
+    expect((await openedProvider(testKeys, renamed!)).apiKey).toBe("sk-1");
+    const cleared = await updateProvider(own.db, p.id, { apiKey: null }, new Date(), testKeys);
+    expect([cleared?.apiKey, cleared?.apiKeySealedWith]).toEqual([null, null]);
     const [row] = await own.db
       .select()
       .from(chatProviders)
       .where(and(eq(chatProviders.id, p.id), isNull(chatProviders.apiKey)));
     expect(row?.name).toBe(`${p.name}-x`);
+  });
+
+  it("stores the key sealed and bound to its row; a key from before sealing is read as it is", async () => {
+    const SECRET = `sk-live-${crypto.randomUUID()}`;
+    const p = await createProvider(own.db, { type: "openai", name: `sealed-${crypto.randomUUID()}`, apiKey: SECRET }, testKeys);
+    const other = await createProvider(own.db, { type: "openai", name: `other-${crypto.randomUUID()}`, apiKey: "sk-2" }, testKeys);
+    const stored = async (id: string) =>
+      (await own.pool.query("SELECT api_key, api_key_sealed_with FROM chat_providers WHERE id = $1", [id])).rows[0] as {
+        api_key: string;
+        api_key_sealed_with: string | null;
+      };
+    const raw = await stored(p.id);
+    expect(raw.api_key_sealed_with).toBe(testKeys.currentId);
+    expect(raw.api_key).toMatch(/^v1:/);
+    expect(raw.api_key).not.toContain(SECRET);
+    expect((await openedProvider(testKeys, p)).apiKey).toBe(SECRET);
+    // Moved to another provider's row, the ciphertext no longer opens.
+    await own.pool.query("UPDATE chat_providers SET api_key = $2 WHERE id = $1", [other.id, raw.api_key]);
+    const moved = (await own.db.select().from(chatProviders).where(eq(chatProviders.id, other.id)))[0]!;
+    await expect(openedProvider(testKeys, moved)).rejects.toBeInstanceOf(SecretUnreadableError);
+    // A row written before migration 0015: plaintext, no key id.
+    await own.pool.query("UPDATE chat_providers SET api_key = 'sk-legacy', api_key_sealed_with = NULL WHERE id = $1", [other.id]);
+    const legacy = (await own.db.select().from(chatProviders).where(eq(chatProviders.id, other.id)))[0]!;
+    expect((await openedProvider(testKeys, legacy)).apiKey).toBe("sk-legacy");
   });
 });

@@ -11,16 +11,21 @@ import type { ChatRow } from "../../src/db/schema/chats";
 import { createModelConfig, createProvider } from "../../src/model-configs/index";
 import type { ResolvedModelConfig } from "../../src/model-configs/resolve";
 import { fileEnv, history, text } from "./fixtures";
+import { testKeys } from "../support/test-keys";
 
 const file = fileEnv();
 let orgDefault: ResolvedModelConfig;
 beforeAll(async () => {
   const { env, db } = file;
-  const provider = await createProvider(db, {
-    type: "openai-compatible",
-    name: `fake-${crypto.randomUUID()}`,
-    baseUrl: `${inject("fakeModelUrl")}/v1`,
-  });
+  const provider = await createProvider(
+    db,
+    {
+      type: "openai-compatible",
+      name: `fake-${crypto.randomUUID()}`,
+      baseUrl: `${inject("fakeModelUrl")}/v1`,
+    },
+    testKeys,
+  );
   const config = await createModelConfig(
     db,
     env.owner.organizationId,
@@ -38,7 +43,7 @@ function generator() {
   const titles = new TitleGenerator({
     store: file.env.store,
     db: file.db,
-    config: { CHAT_MAX_GENERATION_RETRIES: 0 } as Config,
+    config: { CHAT_MAX_GENERATION_RETRIES: 0, CHAT_SECRETS_KEYS: testKeys } as Config,
     sleep: () => Promise.resolve(),
     now: () => new Date(),
     attributionKeys: new AttributionKeyCache(),

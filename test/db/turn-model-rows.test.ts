@@ -19,6 +19,7 @@ import { createModelConfig, createProvider, deleteModelConfig, updateModelConfig
 import { turnModelRowsFromJson, turnModelRowsSql, type TurnModelRows } from "../../src/model-configs/turn-model-rows";
 import { fileEnv, makeOwner, text } from "./fixtures";
 import { recordQueries } from "./support/record-queries";
+import { testKeys } from "../support/test-keys";
 
 const file = fileEnv();
 let onProvider: string;
@@ -26,9 +27,9 @@ let offProvider: string;
 beforeAll(async () => {
   const { db } = file;
   const tag = crypto.randomUUID();
-  onProvider = (await createProvider(db, { type: "openai-compatible", name: `on-${tag}`, baseUrl: "http://127.0.0.1:1/v1" })).id;
+  onProvider = (await createProvider(db, { type: "openai-compatible", name: `on-${tag}`, baseUrl: "http://127.0.0.1:1/v1" }, testKeys)).id;
   offProvider = (
-    await createProvider(db, { type: "openai-compatible", name: `off-${tag}`, baseUrl: "http://127.0.0.1:1/v1", enabled: false })
+    await createProvider(db, { type: "openai-compatible", name: `off-${tag}`, baseUrl: "http://127.0.0.1:1/v1", enabled: false }, testKeys)
   ).id;
 });
 
@@ -223,7 +224,11 @@ const COMPACTION_CASES: [string, (chat: { organizationId: string; ownerId: strin
     "an override whose provider is disabled since",
     async (chat) => {
       const provider = (
-        await createProvider(file.db, { type: "openai-compatible", name: `p-${crypto.randomUUID()}`, baseUrl: "http://127.0.0.1:1/v1" })
+        await createProvider(
+          file.db,
+          { type: "openai-compatible", name: `p-${crypto.randomUUID()}`, baseUrl: "http://127.0.0.1:1/v1" },
+          testKeys,
+        )
       ).id;
       await setModelOverride(
         file.db,

@@ -18,6 +18,8 @@ import { createProvider } from "../../src/model-configs/providers";
 import { setModelOverride } from "../../src/model-configs/model-overrides";
 import { organizations } from "../../src/db/schema/auth";
 import { createOwnDatabase } from "../db/support/own-database";
+import { TEST_SECRETS_KEYS } from "../../scripts/lib/test-secrets-keys";
+import { testKeys } from "../support/test-keys";
 
 const workdir = mkdtempSync(join(tmpdir(), "chatd-compaction-"));
 const cleanups: (() => Promise<void>)[] = [];
@@ -76,7 +78,7 @@ describe("compaction across runtimes", () => {
     const fakeUrl = inject("fakeModelUrl");
     const held = await gate(fakeUrl);
     const provider = (name: string, baseUrl: string) =>
-      createProvider(own.db, { type: "openai-compatible", name, baseUrl: `${baseUrl}/v1`, apiKey: "x", enabled: true });
+      createProvider(own.db, { type: "openai-compatible", name, baseUrl: `${baseUrl}/v1`, apiKey: "x", enabled: true }, testKeys);
     const chatProvider = await provider("fake", fakeUrl);
     const gateProvider = await provider("gated", held.url);
     const config = (providerId: string, isDefault: boolean) =>
@@ -96,6 +98,7 @@ describe("compaction across runtimes", () => {
         vars: {
           DATABASE_URL: own.url,
           NEON_WS_PROXY: inject("wsProxy"),
+          CHAT_SECRETS_KEYS: TEST_SECRETS_KEYS,
           CHAT_HEARTBEAT_INTERVAL_MS: "500",
           CHAT_STALE_THRESHOLD_MS: "3000",
         },

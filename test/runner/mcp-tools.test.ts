@@ -6,6 +6,7 @@
  * that cannot be reached is a warning part and the turn goes on, a tool error is an error result.
  */
 import { afterAll, describe, expect, inject, it } from "vitest";
+import { testKeys } from "../support/test-keys";
 import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
@@ -39,6 +40,19 @@ async function register(admin: TestUser, over: Record<string, unknown> = {}): Pr
   return (
     await expectJson<{ id: string }>(await api(`/organizations/${admin.organizationId}/mcp-servers`, { token: admin.token, body }), 201)
   ).id;
+}
+
+/** A server's stored credentials, as the table holds them. */
+async function credentialsOf(id: string): Promise<{ headers: Record<string, string> } & Record<string, unknown>> {
+  return withDb(
+    async (db) =>
+      (
+        await db.$client.query(
+          "SELECT bearer_token, bearer_token_sealed_with, headers, headers_sealed_with FROM mcp_servers WHERE id = $1",
+          [id],
+        )
+      ).rows[0],
+  );
 }
 
 /** MCP servers are registered by organization admins. */
@@ -188,6 +202,72 @@ describe("MCP tools", () => {
     );
     const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
     expect(mcpNames(offered)).toEqual(["renamed__add", "renamed__echo", "renamed__fail", "renamed__sleep"]);
+  });
+
+  it("keeps a server's credentials sealed at rest, and connects with them, as with ones stored in the clear before sealing", async () => {
+    const u = await adminWithModel();
+    const sealed = await register(u, { name: "sealed" });
+    const legacy = await register(u, { name: "legacy" });
+    const stored = await credentialsOf(sealed);
+    expect(stored).toMatchObject({ bearer_token_sealed_with: testKeys.currentId, headers_sealed_with: testKeys.currentId });
+    expect(Object.keys(stored.headers)).toEqual(["X-Test-Header"]);
+    expect(JSON.stringify(stored)).not.toContain(mcp.token);
+    expect(JSON.stringify(stored)).not.toContain(mcp.headerValue);
+    // As a row written before migration 0015: plaintext, no key ids.
+    await withDb((db) =>
+      db.$client.query(
+        "UPDATE mcp_servers SET bearer_token = $2, bearer_token_sealed_with = NULL, headers = $3, headers_sealed_with = NULL WHERE id = $1",
+        [legacy, mcp.token, JSON.stringify({ "X-Test-Header": mcp.headerValue })],
+      ),
+    );
+    const before = await stats();
+    const id = await start(u, "", [sealed, legacy]);
+    const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
+    expect(mcpNames(offered)).toEqual([
+      "legacy__add",
+      "legacy__echo",
+      "legacy__fail",
+      "legacy__sleep",
+      "sealed__add",
+      "sealed__echo",
+      "sealed__fail",
+      "sealed__sleep",
+    ]);
+    expect((await stats()).unauthorized).toBe(before.unauthorized);
+  });
+
+  it("a credential copied from another organization's server does not open: the server is skipped and nothing is sent", async () => {
+    const victim = await adminWithModel();
+    const victimServer = await register(victim, { name: "victim" });
+    const u = await adminWithModel();
+    const copied = await register(u, { name: "copied", bearer_token: "placeholder", headers: {} });
+    await withDb((db) =>
+      db.$client.query(
+        `UPDATE mcp_servers AS m SET bearer_token = v.bearer_token, bearer_token_sealed_with = v.bearer_token_sealed_with,
+           headers = v.headers, headers_sealed_with = v.headers_sealed_with
+         FROM mcp_servers AS v WHERE m.id = $1 AND v.id = $2`,
+        [copied, victimServer],
+      ),
+    );
+    const id = await start(u, "", [copied]);
+    const stream = await openStream(u, id);
+    try {
+      const before = await stats();
+      const offered = JSON.parse(textOf((await turn(u, id, `/offered-tools ${nonce()}`)).at(-1))) as { name: string }[];
+      // The victim's token is valid at the test server: had it been opened and sent, the tools would be offered.
+      expect(mcpNames(offered)).toEqual([]);
+      await expect
+        .poll(() =>
+          stream.events.some(
+            (e) => e.message_part?.part.type === "warning" && JSON.stringify(e.message_part.part).includes("mcp_connect_failed"),
+          ),
+        )
+        .toBe(true);
+      const after = await stats();
+      expect([after.sessionsOpened - before.sessionsOpened, after.unauthorized - before.unauthorized]).toEqual([0, 0]);
+    } finally {
+      stream.ws.close();
+    }
   });
 
   it("an interrupt during a call cancels it on the server and closes the turn's session", async () => {

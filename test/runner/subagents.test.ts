@@ -17,6 +17,7 @@ import { api, expectJson, type TestUser, withDb } from "../worker/support/accoun
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { inject } from "vitest";
 import type { Part, Message, Chat } from "./support/wire";
+import { testKeys } from "../support/test-keys";
 
 interface ToolResult {
   agent_id: string;
@@ -188,13 +189,17 @@ describe("subagents", () => {
       return row!.id;
     });
     const disabled = await withDb(async (db) => {
-      const provider = await createProvider(db, {
-        type: "openai-compatible",
-        name: `fake-off-${crypto.randomUUID().slice(0, 8)}`,
-        baseUrl: `${inject("fakeModelUrl")}/v1`,
-        apiKey: "x",
-        enabled: true,
-      });
+      const provider = await createProvider(
+        db,
+        {
+          type: "openai-compatible",
+          name: `fake-off-${crypto.randomUUID().slice(0, 8)}`,
+          baseUrl: `${inject("fakeModelUrl")}/v1`,
+          apiKey: "x",
+          enabled: true,
+        },
+        testKeys,
+      );
       const config = await createModelConfig(db, u.organizationId, { providerId: provider.id, model: "fake-off" }, new Date());
       await updateModelConfig(db, u.organizationId, config.id, { enabled: false }, new Date());
       return config.id;

@@ -6,6 +6,7 @@ import { describe, expect, it } from "vitest";
 import { chats } from "../../src/db/schema/chats";
 import { api, createTestUser, expectJson, type TestUser, unique, withDb } from "./support/accounts";
 import { eq } from "drizzle-orm";
+import { testKeys } from "../support/test-keys";
 
 interface McpServer {
   id: string;
@@ -64,6 +65,20 @@ describe("MCP server routes", () => {
       expect(text).not.toContain(SECRET);
       expect(text).not.toContain(HEADER_SECRET);
     }
+    // Stored sealed (docs/hardening.md): no plaintext in the table, the header names readable.
+    const sealed = await withDb(
+      async (db) =>
+        (
+          await db.$client.query(
+            "SELECT bearer_token, bearer_token_sealed_with, headers, headers_sealed_with FROM mcp_servers WHERE id = $1",
+            [created.id],
+          )
+        ).rows[0],
+    );
+    expect(sealed).toMatchObject({ bearer_token_sealed_with: testKeys.currentId, headers_sealed_with: testKeys.currentId });
+    expect(Object.keys(sealed.headers)).toEqual(["X-Api-Key"]);
+    expect(JSON.stringify(sealed)).not.toContain(SECRET);
+    expect(JSON.stringify(sealed)).not.toContain(HEADER_SECRET);
 
     // Members may not write.
     expect((await api(base(member), { token: member.token, body: { name: "x", url: "https://x.example/mcp" } })).status).toBe(403);

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { getProvider } from "../../src/model-configs/providers";
+import { openedProvider } from "../../src/model-configs/provider-secrets";
+import { testKeys } from "../support/test-keys";
 import { api, createTestUser, expectJson, unique, withDb } from "./support/accounts";
 
 interface ProviderJson {
@@ -30,7 +32,11 @@ describe("/chats/providers", () => {
     expect(text).not.toContain(SECRET);
     const created = await expectJson<ProviderJson>(res, 201);
     expect(created).toEqual({ id: created.id, type: "openai", name, base_url: null, enabled: true, has_api_key: true });
-    expect((await withDb((db) => getProvider(db, created.id)))?.apiKey).toBe(SECRET);
+    // Stored sealed (docs/hardening.md): the column holds no plaintext, and opens to the key.
+    const stored = await withDb((db) => getProvider(db, created.id));
+    expect(stored?.apiKeySealedWith).toBe(testKeys.currentId);
+    expect(stored?.apiKey).not.toContain(SECRET);
+    expect((await openedProvider(testKeys, stored!)).apiKey).toBe(SECRET);
 
     const list = await api("/chats/providers", { token: o.token });
     const listText = await list.clone().text();

@@ -7,6 +7,7 @@ import { describe, expect, it } from "vitest";
 import { createModelConfig } from "../../src/model-configs/configs";
 import { createProvider } from "../../src/model-configs/providers";
 import { api, createTestUser, expectJson, type TestUser, withDb } from "./support/accounts";
+import { testKeys } from "../support/test-keys";
 
 const text = (t: string) => [{ type: "text", text: t }];
 
@@ -19,13 +20,17 @@ interface Chat {
 
 async function modelOf(user: TestUser): Promise<string> {
   return withDb(async (db) => {
-    const provider = await createProvider(db, {
-      type: "openai-compatible",
-      name: `p-${crypto.randomUUID().slice(0, 8)}`,
-      baseUrl: "http://127.0.0.1:9/v1",
-      apiKey: "x",
-      enabled: true,
-    });
+    const provider = await createProvider(
+      db,
+      {
+        type: "openai-compatible",
+        name: `p-${crypto.randomUUID().slice(0, 8)}`,
+        baseUrl: "http://127.0.0.1:9/v1",
+        apiKey: "x",
+        enabled: true,
+      },
+      testKeys,
+    );
     return (await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "m", isDefault: true }, new Date())).id;
   });
 }

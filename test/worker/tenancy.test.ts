@@ -23,6 +23,7 @@ import { createProject } from "../../src/projects/projects";
 import { apiKeys, users } from "../../src/db/schema/auth";
 import { api, BASE, createTestUser, expectJson, type TestUser, unique, withDb } from "./support/accounts";
 import { SELF } from "cloudflare:test";
+import { testKeys } from "../support/test-keys";
 
 interface Victim {
   user: TestUser;
@@ -214,13 +215,17 @@ async function victimRows(v: Victim): Promise<string> {
 async function makeVictim(): Promise<Victim> {
   const user = await createTestUser({ role: "admin" });
   const { providerId, modelConfigId, projectId, mcpServerId } = await withDb(async (db) => {
-    const provider = await createProvider(db, {
-      type: "openai-compatible",
-      name: unique("victim-"),
-      baseUrl: "http://127.0.0.1:9/v1",
-      apiKey: "secret",
-      enabled: true,
-    });
+    const provider = await createProvider(
+      db,
+      {
+        type: "openai-compatible",
+        name: unique("victim-"),
+        baseUrl: "http://127.0.0.1:9/v1",
+        apiKey: "secret",
+        enabled: true,
+      },
+      testKeys,
+    );
     const config = await createModelConfig(db, user.organizationId, { providerId: provider.id, model: "m", isDefault: true }, new Date());
     const project = await createProject(db, { organizationId: user.organizationId, ownerId: user.id, name: "victim" }, new Date());
     await saveMemory(db, project.id, { name: "secret-plan", content: "the victim's memory" }, new Date());
@@ -231,11 +236,16 @@ async function makeVictim(): Promise<Victim> {
       { userId: user.id, organizationId: user.organizationId, context: "general" },
       { mode: "model", modelConfigId: config.id, reasoningEffort: "high" },
     );
-    const mcp = await createMcpServer(db, user.organizationId, {
-      name: "victim-tools",
-      url: "http://127.0.0.1:9/mcp",
-      bearerToken: "victim-secret",
-    });
+    const mcp = await createMcpServer(
+      db,
+      user.organizationId,
+      {
+        name: "victim-tools",
+        url: "http://127.0.0.1:9/mcp",
+        bearerToken: "victim-secret",
+      },
+      testKeys,
+    );
     return { providerId: provider.id, modelConfigId: config.id, projectId: project.id, mcpServerId: mcp.id };
   });
   const file = await expectJson<{ id: string }>(

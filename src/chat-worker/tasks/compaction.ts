@@ -178,7 +178,7 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
       return;
     }
     // Built here, not at preparation: a broken override fails only the turns that compact.
-    const model = attributedModel(summarizer, attribution, { fetch: ctx.fetch });
+    const model = await attributedModel(summarizer, attribution, ctx.config.CHAT_SECRETS_KEYS, { fetch: ctx.fetch });
     const outcome = await summarize({
       model: model.client.model,
       prompt,

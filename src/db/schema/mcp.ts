@@ -16,10 +16,14 @@ export const mcpServers = pgTable(
     name: text().notNull(),
     /** The Streamable HTTP endpoint, e.g. https://mcp.example.com/mcp */
     url: text().notNull(),
-    /** Extra request headers. Stored like provider API keys; never returned by the API (names only). */
+    /** Extra request headers, each value sealed like provider API keys; never returned by the API (names only). */
     headers: jsonb().$type<Record<string, string>>().notNull().default(sql`'{}'::jsonb`),
-    /** Sent as `Authorization: Bearer <token>`; never returned by the API. */
+    /** The key id the header values are sealed with; NULL: plaintext from before sealing (docs/hardening.md). */
+    headersSealedWith: text(),
+    /** Sent as `Authorization: Bearer <token>`; sealed; never returned by the API. */
     bearerToken: text(),
+    /** The id of the key bearerToken is sealed with; NULL: plaintext from before sealing. */
+    bearerTokenSealedWith: text(),
     enabled: boolean().notNull().default(true),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -12,8 +12,10 @@ export const chatProviders = pgTable("chat_providers", {
   type: text().notNull(),
   name: text().notNull().unique(),
   baseUrl: text(),
-  /** Never returned by the API. */
+  /** Never returned by the API. Sealed (src/model-configs/provider-secrets.ts), unless written before migration 0015. */
   apiKey: text(),
+  /** The id of the key apiKey is sealed with; NULL: plaintext from before sealing (docs/hardening.md). */
+  apiKeySealedWith: text(),
   enabled: boolean().notNull().default(true),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),

@@ -19,6 +19,8 @@ import { createProvider } from "../../../src/model-configs/providers";
 import { organizations } from "../../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "../../db/support/own-database";
 import { NO_TENANT_SHARES } from "../../support/no-tenant-shares";
+import { TEST_SECRETS_KEYS } from "../../../scripts/lib/test-secrets-keys";
+import { testKeys } from "../../support/test-keys";
 
 /** Test config: leases renew every 0.5 s and go stale after 3 s. */
 export const STALE_THRESHOLD_MS = 3_000;
@@ -68,13 +70,17 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
     loginType: TOKEN_LOGIN_TYPE,
     expiresAt: new Date(Date.now() + 3_600_000),
   });
-  const provider = await createProvider(own.db, {
-    type: "openai-compatible",
-    name: "fake",
-    baseUrl: `${inject("fakeModelUrl")}/v1`,
-    apiKey: "x",
-    enabled: true,
-  });
+  const provider = await createProvider(
+    own.db,
+    {
+      type: "openai-compatible",
+      name: "fake",
+      baseUrl: `${inject("fakeModelUrl")}/v1`,
+      apiKey: "x",
+      enabled: true,
+    },
+    testKeys,
+  );
   await createModelConfig(own.db, org!.id, { providerId: provider.id, model: "fake", isDefault: true }, new Date());
   return {
     own,
@@ -86,6 +92,7 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
         vars: {
           DATABASE_URL: own.url,
           NEON_WS_PROXY: wsProxy,
+          CHAT_SECRETS_KEYS: TEST_SECRETS_KEYS,
           CHAT_HEARTBEAT_INTERVAL_MS: "500",
           CHAT_STALE_THRESHOLD_MS: String(STALE_THRESHOLD_MS),
           ...NO_TENANT_SHARES,

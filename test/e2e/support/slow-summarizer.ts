@@ -11,6 +11,7 @@ import { createModelConfig } from "../../../src/model-configs/configs";
 import { createProvider } from "../../../src/model-configs/providers";
 import { setModelOverride } from "../../../src/model-configs/model-overrides";
 import type { Deployment } from "./deployment";
+import { testKeys } from "../../support/test-keys";
 
 export async function slowSummarizer(d: Deployment, delayMs: number): Promise<{ close(): Promise<void>; requests(): number }> {
   const upstream = inject("fakeModelUrl");
@@ -39,13 +40,17 @@ export async function slowSummarizer(d: Deployment, delayMs: number): Promise<{ 
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   const { rows } = await d.own.pool.query<{ id: string }>("SELECT id FROM organizations LIMIT 1");
   const orgId = rows[0]!.id;
-  const provider = await createProvider(d.own.db, {
-    type: "openai-compatible",
-    name: "slow",
-    baseUrl: `${url}/v1`,
-    apiKey: "x",
-    enabled: true,
-  });
+  const provider = await createProvider(
+    d.own.db,
+    {
+      type: "openai-compatible",
+      name: "slow",
+      baseUrl: `${url}/v1`,
+      apiKey: "x",
+      enabled: true,
+    },
+    testKeys,
+  );
   const config = await createModelConfig(d.own.db, orgId, { providerId: provider.id, model: "fake", isDefault: false }, new Date());
   await setModelOverride(d.own.db, orgId, "compaction", config.id);
   return {

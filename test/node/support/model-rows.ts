@@ -17,6 +17,8 @@ export function fakeProvider(fields: Partial<ProviderRow> = {}): ProviderRow {
     name: type,
     baseUrl: `${inject("fakeModelUrl")}/v1`,
     apiKey: "x",
+    // In the clear, as the model client gets it (provider-secrets.ts opens it first).
+    apiKeySealedWith: null,
     enabled: true,
     createdAt: now,
     updatedAt: now,

@@ -9,6 +9,7 @@ import { createProvider } from "../../../src/model-configs/providers";
 import { chatMessages } from "../../../src/db/schema/chats";
 import { createTestUser, type TestUser, withDb } from "../../worker/support/accounts";
 import { modelUsers } from "./model-user";
+import { testKeys } from "../../support/test-keys";
 
 export interface ModelSpec {
   contextLimit: number;
@@ -26,13 +27,17 @@ export interface CompactionUser extends TestUser {
 async function config(organizationId: string, spec: ModelSpec, isDefault: boolean): Promise<string> {
   return withDb(async (db) => {
     const type = spec.providerType ?? "openai-compatible";
-    const provider = await createProvider(db, {
-      type,
-      name: `fake-${crypto.randomUUID().slice(0, 8)}`,
-      baseUrl: `${inject("fakeModelUrl")}/v1`,
-      apiKey: "x",
-      enabled: true,
-    });
+    const provider = await createProvider(
+      db,
+      {
+        type,
+        name: `fake-${crypto.randomUUID().slice(0, 8)}`,
+        baseUrl: `${inject("fakeModelUrl")}/v1`,
+        apiKey: "x",
+        enabled: true,
+      },
+      testKeys,
+    );
     const row = await createModelConfig(
       db,
       organizationId,

@@ -5,6 +5,7 @@ import type { ModelConfigOptions } from "../../../src/model-configs/options";
 import { createProvider, type ProviderType } from "../../../src/model-configs/providers";
 import { chats } from "../../../src/db/schema/chats";
 import { api, createTestUser, type TestUser, type TestUserOptions, withDb } from "../../worker/support/accounts";
+import { testKeys } from "../../support/test-keys";
 
 /** Every user made here, so a file's teardown can release what its chats still hold. */
 export const modelUsers: TestUser[] = [];
@@ -26,13 +27,17 @@ export async function userWithProvider(
 ): Promise<TestUser> {
   const user = await createTestUser(opts);
   await withDb(async (db) => {
-    const provider = await createProvider(db, {
-      type,
-      name: `fake-${crypto.randomUUID().slice(0, 8)}`,
-      baseUrl: `${inject("fakeModelUrl")}/v1`,
-      apiKey: "x",
-      enabled: true,
-    });
+    const provider = await createProvider(
+      db,
+      {
+        type,
+        name: `fake-${crypto.randomUUID().slice(0, 8)}`,
+        baseUrl: `${inject("fakeModelUrl")}/v1`,
+        apiKey: "x",
+        enabled: true,
+      },
+      testKeys,
+    );
     await createModelConfig(db, user.organizationId, { providerId: provider.id, model, isDefault: true, options }, new Date());
   });
   modelUsers.push(user);

@@ -13,6 +13,8 @@ function provider(type: string, fields: Partial<ProviderRow> = {}): ProviderRow 
     name: `my-${type}`,
     baseUrl: "http://127.0.0.1:9/v1",
     apiKey: "k",
+    // In the clear, as the model client gets it (provider-secrets.ts opens it first).
+    apiKeySealedWith: null,
     enabled: true,
     createdAt: now,
     updatedAt: now,

@@ -23,10 +23,13 @@ function fakeConnector() {
 
 const server = (name: string, url = `http://${name}/mcp`, updatedAt = new Date(0)): McpServerToConnect => ({
   id: `id-${name}`,
+  organizationId: "org",
   name,
   url,
   headers: {},
+  headersSealedWith: null,
   bearerToken: null,
+  bearerTokenSealedWith: null,
   updatedAt,
 });
 
