@@ -3,12 +3,14 @@
  * (docs/mcp.md). The SDK's error messages carry what the server sent (an error page, a stack
  * trace, whatever the URL answered): those stay in the object's logs, never in front of members.
  */
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { OutboundRefusedError } from "../outbound/guard";
 
 export function connectFailureReason(err: unknown): string {
   if (err instanceof OutboundRefusedError) return err.reason;
+  if (err instanceof UnauthorizedError) return "HTTP 401";
   if (err instanceof StreamableHTTPError) {
     // -1: the answer was not JSON or an event stream.
     return typeof err.code === "number" && err.code >= 100 ? `HTTP ${err.code}` : "not an MCP server";
@@ -20,7 +22,6 @@ export function connectFailureReason(err: unknown): string {
   }
   if (err instanceof Error) {
     if (err.name === "TimeoutError" || err.name === "AbortError") return "timed out";
-    if (err.name === "UnauthorizedError") return "HTTP 401";
     // A JSON-RPC message that does not parse or fit the protocol's schema.
     if (err.name === "SyntaxError" || err.name === "ZodError" || err.name === "$ZodError") return "not an MCP server";
     if (/refused/i.test(err.message)) return "connection refused";

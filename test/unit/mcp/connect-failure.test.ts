@@ -1,4 +1,5 @@
 /** The few fixed words a chat's warning says about a server that did not connect (src/mcp/connect-failure.ts). */
+import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ describe("an MCP connect failure's reason", () => {
     const cases: [unknown, string][] = [
       [new StreamableHTTPError(500, `Error POSTing to endpoint: ${page}`), "HTTP 500"],
       [new StreamableHTTPError(401, page), "HTTP 401"],
+      [new UnauthorizedError("No auth provider"), "HTTP 401"],
       [new StreamableHTTPError(-1, `Unexpected content type: text/html ${page}`), "not an MCP server"],
       [new McpError(ErrorCode.RequestTimeout, "Request timed out"), "timed out"],
       [new McpError(ErrorCode.ConnectionClosed, "Connection closed"), "connection closed"],
