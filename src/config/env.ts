@@ -85,19 +85,6 @@ export const configSchema = z.object({
     .string()
     .refine((v) => v === "" || v.length >= 16, { error: "CHAT_BOOTSTRAP_SECRET must be empty (POST /users/first off) or 16+ characters" })
     .default(""),
-  // Single sign-on (docs/accounts.md "Single sign-on"): an OpenID Connect issuer; empty: off. With
-  // one, the client id, its secret (a secret: `wrangler secret put OIDC_CLIENT_SECRET`) and the
-  // email domains allowed to sign in are required; new users join OIDC_ORGANIZATION (a name;
-  // empty: the default organization).
-  OIDC_ISSUER: z
-    .string()
-    .regex(/^$|^https?:\/\/\S+$/, { error: "OIDC_ISSUER must be empty (single sign-on off) or an http(s) URL" })
-    .default(""),
-  OIDC_CLIENT_ID: z.string().default(""),
-  OIDC_CLIENT_SECRET: z.string().default(""),
-  OIDC_ALLOWED_DOMAINS: z
-    .string()
-    .default("")
   // The keys provider API keys and MCP credentials are sealed with (docs/hardening.md), a secret:
   // `wrangler secret put CHAT_SECRETS_KEYS`. Required: a deployment without it answers every
   // request with this error, rather than store a credential in the clear or fail to read one.
@@ -113,6 +100,19 @@ export const configSchema = z.object({
         return z.NEVER;
       }
     }),
+  // Single sign-on (docs/accounts.md "Single sign-on"): an OpenID Connect issuer; empty: off. With
+  // one, the client id, its secret (a secret: `wrangler secret put OIDC_CLIENT_SECRET`) and the
+  // email domains allowed to sign in are required; new users join OIDC_ORGANIZATION (a name;
+  // empty: the default organization).
+  OIDC_ISSUER: z
+    .string()
+    .regex(/^$|^https?:\/\/\S+$/, { error: "OIDC_ISSUER must be empty (single sign-on off) or an http(s) URL" })
+    .default(""),
+  OIDC_CLIENT_ID: z.string().default(""),
+  OIDC_CLIENT_SECRET: z.string().default(""),
+  OIDC_ALLOWED_DOMAINS: z
+    .string()
+    .default("")
     .transform((v) =>
       v
         .split(",")
