@@ -18,7 +18,7 @@ export interface SealedValue {
 }
 
 /** Seals `plaintext` with the ring's current key. */
-export async function seal(ring: KeyRing, plaintext: string, aad: Uint8Array, where: string): Promise<SealedValue> {
+export async function seal(ring: KeyRing, plaintext: string, aad: Uint8Array<ArrayBuffer>, where: string): Promise<SealedValue> {
   const keyId = ring.currentId;
   const key = await ring.cryptoKey(keyId, where);
   const iv = crypto.getRandomValues(new Uint8Array(IV_BYTES));
@@ -30,7 +30,7 @@ export async function seal(ring: KeyRing, plaintext: string, aad: Uint8Array, wh
  * The plaintext of `sealed`. UnknownSecretKeyError when the ring lacks its key; SecretUnreadableError
  * when it is malformed, altered, or opened with other additional data than it was sealed with.
  */
-export async function open(ring: KeyRing, sealed: SealedValue, aad: Uint8Array, where: string): Promise<string> {
+export async function open(ring: KeyRing, sealed: SealedValue, aad: Uint8Array<ArrayBuffer>, where: string): Promise<string> {
   const key = await ring.cryptoKey(sealed.keyId, where);
   const [version, ivText, ciphertextText, ...rest] = sealed.envelope.split(":");
   const iv = ivText === undefined ? undefined : fromBase64(ivText);

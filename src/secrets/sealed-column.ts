@@ -37,8 +37,9 @@ export interface StoredMap {
 
 const FORMAT = "chatd-secret/v1";
 
-function aad(column: SealedColumn, row: RowIdentity, entry: string | null): Uint8Array {
-  return new TextEncoder().encode(JSON.stringify([FORMAT, column.table, column.column, row.tenant, row.id, entry]));
+function aad(column: SealedColumn, row: RowIdentity, entry: string | null): Uint8Array<ArrayBuffer> {
+  // Copied: WebCrypto's types want bytes over an ArrayBuffer, which workerd's TextEncoder does not promise.
+  return Uint8Array.from(new TextEncoder().encode(JSON.stringify([FORMAT, column.table, column.column, row.tenant, row.id, entry])));
 }
 
 function where(column: SealedColumn, row: RowIdentity, entry: string | null): string {
