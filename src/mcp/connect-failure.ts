@@ -7,9 +7,12 @@ import { UnauthorizedError } from "@modelcontextprotocol/sdk/client/auth.js";
 import { StreamableHTTPError } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { OutboundRefusedError } from "../outbound/guard";
+import { SecretsError } from "../secrets/errors";
 
 export function connectFailureReason(err: unknown): string {
   if (err instanceof OutboundRefusedError) return err.reason;
+  // Sealed with a key CHAT_SECRETS_KEYS no longer holds, or altered: nothing was sent (docs/hardening.md).
+  if (err instanceof SecretsError) return "credentials cannot be opened";
   if (err instanceof UnauthorizedError) return "HTTP 401";
   if (err instanceof StreamableHTTPError) {
     // -1: the answer was not JSON or an event stream.

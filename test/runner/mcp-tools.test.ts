@@ -259,7 +259,9 @@ describe("MCP tools", () => {
       await expect
         .poll(() =>
           stream.events.some(
-            (e) => e.message_part?.part.type === "warning" && JSON.stringify(e.message_part.part).includes("mcp_connect_failed"),
+            (e) =>
+              e.message_part?.part.type === "warning" &&
+              JSON.stringify(e.message_part.part).includes("could not be reached (credentials cannot be opened)"),
           ),
         )
         .toBe(true);

@@ -5,6 +5,7 @@ import { ErrorCode, McpError } from "@modelcontextprotocol/sdk/types.js";
 import { describe, expect, it } from "vitest";
 import { connectFailureReason } from "../../../src/mcp/connect-failure";
 import { OutboundRefusedError } from "../../../src/outbound/guard";
+import { SecretUnreadableError, UnknownSecretKeyError } from "../../../src/secrets/errors";
 
 describe("an MCP connect failure's reason", () => {
   it("names the failure, never what the server sent", () => {
@@ -19,6 +20,8 @@ describe("an MCP connect failure's reason", () => {
       [new McpError(ErrorCode.InternalError, page), "protocol error"],
       [new OutboundRefusedError("address", "loopback.test resolves to 127.0.0.1, a loopback address"), "address not allowed"],
       [new OutboundRefusedError("dns_failed", "resolving x failed"), "DNS resolution failed"],
+      [new UnknownSecretKeyError("k0", "mcp_servers.bearer_token of row r"), "credentials cannot be opened"],
+      [new SecretUnreadableError("mcp_servers.headers of row r"), "credentials cannot be opened"],
       [new DOMException("The operation timed out.", "TimeoutError"), "timed out"],
       [new TypeError("fetch failed: connect ECONNREFUSED 127.0.0.1:9"), "connection refused"],
       [new TypeError("Network connection lost."), "connection failed"],
