@@ -11,8 +11,9 @@
  * and the statement keeps its parameters: objects (JSON goes through pgJson as text), buffers, a
  * string holding NUL (the protocol ends a query at NUL), a non-finite number, an invalid date, an
  * array holding anything but words. Dates are written as ISO 8601 in UTC (every timestamp column
- * is timestamptz). `$n` is replaced outside quoted strings only; a statement with dollar quoting
- * or quoted identifiers is left alone, as is one naming a parameter it was not given.
+ * is timestamptz). `$n` is replaced outside quoted strings only; a statement with dollar quoting,
+ * quoted identifiers or a comment (`--`, `/*`) is left alone, as is one naming a parameter it was
+ * not given.
  */
 
 const WORD = /^[A-Za-z0-9_.:-]{1,128}$/;
@@ -24,7 +25,9 @@ export function inlineParameters(text: string, values: readonly unknown[]): stri
     if (literal === undefined) return undefined;
     literals.push(literal);
   }
-  if (text.includes("$$") || text.includes('"')) return undefined;
+  // A comment would swallow what follows it to the end of the line (or the `*/`), parameters
+  // included: a statement with one keeps its parameters.
+  if (text.includes("$$") || text.includes('"') || text.includes("--") || text.includes("/*")) return undefined;
   // Slices between the placeholders, joined once: a character at a time, a commit write's
   // several kilobytes of SQL made a string node per character.
   const parts: string[] = [];

@@ -2,6 +2,7 @@
  * `GET /api/v2/health`: answers only after a round trip Worker → ChatObject → Postgres, so a
  * green health check proves every layer.
  */
+import { logger } from "../log/log";
 import { createRoute } from "@hono/zod-openapi";
 import { configFromEnv } from "../config/env";
 import { createRouter } from "../http/router";
@@ -27,5 +28,7 @@ export const health = createRouter().openapi(route, async (c) => {
   const stub = chatObjectStub(c.env, HEALTH_OBJECT_NAME);
   const db = await stub.checkDatabase();
   if (db.ok) return c.json({ ok: true, db: "ok" as const }, 200);
-  return c.json({ ok: false, db: "unavailable" as const, detail: db.error }, 503);
+  // The driver's words (addresses, roles) stay in the log: this route answers anyone.
+  logger.warn("health_database_unavailable", { error: db.error });
+  return c.json({ ok: false, db: "unavailable" as const }, 503);
 });

@@ -123,7 +123,11 @@ async function round(): Promise<void> {
     try {
       await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS false`);
       killed += (await admin.query<{ n: number }>(KILL_OTHERS, [database])).rows[0]!.n;
-      await new Promise((r) => setTimeout(r, OUTAGE_MS));
+      await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
+      // Unauthenticated, so it says that the database is down and nothing of what the driver said.
+      const health = await fetch(`${dev.url}/api/v2/health`);
+      expect({ status: health.status, body: await health.json() }).toEqual({ status: 503, body: { ok: false, db: "unavailable" } });
+      await new Promise((r) => setTimeout(r, OUTAGE_MS / 2));
     } finally {
       await admin.query(`ALTER DATABASE "${database}" ALLOW_CONNECTIONS true`);
       await admin.end();

@@ -25,6 +25,14 @@ describe("inlineParameters", () => {
     expect(inlineParameters("SELECT $1, $10, $11", values)).toBe("SELECT '1', '10', '11'");
   });
 
+  it("refuses a statement with a comment: inlined text could end the comment and run", () => {
+    const hostile = "x\nDELETE FROM chats; --";
+    expect(inlineParameters("SELECT 1 -- $1\nFROM chats WHERE id = $2", [hostile, ID])).toBeUndefined();
+    expect(inlineParameters("SELECT /* $1 */ $2", [hostile, ID])).toBeUndefined();
+    // The same statement without its comment is inlined as before.
+    expect(inlineParameters("SELECT $1", [hostile])).toBe("SELECT E'x\nDELETE FROM chats; --'");
+  });
+
   it("leaves $n inside a quoted string alone", () => {
     expect(inlineParameters("SELECT '$1 and ''$2''', $1", [7])).toBe("SELECT '$1 and ''$2''', '7'");
   });
