@@ -1,7 +1,7 @@
 import { mkdirSync } from "node:fs";
 import { defineConfig } from "vitest/config";
 import { cloudflareTest } from "@cloudflare/vitest-plugin";
-import { NO_TENANT_SHARES } from "./test/support/no-tenant-shares";
+import { FAIR_USE_OFF } from "./test/support/fair-use-off";
 import { TEST_SECRETS_KEYS } from "./scripts/lib/test-secrets-keys";
 
 // One `vitest run` for every layer. Each project is a layer of the stack:
@@ -44,7 +44,7 @@ const RUNNER_TIMERS = {
   // Retries play out in a second (0.4 s, then 0.8 s), still long enough to see the retry state.
   CHAT_RETRY_INITIAL_DELAY_MS: "400",
   CHAT_ROOT_CONCURRENCY: "0",
-  ...NO_TENANT_SHARES,
+  ...FAIR_USE_OFF,
   CHAT_STREAM_SYNC_POLL_MS: "2000",
 };
 
@@ -65,12 +65,12 @@ function workersProject(
             DATABASE_URL: inject("databaseUrl"),
             NEON_WS_PROXY: inject("wsProxy"),
             NEON_PIPELINE_CONNECT: inject("pipelineConnect"),
-            // The fixed test keys, which Node-side test code seals with too (docs/hardening.md).
-            CHAT_SECRETS_KEYS: TEST_SECRETS_KEYS,
             // Outbound requests (docs/hardening.md): names resolve through the project's fake resolver;
             // only its MCP server and 127.0.0.1:9 skip the address checks (test/support/stack-setup.ts).
             CHAT_OUTBOUND_DNS_URL: inject("dohUrl"),
             CHAT_OUTBOUND_ALLOW: inject("testOutboundAllow"),
+            // The fixed test keys, which Node-side test code seals with too (docs/hardening.md).
+            CHAT_SECRETS_KEYS: TEST_SECRETS_KEYS,
             ...vars,
             // Vars whose value a globalSetup only knows at run time (the hook consumer's address).
             ...Object.fromEntries(Object.entries(extra.injected ?? {}).map(([name, key]) => [name, inject(key)])),
@@ -118,6 +118,7 @@ export default defineConfig({
           CHAT_MAX_ATTACHMENTS_PER_CHAT: "3",
           // The API alone: chats stay where each request leaves them.
           CHAT_WORKER_ENABLED: "false",
+          ...FAIR_USE_OFF,
           // A location hint on (docs/placement.md): local workerd accepts and ignores it, so the whole
           // API runs through the stub path a deployment with a region set uses.
           CHAT_OBJECT_LOCATION_HINT: "weur",

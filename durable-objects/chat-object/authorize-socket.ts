@@ -16,12 +16,18 @@ export async function authorizeSocket(runtime: ChatRuntime, chatId: string, toke
     return await keys.afterRequest(async () => {
       const caller = await keys.callerFor(token, chatId);
       ownedBy(await runtime.store().identity(chatId), { chatId, callerId: caller.userId });
+      await runtime.rateLimits().socketOpen(caller);
       return caller;
     });
   } catch (err) {
     const answer = apiErrorOf(errorValue(err));
     if (answer.status >= 500) logger.error("socket_authorize_failed", { chat_id: chatId, error: errorText(err) });
-    const headers: Record<string, string> = answer.code === DATABASE_UNAVAILABLE ? { "Retry-After": RETRY_AFTER_SECONDS } : {};
+    const headers: Record<string, string> =
+      answer.code === DATABASE_UNAVAILABLE
+        ? { "Retry-After": RETRY_AFTER_SECONDS }
+        : answer.retry
+          ? { "Retry-After": String(answer.retry.retryAfterSeconds) }
+          : {};
     return Response.json(errorBody(answer), { status: answer.status, headers });
   }
 }

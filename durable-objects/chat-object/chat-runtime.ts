@@ -24,6 +24,7 @@ import { mcpUrlGuard } from "../../src/mcp/url-guard";
 import { ObjectTracing } from "../../src/observability/object-tracing";
 import { sessionLifetime } from "../../src/accounts/sessions";
 import { VerifiedKeys } from "../../src/accounts/verified-keys";
+import { type RateLimits, rateLimitsOf } from "../../src/limits/rate-limits";
 import { AttributionKeyCache } from "../../src/chat-worker/attribution";
 import { ChatWorker, type WorkerHost } from "../../src/chat-worker/chat-worker";
 import { r2FileReader } from "../../src/chat-worker/prompt-files";
@@ -80,6 +81,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
   #context: CommandContext | undefined;
   #worker: ChatWorker | undefined;
   #keys: VerifiedKeys | undefined;
+  #rateLimits: RateLimits | undefined;
   /** When the worker's next heartbeat/sync tick is due (null: none); a source of the object's alarm. */
   #tickAt: number | null = null;
   /**
@@ -185,6 +187,12 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     return this.#keys;
   }
 
+  /** The deployment's rate limits (docs/fairness.md), counted here for tokens the object authenticates. */
+  rateLimits(): RateLimits {
+    this.#rateLimits ??= rateLimitsOf(this.parts.env);
+    return this.#rateLimits;
+  }
+
   /** The chat worker (spec "Chat worker"); it never acquires when CHAT_WORKER_ENABLED=false (the API alone). */
   worker(chatId: string): ChatWorker {
     if (!this.#worker) {
@@ -207,7 +215,11 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
         db,
         now: () => new Date(),
         mcp: { connections: this.mcp, toolOutputMaxBytes: config.CHAT_MCP_TOOL_OUTPUT_MAX_BYTES },
-        subagents: { host: children, pool: store.pool },
+        subagents: {
+          host: children,
+          pool: store.pool,
+          quotas: { perTurn: config.CHAT_MAX_SUBAGENTS_PER_TURN, perFamily: config.CHAT_MAX_SUBAGENTS_PER_FAMILY },
+        },
       });
       this.#worker = new ChatWorker(
         chatId,

@@ -11,6 +11,9 @@ import { parseCursorsHeader } from "../../src/stream/resume-cursors";
 import type { StreamPart } from "../../src/wire/stream-part";
 import type { AlarmClock } from "./alarm-clock";
 import { authorizeSocket } from "./authorize-socket";
+import { errorValue } from "../../src/chat-commands/error-value";
+import { apiErrorOf, errorBody } from "../../src/http/errors";
+import { QuotaExceededError } from "../../src/limits/errors";
 import type { ChatRuntime } from "./chat-runtime";
 import { CHAT_ID_HEADER, CREDENTIALS_HEADER, STREAM_CURSORS_HEADER } from "./headers";
 import type { ObjectChatId } from "./object-chat-id";
@@ -58,6 +61,8 @@ export class SocketUpgrades {
         return new Response("expected a WebSocket upgrade", { status: 426 });
       const caller = await authorizeSocket(this.deps.runtime, chatId, request.headers.get(CREDENTIALS_HEADER) ?? undefined);
       if (caller instanceof Response) return caller;
+      const full = this.#overQuota(caller.userId);
+      if (full) return Response.json(errorBody(apiErrorOf(errorValue(full))), { status: 403 });
       this.deps.chatId.seen(chatId);
       const session = socketSession(currentRequestId() ?? crypto.randomUUID(), caller);
       const pair = new WebSocketPair();
@@ -65,6 +70,27 @@ export class SocketUpgrades {
       else this.#openStream(pair[1], chatId, request, session);
       return new Response(null, { status: 101, webSocket: pair[0] });
     });
+  }
+
+  /**
+   * The socket quotas (docs/fairness.md): the chat's open sockets, and the caller's among them.
+   * Counted from the sockets themselves, so a socket that closed, hibernated or not, frees its place.
+   */
+  #overQuota(userId: string): QuotaExceededError | null {
+    const config = this.deps.runtime.config();
+    const open = [...this.deps.streams.checked(), ...this.#partsChecked()];
+    if (open.length >= config.CHAT_MAX_SOCKETS_PER_CHAT) {
+      return new QuotaExceededError("sockets_per_chat", config.CHAT_MAX_SOCKETS_PER_CHAT, "The chat has as many sockets open as it may.");
+    }
+    const own = open.filter((socket) => socket.session?.userId === userId).length;
+    if (own >= config.CHAT_MAX_SOCKETS_PER_USER) {
+      return new QuotaExceededError(
+        "sockets_per_user",
+        config.CHAT_MAX_SOCKETS_PER_USER,
+        "You have as many sockets open on this chat as you may.",
+      );
+    }
+    return null;
   }
 
   #openStream(server: WebSocket, chatId: string, request: Request, session: SocketSession): void {

@@ -23,6 +23,8 @@ export const LAYERS: readonly string[] = [
   "src/observability",
   "src/db",
   "src/wire",
+  // Fair use (docs/fairness.md): rate limits, quotas and their errors, which commands, routes and tools raise.
+  "src/limits",
   "src/accounts",
   "src/model-configs",
   "src/projects",

@@ -7,6 +7,8 @@
  */
 import type { Caller } from "../accounts/authentication";
 import type { VerifiedKeys } from "../accounts/verified-keys";
+import { assertChatsQuota } from "../limits/quotas";
+import type { RateLimits } from "../limits/rate-limits";
 import { requestIdFrom, runInRequest } from "../log/request-context";
 import { chatOrganizationFor } from "./chat-organization";
 import type { ChatCommand, CommandContext } from "./context";
@@ -45,7 +47,11 @@ export type CreateRequest = Omit<CreateChatCommand, "callerId" | "organizationId
 export interface CommandRuntime {
   context(chatId: string): CommandContext;
   keys(): VerifiedKeys;
+  rateLimits(): RateLimits;
 }
+
+/** The commands that change nothing: not counted against the sender's write limits. */
+const READS: ReadonlySet<string> = new Set(["read_chat", "read_messages", "turns"]);
 
 export class ChatCommands {
   constructor(private readonly runtime: CommandRuntime) {}
@@ -54,7 +60,11 @@ export class ChatCommands {
   create(from: Sender, cmd: CreateRequest) {
     return this.#run(from, cmd.chatId, "create", async (caller) => {
       const ctx = this.runtime.context(cmd.chatId);
-      const organizationId = await chatOrganizationFor(ctx.db, caller, cmd.organizationId);
+      // Side by side: the quota's read costs no round trip of its own.
+      const [organizationId] = await Promise.all([
+        chatOrganizationFor(ctx.db, caller, cmd.organizationId),
+        assertChatsQuota(ctx.store.pool, caller.userId, ctx.config.CHAT_MAX_CHATS_PER_USER),
+      ]);
       return createChatCommand(ctx, { ...cmd, callerId: caller.userId, organizationId });
     });
   }
@@ -148,6 +158,8 @@ export class ChatCommands {
         outcome(logName, async () => {
           const caller = await keys.callerFor(from.token, chatId);
           userId = caller.userId;
+          // A token left to the object is counted here; a caller the Worker authenticated, there.
+          if (!READS.has(logName)) await this.runtime.rateLimits().write(caller);
           return run(caller);
         }),
       );

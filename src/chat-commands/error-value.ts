@@ -25,6 +25,7 @@ import {
 } from "../accounts/errors";
 import { ChatStoreError, type ChatStoreErrorCode } from "../chats/errors";
 import { FileAttachmentError } from "../files/files";
+import { QuotaExceededError, type QuotaName, RateLimitedError, type RateLimitName } from "../limits/errors";
 import { McpServerUnavailableError } from "../mcp/errors";
 import { ModelConfigUnavailableError, NoDefaultModelConfigError, ProviderInUseError, UnknownProviderError } from "../model-configs/errors";
 import { isDatabaseUnavailable } from "../db/pg-errors";
@@ -52,6 +53,8 @@ export type ErrorValue =
   | { name: "SingleSignOnRefusedError"; reason: string }
   | { name: "BootstrapRefusedError"; reason: BootstrapRefusedError["reason"]; message: string }
   | { name: "TooManySignInAttemptsError"; retryAfterSeconds: number }
+  | { name: "RateLimitedError"; limit: RateLimitName; retryAfterSeconds: number }
+  | { name: "QuotaExceededError"; quota: QuotaName; limit: number; message: string }
   | { name: "OrganizationUnavailableError"; reason: OrganizationUnavailableError["reason"] }
   | { name: "UnknownProviderError"; message: string }
   | { name: "ModelConfigUnavailableError" | "NoDefaultModelConfigError"; message: string }
@@ -106,6 +109,8 @@ function accountAndModelConfigError(err: unknown): ErrorValue | undefined {
   if (err instanceof SingleSignOnRefusedError) return { name: "SingleSignOnRefusedError", reason: err.reason };
   if (err instanceof BootstrapRefusedError) return { name: "BootstrapRefusedError", reason: err.reason, message: err.message };
   if (err instanceof TooManySignInAttemptsError) return { name: "TooManySignInAttemptsError", retryAfterSeconds: err.retryAfterSeconds };
+  if (err instanceof RateLimitedError) return { name: "RateLimitedError", limit: err.limit, retryAfterSeconds: err.retryAfterSeconds };
+  if (err instanceof QuotaExceededError) return { name: "QuotaExceededError", quota: err.quota, limit: err.limit, message: err.message };
   if (err instanceof OrganizationUnavailableError) return { name: "OrganizationUnavailableError", reason: err.reason };
   if (err instanceof UnknownProviderError) return { name: "UnknownProviderError", message: err.message };
   if (err instanceof ModelConfigUnavailableError) return { name: "ModelConfigUnavailableError", message: err.message };

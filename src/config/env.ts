@@ -33,6 +33,22 @@ export const configSchema = z.object({
   // 0 means unlimited, as the spec's limiter allows.
   CHAT_ROOT_CONCURRENCY: int("CHAT_ROOT_CONCURRENCY", 0),
   CHAT_SUBAGENT_CONCURRENCY: int("CHAT_SUBAGENT_CONCURRENCY", 0),
+  // Rate limits (docs/fairness.md): the [[ratelimits]] bindings of wrangler.toml. Off only for
+  // suites that are not about them; a shared deployment keeps them on.
+  CHAT_RATE_LIMITS_ENABLED: z
+    .enum(["true", "false"], { error: "CHAT_RATE_LIMITS_ENABLED must be true or false" })
+    .default("true")
+    .transform((v) => v === "true"),
+  // Quotas (docs/fairness.md "Quotas"): what one tenant may keep. Each refusal is 403 quota_exceeded.
+  CHAT_MAX_CHATS_PER_USER: int("CHAT_MAX_CHATS_PER_USER", 1).default(1_000),
+  CHAT_MAX_SOCKETS_PER_CHAT: int("CHAT_MAX_SOCKETS_PER_CHAT", 1).default(100),
+  CHAT_MAX_SOCKETS_PER_USER: int("CHAT_MAX_SOCKETS_PER_USER", 1).default(20),
+  CHAT_MAX_UPLOAD_BYTES_PER_USER: int("CHAT_MAX_UPLOAD_BYTES_PER_USER", 1).default(1_073_741_824),
+  CHAT_MAX_UPLOAD_BYTES_PER_ORGANIZATION: int("CHAT_MAX_UPLOAD_BYTES_PER_ORGANIZATION", 1).default(10_737_418_240),
+  // Hours an upload no message attached is kept; the cron purges it after.
+  CHAT_UNATTACHED_UPLOAD_TTL_HOURS: int("CHAT_UNATTACHED_UPLOAD_TTL_HOURS", 1).default(24),
+  CHAT_MAX_SUBAGENTS_PER_TURN: int("CHAT_MAX_SUBAGENTS_PER_TURN", 1).default(8),
+  CHAT_MAX_SUBAGENTS_PER_FAMILY: int("CHAT_MAX_SUBAGENTS_PER_FAMILY", 1).default(50),
   // Fair admission (docs/fairness.md): the most of each pool one user and one organization hold at
   // once; a tenant at its share waits, the rest of the pool stays free for others. 0: no share.
   CHAT_ROOT_CONCURRENCY_PER_USER: int("CHAT_ROOT_CONCURRENCY_PER_USER", 0).default(2),

@@ -1,6 +1,6 @@
 /**
- * The Cron Trigger, once a minute: the acquisition sweep, the auto-archive loop, the purge and
- * the sign-in failures that count for nothing any more, on one short-lived pool. Each step runs even when an earlier one failed; the first failure is
+ * The Cron Trigger, once a minute: the acquisition sweep, the auto-archive loop, the purge, uploads
+ * no message attached within their TTL, and the sign-in failures that count for nothing any more, on one short-lived pool. Each step runs even when an earlier one failed; the first failure is
  * rethrown at the end so the run shows as failed. Chats the loop archives are told to their
  * objects, as a PATCH would (their open streams see the new state at once).
  */
@@ -11,6 +11,7 @@ import { ChatStore } from "../chats/store";
 import { errorText, logger, setLogLevel } from "../log/log";
 import { autoArchiveTick } from "./auto-archive";
 import { purgeTick } from "./purge";
+import { purgeUnattachedUploads } from "../files/unattached-purge";
 import { sweep } from "./sweep";
 import { objectsNotifier } from "../chats/objects-notifier";
 
@@ -43,6 +44,12 @@ export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) =>
         retentionDays: config.CHAT_ARCHIVE_RETENTION_DAYS,
         now,
         deleteFiles: (keys) => env.FILES.delete(keys),
+      }),
+    );
+    await step("unattached_uploads", () =>
+      purgeUnattachedUploads(pool, {
+        olderThan: new Date(now.getTime() - config.CHAT_UNATTACHED_UPLOAD_TTL_HOURS * 3_600_000),
+        deleteBytes: (keys) => env.FILES.delete(keys),
       }),
     );
     await step("sign_in_failures", () => purgeStaleFailures(createDb(pool), now));

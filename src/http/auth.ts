@@ -26,6 +26,7 @@ import { FULL_SCOPE, findApiKeyForAuth, MODEL_CONFIG_READ_SCOPE, type TokenScope
 import { assertScope, type Caller, callerOf, presentedKey } from "../accounts/authentication";
 import { sessionLifetime } from "../accounts/sessions";
 import { configFromEnv } from "../config/env";
+import { rateLimitsOf } from "../limits/rate-limits";
 import type { AppEnv } from "./app-env";
 import { ApiError } from "./errors";
 import { needsOriginCheck, originAllowed, SESSION_COOKIE } from "./session-cookie";
@@ -62,10 +63,16 @@ export async function authenticate(c: Context<AppEnv>, token: string | undefined
   return caller;
 }
 
-/** Authenticates once per request; each route's middleware then checks the key's scope against its own. */
+const changesState = (method: string) => method !== "GET" && method !== "HEAD" && method !== "OPTIONS";
+
+/** Authenticates once per request (and counts a change against the caller's write limits); each route's middleware then checks the key's scope against its own. */
 function callerMiddleware(streamCredentials: boolean, scopes: readonly TokenScope[]) {
   return createMiddleware<AppEnv>(async (c, next) => {
-    if (!c.var.caller) c.set("caller", await authenticate(c, presentedToken(c, streamCredentials), new Date()));
+    if (!c.var.caller) {
+      const caller = await authenticate(c, presentedToken(c, streamCredentials), new Date());
+      c.set("caller", caller);
+      if (changesState(c.req.method)) await rateLimitsOf(c.env).write(caller);
+    }
     assertScope(c.var.caller, scopes);
     await next();
   });

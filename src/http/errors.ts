@@ -110,6 +110,19 @@ export function apiErrorOf(value: ErrorValue): ApiError {
       return new ApiError(429, "too_many_attempts", "Too many failed sign-ins.", `Try again in ${value.retryAfterSeconds} s.`, undefined, {
         retryAfterSeconds: value.retryAfterSeconds,
       });
+    case "RateLimitedError":
+      return new ApiError(
+        429,
+        "rate_limited",
+        "Too many requests.",
+        `The ${value.limit} limit was reached; try again in ${value.retryAfterSeconds} s.`,
+        undefined,
+        {
+          retryAfterSeconds: value.retryAfterSeconds,
+        },
+      );
+    case "QuotaExceededError":
+      return new ApiError(403, "quota_exceeded", `The ${value.quota} quota (${value.limit}) is used up.`, value.message);
     case "OrganizationUnavailableError":
       return value.reason === "not_found"
         ? new ApiError(404, "not_found", "Resource not found.", "Organization not found.")

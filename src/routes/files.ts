@@ -11,6 +11,9 @@ import { limitBody } from "../http/body-limit";
 import { ApiError } from "../http/errors";
 import { requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
+import { configFromEnv } from "../config/env";
+import { assertUploadQuota } from "../limits/quotas";
+import { rateLimitsOf } from "../limits/rate-limits";
 import { createRouter, errorResponses, jsonContent } from "../http/router";
 import { FileParams, UploadedFileSchema, UploadFileQuery } from "./file-schemas";
 
@@ -30,12 +33,13 @@ const upload = createRoute({
     query: UploadFileQuery,
     body: { required: true, content: { "application/octet-stream": { schema: z.string().openapi({ format: "binary" }) } } },
   },
-  responses: { 201: jsonContent(UploadedFileSchema, "Stored"), ...errorResponses(400, 401, 404, 413) },
+  responses: { 201: jsonContent(UploadedFileSchema, "Stored"), ...errorResponses(400, 401, 403, 404, 413, 429) },
 });
 
 files.openapi(upload, async (c) => {
   const { organization, name } = c.req.valid("query");
   await requireOrganization(c, organization, "member");
+  await rateLimitsOf(c.env).upload(c.var.caller);
   const mediaType = (c.req.header("content-type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (!MEDIA_TYPE.test(mediaType)) {
     throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
@@ -47,6 +51,12 @@ files.openapi(upload, async (c) => {
     throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
       { field: "(body)", detail: "the file is empty" },
     ]);
+  const config = configFromEnv(c.env);
+  await assertUploadQuota(
+    c.var.db.$client,
+    { ownerId: c.var.caller.userId, organizationId: organization, adding: bytes.byteLength },
+    { perUser: config.CHAT_MAX_UPLOAD_BYTES_PER_USER, perOrganization: config.CHAT_MAX_UPLOAD_BYTES_PER_ORGANIZATION },
+  );
   const id = crypto.randomUUID();
   const storageKey = `files/${organization}/${id}`;
   // Bytes first: a row never points at an object that is not there; an orphaned object is harmless.

@@ -3,6 +3,7 @@
  * HttpOnly session cookie; `POST /users/logout` revokes the key the request used, with every token
  * it minted, and clears the cookie.
  */
+import { rateLimitsOf } from "../limits/rate-limits";
 import { createRoute } from "@hono/zod-openapi";
 import { signIn, signOut } from "../accounts/sessions";
 import { configFromEnv } from "../config/env";
@@ -36,6 +37,7 @@ export const sessions = createRouter()
     const input = c.req.valid("json");
     const config = configFromEnv(c.env);
     const address = c.req.header("CF-Connecting-IP") ?? undefined;
+    await rateLimitsOf(c.env).signIn(address, input.email);
     const session = await signIn(c.var.db, { ...input, address }, new Date(), config);
     setSessionCookie(c, session.token, config.CHAT_SESSION_MAX_SECONDS);
     return c.json({ session_token: session.token, expires_at: session.key.expiresAt.toISOString() }, 201);

@@ -11,6 +11,7 @@ import { type ChatTools, chatToolsFactory, type ToolChat, type ToolFamily, type 
 import { mcpToolFamily } from "./mcp";
 import { memoryToolFamily } from "./memory";
 import { subagentToolFamily } from "./subagents";
+import type { SubagentQuotas } from "../subagents/quotas";
 
 export function productionToolsFor(deps: {
   db: Database;
@@ -20,7 +21,7 @@ export function productionToolsFor(deps: {
    * output the model reads; without them, no MCP tools.
    */
   mcp?: { connections: McpTurnConnections; toolOutputMaxBytes: number };
-  subagents?: { host: SubagentHost; pool: Queryable };
+  subagents?: { host: SubagentHost; pool: Queryable; quotas: SubagentQuotas };
 }): (chat: ToolChat, step?: ToolStep) => Promise<ChatTools> {
   const families: ToolFamily[] = [memoryToolFamily(deps)];
   if (deps.subagents) families.push(subagentToolFamily({ db: deps.db, ...deps.subagents, now: () => deps.now().getTime() }));

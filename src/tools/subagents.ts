@@ -20,6 +20,7 @@ import { getChild, isSettled, latestAnswer, listChildren, SUBAGENT_TYPE_LABEL, t
 import type { ChildAnswer, SubagentHost } from "../subagents/host";
 import { SUBAGENT_GUIDANCE, SUBAGENT_SYSTEM_PROMPTS } from "../subagents/prompts";
 import { childIdFor, selectChildModel } from "../subagents/spawn";
+import { assertSubagentQuotas, type SubagentQuotas } from "../subagents/quotas";
 import type { ToolChat, ToolFamily } from "./chat-tools";
 
 export const SUBAGENT_TOOL_NAMES = [
@@ -44,6 +45,8 @@ export interface SubagentToolDeps {
   pool: Queryable;
   host: SubagentHost;
   now(): number;
+  /** Children one turn may spawn, and one family may hold (CHAT_MAX_SUBAGENTS_PER_*). */
+  quotas: SubagentQuotas;
 }
 
 /** Root chats only: a subagent cannot spawn (see the file header). */
@@ -135,6 +138,8 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
       const childId = await childIdFor(chat.id, context.toolCallId);
       const already = await getChild(pool, chat.id, childId);
       if (already) return { ...agentWire(already), model_config_id: already.modelConfigId, reasoning_effort: already.reasoningEffort };
+      // Beyond a quota: an error result the model reads, and no child.
+      await assertSubagentQuotas(pool, chat.id, deps.quotas);
       // An unusable explicit model is a SpawnArgumentError: an error result, and no child.
       const selection = await selectChildModel(db, {
         parentId: chat.id,

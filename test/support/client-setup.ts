@@ -18,7 +18,7 @@ import { startWranglerDev } from "../../scripts/lib/wrangler-dev";
 import { localWorkerVars } from "../../scripts/lib/worker-vars";
 import { acquireStack, releaseStack } from "./shared-stack";
 import { sharedWorkerBundle } from "./shared-worker-bundle";
-import { NO_TENANT_SHARES } from "./no-tenant-shares";
+import { FAIR_USE_OFF } from "./fair-use-off";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stack = await acquireStack();
@@ -50,7 +50,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
         {
           CHAT_WORKER_ENABLED: "true",
           CHAT_ROOT_CONCURRENCY: "0",
-          ...NO_TENANT_SHARES,
+          ...FAIR_USE_OFF,
           CHAT_STREAM_SYNC_POLL_MS: "2000",
           CHAT_HEARTBEAT_INTERVAL_MS: "2000",
           CHAT_STALE_THRESHOLD_MS: "10000",

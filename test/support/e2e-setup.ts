@@ -7,6 +7,7 @@ import { sharedWorkerBundle } from "./shared-worker-bundle";
 import { startWranglerDev } from "../../scripts/lib/wrangler-dev";
 import { DATA_DIR } from "../../scripts/lib/paths";
 import { localWorkerVars } from "../../scripts/lib/worker-vars";
+import { FAIR_USE_OFF } from "./fair-use-off";
 
 const E2E_LOG_FILE = `${DATA_DIR}/wrangler-e2e.log`;
 
@@ -17,7 +18,7 @@ export default async function setup(project: TestProject): Promise<() => Promise
     const dev = await startWranglerDev({
       bundle,
       // The API alone: the endpoint tests need chats to stay where each request leaves them.
-      vars: localWorkerVars(stack, { CHAT_WORKER_ENABLED: "false" }),
+      vars: localWorkerVars(stack, { CHAT_WORKER_ENABLED: "false", ...FAIR_USE_OFF }),
       persistTo: `${DATA_DIR}/wrangler-test`,
       snapshotAssets: true,
       logFile: E2E_LOG_FILE,

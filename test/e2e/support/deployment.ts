@@ -18,7 +18,7 @@ import { createModelConfig } from "../../../src/model-configs/configs";
 import { createProvider } from "../../../src/model-configs/providers";
 import { organizations } from "../../../src/db/schema/auth";
 import { createOwnDatabase, type OwnDatabase } from "../../db/support/own-database";
-import { NO_TENANT_SHARES } from "../../support/no-tenant-shares";
+import { FAIR_USE_OFF } from "../../support/fair-use-off";
 import { TEST_SECRETS_KEYS } from "../../../scripts/lib/test-secrets-keys";
 import { testKeys } from "../../support/test-keys";
 
@@ -95,7 +95,7 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
           CHAT_SECRETS_KEYS: TEST_SECRETS_KEYS,
           CHAT_HEARTBEAT_INTERVAL_MS: "500",
           CHAT_STALE_THRESHOLD_MS: String(STALE_THRESHOLD_MS),
-          ...NO_TENANT_SHARES,
+          ...FAIR_USE_OFF,
           ...vars,
         },
         persistTo: join(workdir, state),
