@@ -354,7 +354,9 @@ describe("MCP hardening (docs/hardening.md)", () => {
     const id = await start(u, "", [broken]);
     const stream = await openStream(u, id);
     try {
-      await turn(u, id, `plain ${nonce()}`);
+      await stream.until((e) => e.type === "status");
+      // Paced, so the episode still runs when the stream follows it (parts are live only).
+      await turn(u, id, `/slow 30 paced reply ${nonce()}`);
       await expect.poll(() => warningsOf(stream).length, { timeout: 10_000 }).toBeGreaterThan(0);
       const warning = warningsOf(stream)[0]!;
       expect(warning).toEqual({
