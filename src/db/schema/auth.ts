@@ -3,7 +3,7 @@
  * only a hash of the secret is stored.
  */
 import { sql } from "drizzle-orm";
-import { type AnyPgColumn, boolean, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, foreignKey, index, integer, pgTable, primaryKey, text, timestamp, uniqueIndex, uuid } from "drizzle-orm/pg-core";
 
 export const organizations = pgTable("organizations", {
   id: uuid().primaryKey().defaultRandom(),
@@ -41,7 +41,11 @@ export const organizationMembers = pgTable(
     role: text().notNull().default("member"),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
-  (t) => [primaryKey({ columns: [t.organizationId, t.userId] })],
+  (t) => [
+    primaryKey({ columns: [t.organizationId, t.userId] }),
+    // Migration 0013.
+    check("organization_members_role_check", sql`${t.role} IN ('owner', 'admin', 'member')`),
+  ],
 );
 
 export const apiKeys = pgTable(
@@ -61,11 +65,13 @@ export const apiKeys = pgTable(
     expiresAt: timestamp({ withTimezone: true }).notNull(),
     lastUsedAt: timestamp({ withTimezone: true }),
     /** The token this one was minted with, if any: deleting it deletes this one (no child outlives its parent). */
-    parentKeyId: text().references((): AnyPgColumn => apiKeys.id, { onDelete: "cascade" }),
+    parentKeyId: text(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
+    // Named as Postgres named it: migration 0012 declared the reference inline.
+    foreignKey({ name: "api_keys_parent_key_id_fkey", columns: [t.parentKeyId], foreignColumns: [t.id] }).onDelete("cascade"),
     // As the spec says, the unique index on token names covers only login_type = 'token' rows.
     uniqueIndex("api_keys_user_token_name_idx").on(t.userId, t.tokenName).where(sql`${t.loginType} = 'token'`),
     index("api_keys_user_id_idx").on(t.userId),

@@ -3,7 +3,7 @@
  * organization, subagent context). The organization's own overrides are in ./compaction.ts.
  */
 import { sql } from "drizzle-orm";
-import { check, foreignKey, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { check, foreignKey, index, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organizations, users } from "./auth";
 import { chatModelConfigs } from "./models";
 
@@ -44,6 +44,8 @@ export const chatUserModelOverrides = pgTable(
       columns: [t.organizationId, t.modelConfigId],
       foreignColumns: [chatModelConfigs.organizationId, chatModelConfigs.id],
     }).onDelete("cascade"),
+    // Deleting a config cascades through this foreign key: its rows are found by index.
+    index("chat_user_model_overrides_config_idx").on(t.organizationId, t.modelConfigId),
   ],
 );
 
