@@ -26,6 +26,7 @@ import { ChildObjects } from "../src/subagents/child-objects";
 import { ChildWaiters } from "../src/subagents/child-waiters";
 import type { StreamPart } from "../src/wire/stream-part";
 import { AlarmClock, storageAlarm } from "./chat-object/alarm-clock";
+import { Incarnation } from "./chat-object/incarnation";
 import { ChatRuntime } from "./chat-object/chat-runtime";
 import { ChatUpdates } from "./chat-object/chat-updates";
 import { ObjectChatId } from "./chat-object/object-chat-id";
@@ -36,7 +37,9 @@ import { StreamSockets } from "./chat-object/stream-sockets";
 import { SyncPoller } from "./chat-object/sync-poller";
 
 export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
-  readonly #chatId = new ObjectChatId();
+  readonly #chatId: ObjectChatId;
+  /** The worker id and chat id this object keeps across its instances (restarts without stalls). */
+  readonly #incarnation: Incarnation;
   /** One alarm multiplexes every timer: the worker's tick, the part buffer's deadlines, task sleeps, the sync poll. */
   readonly #clock: AlarmClock;
   /** Streaming parts of this chat's model calls (the spec's message part buffer). */
@@ -53,7 +56,11 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
 
   constructor(state: DurableObjectState, env: Env) {
     super(state, env);
-    const chatId = this.#chatId;
+    const incarnation = new Incarnation(state.storage);
+    const chatId = new ObjectChatId((id) => incarnation.chatSeen(id));
+    this.#chatId = chatId;
+    this.#incarnation = incarnation;
+    void state.blockConcurrencyWhile(() => incarnation.load(chatId));
     const clock = new AlarmClock({ now: Date.now, setAlarm: storageAlarm(state) });
     const parts = new PartBuffer<StreamPart>({ now: Date.now, requestTick: () => clock.arm() });
     const relays = new EpisodeRelays(parts, () => chatId.require());
@@ -75,7 +82,7 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
     const childWaiters = new ChildWaiters((ms, signal) => clock.sleep(ms, signal));
     const notifier = this.notifier(new ObjectNotifier(chatId, this, others));
     const children = new ChildObjects(env, childWaiters);
-    const runtime = new ChatRuntime({ state, env, chatId, clock, parts, notifier, streams, children });
+    const runtime = new ChatRuntime({ state, env, chatId, incarnation, clock, parts, notifier, streams, children });
     clock.watch(
       () => runtime.tickDueAt(),
       () => parts.nextDeadline(),
@@ -169,6 +176,7 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
 
   /** The one alarm: wake due sleepers, run the due tick, sync poll, credential check and buffer collection; re-arm. */
   override async alarm(): Promise<void> {
+    this.#runtime.wakeAfterRestart();
     const now = Date.now();
     this.#clock.fired(now);
     this.parts.tick(now);
@@ -177,6 +185,8 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   }
 
   override fetch(request: Request): Promise<Response> {
+    // A client reconnecting after a restart: the worker reclaims a lease the last instance left.
+    this.#runtime.wakeAfterRestart();
     return this.#sockets.answer(request);
   }
 

@@ -35,6 +35,7 @@ import { productionToolsFor } from "../../src/tools/production";
 import type { AlarmClock } from "./alarm-clock";
 import type { ObjectChatId } from "./object-chat-id";
 import { poolAdmission, tenantShares } from "../../src/chat-worker/leases/pools";
+import type { Incarnation } from "./incarnation";
 import { wakeWaiting } from "./wake-waiting";
 
 /** A few connections are plenty: one object serializes its chat's work. */
@@ -45,6 +46,8 @@ export interface RuntimeParts {
   state: DurableObjectState;
   env: Env;
   chatId: ObjectChatId;
+  /** What this object keeps across its instances: the worker id its leases are held under. */
+  incarnation: Incarnation;
   /** The object's one alarm: the worker's tick and every task's sleep ride on it. */
   clock: AlarmClock;
   /** The object's part buffer, which its stream and parts sockets read too. */
@@ -223,6 +226,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
       });
       this.#worker = new ChatWorker(
         chatId,
+        this.parts.incarnation.workerId,
         {
           store,
           db,
@@ -278,6 +282,23 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
       wake: (id) => notifier.ownershipHint({ chat_id: id, snapshot_version: 0 }),
     });
     this.parts.state.waitUntil(work);
+  }
+
+  /**
+   * The first alarm or socket of an instance that follows another (a deploy, a crash): the worker
+   * tries to acquire the chat at once, reclaiming a lease the last instance left (incarnation.ts).
+   * An idle chat answers the probe with "not runnable" and nothing is written.
+   */
+  wakeAfterRestart(): void {
+    const chatId = this.parts.chatId.value;
+    if (chatId === undefined || !this.parts.incarnation.takeStartWake()) return;
+    try {
+      if (!this.config().CHAT_WORKER_ENABLED) return;
+      this.keepAlive(this.worker(chatId).wake());
+    } catch (err) {
+      // A misconfigured deployment: its requests say so; the sweep retries the chat later.
+      logger.warn("restart_wake_failed", { chat_id: chatId, error: errorText(err) });
+    }
   }
 
   /** The tick's deadline (a source of the object's alarm). */

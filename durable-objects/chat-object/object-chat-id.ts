@@ -6,13 +6,18 @@
 export class ObjectChatId {
   #id: string | undefined;
 
+  /** `learned`: told the id the first time it is set (the object keeps it for its next instance). */
+  constructor(private readonly learned: (chatId: string) => void = () => {}) {}
+
   get value(): string | undefined {
     return this.#id;
   }
 
   /** A call named the chat: the first one sets it. */
   seen(chatId: string): void {
-    this.#id ??= chatId;
+    if (this.#id !== undefined) return;
+    this.#id = chatId;
+    this.learned(chatId);
   }
 
   require(): string {

@@ -35,7 +35,6 @@ export interface WorkerHost {
 }
 
 export class ChatWorker {
-  readonly workerId = crypto.randomUUID();
   #runner: ChatRunner | null = null;
   #acquiring: Promise<void> | null = null;
   #wokenDuringAcquire = false;
@@ -45,6 +44,11 @@ export class ChatWorker {
 
   constructor(
     readonly chatId: string,
+    /**
+     * The id its leases are held under: the same for every instance of the chat's object, so a
+     * lease an earlier instance left is this worker's to reclaim (durable-objects/chat-object/incarnation.ts).
+     */
+    readonly workerId: string,
     private readonly deps: RunnerDeps,
     private readonly host: WorkerHost,
   ) {}
@@ -141,6 +145,8 @@ export class ChatWorker {
       workerId: this.workerId,
       runnerId,
       withHistory: true,
+      // This worker has no runner: a lease under its id is an earlier instance's, never a live one.
+      reclaimOwn: true,
     });
     if (outcome.kind !== "acquired") {
       logger.debug("chat_not_acquired", { chat_id: this.chatId, kind: outcome.kind, reason: outcome.reason });

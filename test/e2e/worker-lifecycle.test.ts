@@ -12,6 +12,41 @@ import { logOwners, ownedAndWaiting, ownersAtOnce } from "./support/owner-log";
 import { newGate, openGate } from "../support/fake-model-gate";
 import { turnRequestsWith } from "../support/fake-model-requests";
 
+describe("a restart without a stall", () => {
+  it("reclaims the chat its killed runtime left mid-generation at once, with no sweep and a lease far from stale", {
+    timeout: 150_000,
+  }, async () => {
+    // A 30 s stale threshold (the spec's): staleness cannot explain a takeover within seconds, and
+    // no sweep runs in this test.
+    const d = await deployment("reclaim", { CHAT_STALE_THRESHOLD_MS: "30000" });
+    const first = await d.start();
+    const text = words(25, `r${crypto.randomUUID().slice(0, 6)}-`);
+    const id = await createChat(first, d.token, `/slow 100 ${text}`);
+    await expect.poll(async () => (await turnRequestsWith(text)).length, { timeout: 20_000, interval: 50 }).toBe(1);
+    const before = (await d.own.pool.query("SELECT worker_id, runner_id FROM chats WHERE id = $1", [id])).rows[0];
+    expect(before.runner_id).not.toBeNull();
+    process.kill(-first.pid, "SIGKILL");
+
+    const second = await d.start();
+    const restartedAt = Date.now();
+    // The object's alarm (its heartbeat tick) fires in the new runtime and the worker reclaims.
+    await expect
+      .poll(async () => (await d.own.pool.query("SELECT runner_id, status FROM chats WHERE id = $1", [id])).rows[0], {
+        timeout: 10_000,
+        interval: 50,
+      })
+      .not.toMatchObject({ runner_id: before.runner_id, status: "running" });
+    const reclaimMs = Date.now() - restartedAt;
+    console.log(JSON.stringify({ event: "restart_reclaim", reclaim_ms: reclaimMs, stale_threshold_ms: 30_000 }));
+    await expect.poll(async () => (await rows(d.own))[0]?.status, { timeout: 60_000, interval: 100 }).toBe("waiting");
+    const msgs = (await d.own.pool.query("SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY seq", [id]))
+      .rows as { role: string; content: { type: string; text?: string }[] }[];
+    expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
+    expect(msgs[1]!.content.map((p) => p.text ?? "").join("")).toBe(text);
+    await second.stop();
+  });
+});
+
 const deployments: Deployment[] = [];
 /** Where the takeover test's runtimes export their turn spans. */
 let receiver: OtlpReceiver;

@@ -112,6 +112,11 @@ export interface AcquireChatOptions {
    * round trips fewer before the model).
    */
   readonly withHistory?: boolean;
+  /**
+   * A fresh lease held under `workerId` is an earlier instance's of this worker (its object was
+   * restarted): take it over now, as a stale one (durable-objects/chat-object/incarnation.ts).
+   */
+  readonly reclaimOwn?: boolean;
 }
 
 /** Carries a non-acquired outcome out of the transaction callback, rolling it back. */
@@ -125,11 +130,13 @@ const LOCK_KEY_SQL = `CASE WHEN is_root THEN ${ADMISSION_LOCK_KEYS.root} ELSE ${
 
 /**
  * $1 chat id, $2 runnable statuses, $3 stale threshold ms, $4 and $5 whether admission to the root
- * and the subagent pool counts slots (1) or not (0), $6 lock_timeout setting.
+ * and the subagent pool counts slots (1) or not (0), $6 lock_timeout setting, $7 the worker id whose
+ * own fresh lease does not count (reclaimOwn; null: every fresh lease counts).
  */
 const PROBE_SQL = `
   WITH probe AS (
-    SELECT c.parent_chat_id IS NULL AS is_root, ${runnableSql("c", 2)} AS runnable, ${leaseFreshSql("c", 3)} AS lease_fresh
+    SELECT c.parent_chat_id IS NULL AS is_root, ${runnableSql("c", 2)} AS runnable,
+      (${leaseFreshSql("c", 3)} AND c.worker_id IS DISTINCT FROM $7::uuid) AS lease_fresh
     FROM chats c WHERE c.id = $1
   ), gate AS (
     SELECT probe.*, (runnable AND NOT lease_fresh AND CASE WHEN is_root THEN $4::int ELSE $5::int END > 0) AS admit FROM probe
@@ -217,7 +224,15 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
   let models: TurnModelRows | undefined;
   const probe = {
     text: PROBE_SQL,
-    values: [chatId, RUNNABLE_STATUSES, staleThresholdMs, limited("root"), limited("subagent"), timeoutSetting(lockTimeoutMs)],
+    values: [
+      chatId,
+      RUNNABLE_STATUSES,
+      staleThresholdMs,
+      limited("root"),
+      limited("subagent"),
+      timeoutSetting(lockTimeoutMs),
+      options.reclaimOwn ? workerId : null,
+    ],
     // As the probe's lock_row decided: the row is locked only when it is runnable with no fresh lease.
     answer: (raw: RawRow | undefined): Answered<AcquireOutcome> | undefined => {
       const row = raw as ProbeRow | undefined;
@@ -234,7 +249,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
       probe,
       async (tx) => {
         if (!admission) throw new Error(`chat ${chatId}: locked without the probe's answer`);
-        const owned = admit(tx, admission, staleThresholdMs);
+        const owned = admit(tx, admission, staleThresholdMs, options.reclaimOwn ? workerId : null);
         await acquire(tx, { workerId, runnerId });
         if (options.withHistory) {
           tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
@@ -259,9 +274,11 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
  * The runnability recheck, on the locked row (throws Settled to roll back), and step 3 staged for
  * the commit write. Returns whether the chat had an owner.
  */
-function admit(tx: ChatTx, admission: PoolAdmission, staleThresholdMs: number): boolean {
+function admit(tx: ChatTx, admission: PoolAdmission, staleThresholdMs: number, reclaimFrom: string | null): boolean {
   if (!isRunnable(tx.state())) throw new Settled({ kind: "not_needed", reason: "not_runnable" });
   const owned = ownershipOf(tx.chat) === "O";
-  if (owned || isLimited(admission)) tx.checkAtCommit(recheckAtCommit(owned ? tx.chat.runnerId : null, admission, staleThresholdMs));
+  // The previous runner's lease is rechecked unless it was this worker's own earlier instance's.
+  const previousRunnerId = owned && tx.chat.workerId !== reclaimFrom ? tx.chat.runnerId : null;
+  if (previousRunnerId !== null || isLimited(admission)) tx.checkAtCommit(recheckAtCommit(previousRunnerId, admission, staleThresholdMs));
   return owned;
 }
