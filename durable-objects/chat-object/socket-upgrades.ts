@@ -83,10 +83,10 @@ export class SocketUpgrades {
       return new QuotaExceededError("sockets_per_chat", config.CHAT_MAX_SOCKETS_PER_CHAT, "The chat has as many sockets open as it may.");
     }
     const own = open.filter((socket) => socket.session?.userId === userId).length;
-    if (own >= config.CHAT_MAX_SOCKETS_PER_USER) {
+    if (own >= config.CHAT_MAX_SOCKETS_PER_USER_PER_CHAT) {
       return new QuotaExceededError(
         "sockets_per_user",
-        config.CHAT_MAX_SOCKETS_PER_USER,
+        config.CHAT_MAX_SOCKETS_PER_USER_PER_CHAT,
         "You have as many sockets open on this chat as you may.",
       );
     }

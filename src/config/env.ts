@@ -42,7 +42,7 @@ export const configSchema = z.object({
   // Quotas (docs/fairness.md "Quotas"): what one tenant may keep. Each refusal is 403 quota_exceeded.
   CHAT_MAX_CHATS_PER_USER: int("CHAT_MAX_CHATS_PER_USER", 1).default(1_000),
   CHAT_MAX_SOCKETS_PER_CHAT: int("CHAT_MAX_SOCKETS_PER_CHAT", 1).default(100),
-  CHAT_MAX_SOCKETS_PER_USER: int("CHAT_MAX_SOCKETS_PER_USER", 1).default(20),
+  CHAT_MAX_SOCKETS_PER_USER_PER_CHAT: int("CHAT_MAX_SOCKETS_PER_USER_PER_CHAT", 1).default(20),
   CHAT_MAX_UPLOAD_BYTES_PER_USER: int("CHAT_MAX_UPLOAD_BYTES_PER_USER", 1).default(1_073_741_824),
   CHAT_MAX_UPLOAD_BYTES_PER_ORGANIZATION: int("CHAT_MAX_UPLOAD_BYTES_PER_ORGANIZATION", 1).default(10_737_418_240),
   // Hours an upload no message attached is kept; the cron purges it after.
