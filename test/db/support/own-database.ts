@@ -16,8 +16,15 @@ export interface OwnDatabase {
   drop(): Promise<void>;
 }
 
-/** On the shared test server, or on the server `serverUrl` names (R6's restart has one of its own). */
-export async function createOwnDatabase(prefix: string, serverUrl: string = inject("databaseUrl")): Promise<OwnDatabase> {
+/**
+ * On the shared test server, or on the server `serverUrl` names (R6's restart has one of its own).
+ * `migrated: false` leaves it empty, as a fresh deployment's database is (the deploy check's tests).
+ */
+export async function createOwnDatabase(
+  prefix: string,
+  serverUrl: string = inject("databaseUrl"),
+  { migrated = true }: { migrated?: boolean } = {},
+): Promise<OwnDatabase> {
   const shared = new URL(serverUrl);
   const name = `${prefix}_${crypto.randomUUID().replace(/-/g, "").slice(0, 12)}`;
   const admin = new pg.Client({ connectionString: shared.toString() });
@@ -30,7 +37,7 @@ export async function createOwnDatabase(prefix: string, serverUrl: string = inje
   const own = new URL(shared);
   own.pathname = `/${name}`;
   const url = own.toString();
-  await runMigrations(url);
+  if (migrated) await runMigrations(url);
   const pool = new pg.Pool({ connectionString: url, max: 20 });
   // An idle client's error (the server ending it, as DROP ... WITH (FORCE) does to a client still
   // closing) is emitted on the pool; unheard, it is an uncaught exception that fails the run.
