@@ -124,8 +124,9 @@ describe("the chat worker across processes", () => {
     expect(committed.rowCount).toBe(0);
 
     const restartedAt = Date.now();
-    const second = await d.start();
-    // The sweep takes the chat over once its lease is stale: sweep until the owner changes.
+    // Another runtime (storage of its own, as another colo): not the killed object's next instance,
+    // so it cannot reclaim; the sweep takes the chat over once its lease is stale.
+    const second = await d.start({ state: "other" });
     await expect
       .poll(
         async () => {
