@@ -225,7 +225,14 @@ export class ChatWorker {
     }
     const { chat, takenOver, history, models } = acquired;
     this.#isRoot = chat.parentChatId === null;
-    const runner = new ChatRunner(this.chatId, this.workerId, runnerId, this.deps, (r) => void this.#cleanup(r), this.host.keepAlive);
+    const runner = new ChatRunner(
+      this.chatId,
+      this.workerId,
+      runnerId,
+      this.deps,
+      (r) => void this.#cleanup(r),
+      (work) => this.host.keepAlive(work),
+    );
     runner.acquired({
       chatKind: this.#isRoot ? "root" : "subagent",
       takenOver,
