@@ -7,6 +7,7 @@
  * Progress on stderr, a summary on stdout; exit code 1 when refused or failed, 2 on bad usage.
  */
 import { spawn } from "node:child_process";
+import { resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { type DeployCheck, checkDeploy } from "./lib/deploy-checks";
 import { type DeployTarget, DeployTargetError, readDeployTarget } from "./lib/deploy-target";
@@ -55,6 +56,10 @@ try {
 const env = args.env;
 if (!env) usage("--env is required: the deploy is of one [env.NAME] of wrangler.toml, never the local top level");
 const dryRun = args["dry-run"];
+// Paths as typed in the shell: npm runs scripts from the package root, INIT_CWD is where it was called.
+const fromShell = (path: string | undefined) => (path === undefined ? undefined : resolve(process.env.INIT_CWD ?? process.cwd(), path));
+const secretsFilePath = fromShell(args["secrets-file"]);
+const secretsFromPath = fromShell(args["secrets-from"]);
 const varOverrides: Record<string, string> = {};
 for (const pair of args.var) {
   const at = pair.indexOf(":");
@@ -134,13 +139,13 @@ if (!dryRun && pending.length > 0 && check.migrationsUrl) {
   }
 }
 
-const outdir = args.outdir ?? `${ROOT_DIR}.wrangler/deploy/${env}`;
+const outdir = fromShell(args.outdir) ?? `${ROOT_DIR}.wrangler/deploy/${env}`;
 const wranglerArgs = [
   "deploy",
   "--env",
   env,
   ...Object.entries(varOverrides).flatMap(([k, v]) => ["--var", `${k}:${v}`]),
-  ...(args["secrets-file"] ? ["--secrets-file", args["secrets-file"]] : []),
+  ...(secretsFilePath ? ["--secrets-file", secretsFilePath] : []),
   ...(dryRun ? ["--dry-run", "--outdir", outdir] : []),
 ];
 log("info", "deploy_wrangler", { env, command: `wrangler ${wranglerArgs.join(" ")}` });
@@ -159,7 +164,7 @@ async function secretsOf(env: string): Promise<{ names: Set<string>; file?: Secr
   const names = new Set<string>();
   const problems: string[] = [];
   let file: SecretsFile | undefined;
-  const path = args["secrets-file"];
+  const path = secretsFilePath;
   if (path) {
     file = readSecretsFile(path);
     for (const name of Object.keys(file.values)) names.add(name);
@@ -171,7 +176,7 @@ async function secretsOf(env: string): Promise<{ names: Set<string>; file?: Secr
       });
     }
   }
-  const from = args["secrets-from"];
+  const from = secretsFromPath;
   if (from) {
     const listed = secretNamesFromFile(from);
     for (const name of listed) names.add(name);

@@ -76,6 +76,8 @@ export async function listWorkerSecrets(env: string): Promise<string[]> {
       cwd: ROOT_DIR,
       env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" },
       maxBuffer: 4 * 1024 * 1024,
+      // Without a terminal wrangler cannot ask to log in; a network that never answers ends here.
+      timeout: 60_000,
     }));
   } catch (err) {
     const output =
