@@ -37,9 +37,7 @@ import { StreamSockets } from "./chat-object/stream-sockets";
 import { SyncPoller } from "./chat-object/sync-poller";
 
 export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
-  readonly #chatId: ObjectChatId;
-  /** The worker id and chat id this object keeps across its instances (restarts without stalls). */
-  readonly #incarnation: Incarnation;
+  readonly #chatId = new ObjectChatId();
   /** One alarm multiplexes every timer: the worker's tick, the part buffer's deadlines, task sleeps, the sync poll. */
   readonly #clock: AlarmClock;
   /** Streaming parts of this chat's model calls (the spec's message part buffer). */
@@ -56,11 +54,8 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
 
   constructor(state: DurableObjectState, env: Env) {
     super(state, env);
+    const chatId = this.#chatId;
     const incarnation = new Incarnation(state.storage);
-    const chatId = new ObjectChatId((id) => incarnation.chatSeen(id));
-    this.#chatId = chatId;
-    this.#incarnation = incarnation;
-    void state.blockConcurrencyWhile(() => incarnation.load(chatId));
     const clock = new AlarmClock({ now: Date.now, setAlarm: storageAlarm(state) });
     const parts = new PartBuffer<StreamPart>({ now: Date.now, requestTick: () => clock.arm() });
     const relays = new EpisodeRelays(parts, () => chatId.require());
@@ -176,7 +171,7 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
 
   /** The one alarm: wake due sleepers, run the due tick, sync poll, credential check and buffer collection; re-arm. */
   override async alarm(): Promise<void> {
-    this.#runtime.wakeAfterRestart();
+    await this.#runtime.reclaimAfterRestart();
     const now = Date.now();
     this.#clock.fired(now);
     this.parts.tick(now);
@@ -185,8 +180,6 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   }
 
   override fetch(request: Request): Promise<Response> {
-    // A client reconnecting after a restart: the worker reclaims a lease the last instance left.
-    this.#runtime.wakeAfterRestart();
     return this.#sockets.answer(request);
   }
 

@@ -226,7 +226,6 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
       });
       this.#worker = new ChatWorker(
         chatId,
-        this.parts.incarnation.workerId,
         {
           store,
           db,
@@ -261,6 +260,10 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     this.parts.state.waitUntil(work.catch(() => {}));
   }
 
+  leaseTaken(chatId: string, workerId: string): void {
+    this.parts.incarnation.leaseTaken(chatId, workerId);
+  }
+
   scheduleTick(inMs: number): void {
     this.#tickAt = Date.now() + inMs;
     this.parts.clock.arm();
@@ -285,19 +288,20 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
   }
 
   /**
-   * The first alarm or socket of an instance that follows another (a deploy, a crash): the worker
-   * tries to acquire the chat at once, reclaiming a lease the last instance left (incarnation.ts).
-   * An idle chat answers the probe with "not runnable" and nothing is written.
+   * The first alarm of an instance that follows another (a deploy, a crash): when the last one
+   * left a lease (incarnation.ts), the worker acquires the chat at once, that lease counting as
+   * stale. An idle chat answers the probe with "not runnable" and nothing is written.
    */
-  wakeAfterRestart(): void {
-    const chatId = this.parts.chatId.value;
-    if (chatId === undefined || !this.parts.incarnation.takeStartWake()) return;
+  async reclaimAfterRestart(): Promise<void> {
+    const left = await this.parts.incarnation.leftByPrevious();
+    if (!left) return;
+    this.parts.chatId.seen(left.chatId);
     try {
       if (!this.config().CHAT_WORKER_ENABLED) return;
-      this.keepAlive(this.worker(chatId).wake());
+      this.keepAlive(this.worker(left.chatId).wake({ reclaimFrom: left.workerId }));
     } catch (err) {
       // A misconfigured deployment: its requests say so; the sweep retries the chat later.
-      logger.warn("restart_wake_failed", { chat_id: chatId, error: errorText(err) });
+      logger.warn("restart_reclaim_failed", { chat_id: left.chatId, error: errorText(err) });
     }
   }
 

@@ -1,58 +1,43 @@
 /**
- * What one instance of a chat's object leaves to the next (docs/deploy.md "Restarts"): its worker
- * id and its chat's id, in the object's own storage. A Durable Object runs as one instance at a
- * time, so a lease held under this object's worker id with no runner here is a previous
- * instance's, cut off by a deploy or a crash: the worker reclaims it at once instead of waiting
- * for the lease to go stale and the cron sweep to come by. Fencing is unchanged: the reclaim is an
- * acquisition with a new runner id, so anything the old runner still tried to write is refused.
+ * What one instance of a chat's object leaves to the next (docs/deploy.md "Restarts"): the worker
+ * id its runner's lease is held under, and its chat's id, in the object's own storage, written
+ * when the worker acquires the chat. A Durable Object runs as one instance at a time, so a fresh
+ * lease under that worker id is the previous instance's, cut off by a deploy or a crash: the new
+ * instance's first alarm (an owned chat always has its heartbeat tick due) has the worker reclaim
+ * it at once, instead of waiting for the lease to go stale and the cron sweep to come by. Fencing
+ * is unchanged: the reclaim is an acquisition with a new runner id, so anything the old runner
+ * still tried to write is refused.
  *
- * The ids are read once, before the instance answers anything (blockConcurrencyWhile); the chat's
- * id is written the first time a call names it.
+ * Only an object that has acquired its chat writes here, and only the alarm reads: objects that
+ * serve the API alone never touch their storage for it.
  */
-import type { ObjectChatId } from "./object-chat-id";
+const LEASE = "lease";
 
-const WORKER_ID = "worker_id";
-const CHAT_ID = "chat_id";
+export interface LeftLease {
+  readonly chatId: string;
+  readonly workerId: string;
+}
 
 export class Incarnation {
-  #workerId: string | undefined;
-  /** A previous instance of this object knew its chat: it may have left a lease behind. */
-  #restarted = false;
-  #startWakeTaken = false;
-  #storedChatId: string | undefined;
+  #remembered: string | undefined;
+  #read = false;
 
   constructor(private readonly storage: DurableObjectStorage) {}
 
-  /** Reads what the previous instance left; a first instance draws its worker id and keeps it. */
-  async load(chatId: ObjectChatId): Promise<void> {
-    const stored = await this.storage.get<string>([WORKER_ID, CHAT_ID]);
-    const workerId = stored.get(WORKER_ID);
-    this.#workerId = workerId ?? crypto.randomUUID();
-    if (!workerId) await this.storage.put(WORKER_ID, this.#workerId);
-    const chat = stored.get(CHAT_ID);
-    if (chat) {
-      this.#storedChatId = chat;
-      chatId.seen(chat);
-      this.#restarted = true;
-    }
+  /** The worker acquired `chatId` under `workerId`: the next instance may find its lease. */
+  leaseTaken(chatId: string, workerId: string): void {
+    const key = `${chatId}:${workerId}`;
+    if (this.#remembered === key) return;
+    this.#remembered = key;
+    void this.storage.put<LeftLease>(LEASE, { chatId, workerId });
   }
 
-  get workerId(): string {
-    if (!this.#workerId) throw new Error("the object's worker id is read before it answers anything");
-    return this.#workerId;
-  }
-
-  /** The chat's id, the first time a call names it, for the next instance. */
-  chatSeen(chatId: string): void {
-    if (this.#storedChatId === chatId) return;
-    this.#storedChatId = chatId;
-    void this.storage.put(CHAT_ID, chatId);
-  }
-
-  /** True once per instance, after a restart: the first alarm or socket wakes the worker to reclaim. */
-  takeStartWake(): boolean {
-    if (!this.#restarted || this.#startWakeTaken) return false;
-    this.#startWakeTaken = true;
-    return true;
+  /** Once per instance: the lease a previous instance left, if it left one (null otherwise). */
+  async leftByPrevious(): Promise<LeftLease | null> {
+    if (this.#read) return null;
+    this.#read = true;
+    const left = await this.storage.get<LeftLease>(LEASE);
+    if (!left || `${left.chatId}:${left.workerId}` === this.#remembered) return null;
+    return left;
   }
 }

@@ -6,18 +6,13 @@
 export class ObjectChatId {
   #id: string | undefined;
 
-  /** `learned`: told the id the first time it is set (the object keeps it for its next instance). */
-  constructor(private readonly learned: (chatId: string) => void = () => {}) {}
-
   get value(): string | undefined {
     return this.#id;
   }
 
   /** A call named the chat: the first one sets it. */
   seen(chatId: string): void {
-    if (this.#id !== undefined) return;
-    this.#id = chatId;
-    this.learned(chatId);
+    this.#id ??= chatId;
   }
 
   require(): string {

@@ -32,9 +32,12 @@ export interface WorkerHost {
   scheduleTick(inMs: number): void;
   /** The chat released its concurrency slot: wake the chats waiting for one. */
   slotReleased(chatId: string, isRoot: boolean): void;
+  /** The worker acquired the chat under `workerId`: the host's next instance may reclaim it (docs/deploy.md "Restarts"). */
+  leaseTaken(chatId: string, workerId: string): void;
 }
 
 export class ChatWorker {
+  readonly workerId = crypto.randomUUID();
   #runner: ChatRunner | null = null;
   #acquiring: Promise<void> | null = null;
   #wokenDuringAcquire = false;
@@ -42,13 +45,11 @@ export class ChatWorker {
   #retryAcquire = false;
   #isRoot = true;
 
+  /** A worker id whose fresh lease the next acquisition takes over as stale (a restart's reclaim). */
+  #reclaimFrom: string | null = null;
+
   constructor(
     readonly chatId: string,
-    /**
-     * The id its leases are held under: the same for every instance of the chat's object, so a
-     * lease an earlier instance left is this worker's to reclaim (durable-objects/chat-object/incarnation.ts).
-     */
-    readonly workerId: string,
     private readonly deps: RunnerDeps,
     private readonly host: WorkerHost,
   ) {}
@@ -62,8 +63,9 @@ export class ChatWorker {
    * arrives during an attempt runs one more attempt after it: the attempt in flight may have read
    * the pools before the slot this wake announces was freed, and would otherwise swallow it.
    */
-  wake(): Promise<void> {
+  wake(options: { reclaimFrom?: string } = {}): Promise<void> {
     if (!this.deps.config.CHAT_WORKER_ENABLED) return Promise.resolve();
+    if (options.reclaimFrom) this.#reclaimFrom = options.reclaimFrom;
     if (this.#acquiring) {
       this.#wokenDuringAcquire = true;
       return this.#acquiring;
@@ -145,9 +147,9 @@ export class ChatWorker {
       workerId: this.workerId,
       runnerId,
       withHistory: true,
-      // This worker has no runner: a lease under its id is an earlier instance's, never a live one.
-      reclaimOwn: true,
+      ...(this.#reclaimFrom ? { reclaimFrom: this.#reclaimFrom } : {}),
     });
+    this.#reclaimFrom = null;
     if (outcome.kind !== "acquired") {
       logger.debug("chat_not_acquired", { chat_id: this.chatId, kind: outcome.kind, reason: outcome.reason });
       return;
@@ -240,6 +242,7 @@ export class ChatWorker {
     });
     this.#runner = runner;
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: takenOver });
+    this.host.leaseTaken(this.chatId, this.workerId);
     this.host.scheduleTick(this.deps.config.CHAT_HEARTBEAT_INTERVAL_MS);
     // Bootstrap: notifications already reach us; the committed row is the first event.
     runner.process(chat);

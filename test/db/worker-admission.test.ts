@@ -505,8 +505,8 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
       CHAT_SUBAGENT_CONCURRENCY: 1,
       CHAT_STALE_THRESHOLD_MS: STALE_MS,
     } as Config;
-    const host = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {} };
-    const chatWorker = new ChatWorker(chat.chatId, randomUUID(), { store: env.store, config } as unknown as RunnerDeps, host);
+    const host = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {}, leaseTaken: () => {} };
+    const chatWorker = new ChatWorker(chat.chatId, { store: env.store, config } as unknown as RunnerDeps, host);
     const sent = await chatWorker.update(chat.chatId, (tx) => sendMessage(tx, send("go")), {
       prefetchTail: prefetchFor(sendMessage, send("go")),
     });
@@ -517,39 +517,37 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
   });
 });
 
-describe("acquireChat reclaiming its own worker's lease (an object restarted)", () => {
-  it("takes over a fresh lease held under its own worker id at once, and only that one", async () => {
+describe("acquireChat reclaiming the lease a restarted object's previous instance left", () => {
+  it("takes over a fresh lease held under the named worker id at once, and only that one", async () => {
     const chat = await makeChat(env, "R0");
-    const earlier = worker();
-    expect((await acquireChat(env.store, chat.chatId, options(UNLIMITED, earlier))).kind).toBe("acquired");
-    // Another worker, and this worker without reclaimOwn, find a fresh lease: not theirs to take.
-    expect(await acquireChat(env.store, chat.chatId, options(UNLIMITED, { ...worker(), reclaimOwn: true }))).toEqual({
+    const previous = worker();
+    expect((await acquireChat(env.store, chat.chatId, options(UNLIMITED, previous))).kind).toBe("acquired");
+    // Without reclaimFrom, or naming another worker, a fresh lease is not the new instance's to take.
+    expect(await acquireChat(env.store, chat.chatId, options(UNLIMITED))).toEqual({ kind: "not_needed", reason: "owned" });
+    expect(await acquireChat(env.store, chat.chatId, options(UNLIMITED, { reclaimFrom: randomUUID() }))).toEqual({
       kind: "not_needed",
       reason: "owned",
     });
-    const again = { workerId: earlier.workerId, runnerId: randomUUID() };
-    expect(await acquireChat(env.store, chat.chatId, options(UNLIMITED, again))).toEqual({ kind: "not_needed", reason: "owned" });
-    const reclaimed = await acquireChat(env.store, chat.chatId, options(UNLIMITED, { ...again, reclaimOwn: true }));
+    const next = worker();
+    const reclaimed = await acquireChat(env.store, chat.chatId, options(UNLIMITED, { ...next, reclaimFrom: previous.workerId }));
     expect(reclaimed).toMatchObject({ kind: "acquired", takenOver: true });
     const row = await chatRow(env, chat.chatId);
-    expect([row.worker_id, row.runner_id]).toEqual([earlier.workerId, again.runnerId]);
-    // The earlier runner is fenced out: its lease is gone with its runner id.
-    expect((await heartbeatsOf(env.pool, chat.chatId)).map((h) => h.runnerId)).toContain(again.runnerId);
+    expect([row.worker_id, row.runner_id]).toEqual([next.workerId, next.runnerId]);
+    // The previous runner is fenced out: the chat's lease is the new runner's.
+    expect((await heartbeatsOf(env.pool, chat.chatId)).map((h) => h.runnerId)).toContain(next.runnerId);
   });
 
-  it("still counts the pool and the shares when it reclaims", async () => {
+  it("still counts the pool when it reclaims", async () => {
     await env.pool.query(`DELETE FROM chat_heartbeats`);
     const holder = await makeChat(env, "R0");
     const mine = await makeChat(env, "R0");
-    const earlier = worker();
-    expect((await acquireChat(env.store, mine.chatId, options({ root: 2, subagent: 0 }, earlier))).kind).toBe("acquired");
+    const previous = worker();
+    expect((await acquireChat(env.store, mine.chatId, options({ root: 2, subagent: 0 }, previous))).kind).toBe("acquired");
     expect((await acquireChat(env.store, holder.chatId, options({ root: 2, subagent: 0 }))).kind).toBe("acquired");
-    // Two slots, both held: the reclaim excludes its own chat from the count, so it fits.
-    const reclaimed = await acquireChat(
-      env.store,
-      mine.chatId,
-      options({ root: 2, subagent: 0 }, { workerId: earlier.workerId, runnerId: randomUUID(), reclaimOwn: true }),
-    );
+    // Two slots, both held: the reclaim excludes its own chat from the count, so it fits; a third chat does not.
+    const reclaimed = await acquireChat(env.store, mine.chatId, options({ root: 2, subagent: 0 }, { reclaimFrom: previous.workerId }));
     expect(reclaimed.kind).toBe("acquired");
+    const third = await makeChat(env, "R0");
+    expect(await acquireChat(env.store, third.chatId, options({ root: 2, subagent: 0 }))).toEqual({ kind: "refused", reason: "capacity" });
   });
 });

@@ -113,10 +113,10 @@ export interface AcquireChatOptions {
    */
   readonly withHistory?: boolean;
   /**
-   * A fresh lease held under `workerId` is an earlier instance's of this worker (its object was
-   * restarted): take it over now, as a stale one (durable-objects/chat-object/incarnation.ts).
+   * A fresh lease held under this worker id is a previous instance's of the chat's object, cut off
+   * by a restart: take it over now, as a stale one (durable-objects/chat-object/incarnation.ts).
    */
-  readonly reclaimOwn?: boolean;
+  readonly reclaimFrom?: string;
 }
 
 /** Carries a non-acquired outcome out of the transaction callback, rolling it back. */
@@ -131,7 +131,7 @@ const LOCK_KEY_SQL = `CASE WHEN is_root THEN ${ADMISSION_LOCK_KEYS.root} ELSE ${
 /**
  * $1 chat id, $2 runnable statuses, $3 stale threshold ms, $4 and $5 whether admission to the root
  * and the subagent pool counts slots (1) or not (0), $6 lock_timeout setting, $7 the worker id whose
- * own fresh lease does not count (reclaimOwn; null: every fresh lease counts).
+ * fresh lease does not count (reclaimFrom; null: every fresh lease counts).
  */
 const PROBE_SQL = `
   WITH probe AS (
@@ -231,7 +231,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
       limited("root"),
       limited("subagent"),
       timeoutSetting(lockTimeoutMs),
-      options.reclaimOwn ? workerId : null,
+      options.reclaimFrom ?? null,
     ],
     // As the probe's lock_row decided: the row is locked only when it is runnable with no fresh lease.
     answer: (raw: RawRow | undefined): Answered<AcquireOutcome> | undefined => {
@@ -249,7 +249,7 @@ export async function acquireChat(store: ChatStore, chatId: string, options: Acq
       probe,
       async (tx) => {
         if (!admission) throw new Error(`chat ${chatId}: locked without the probe's answer`);
-        const owned = admit(tx, admission, staleThresholdMs, options.reclaimOwn ? workerId : null);
+        const owned = admit(tx, admission, staleThresholdMs, options.reclaimFrom ?? null);
         await acquire(tx, { workerId, runnerId });
         if (options.withHistory) {
           tx.checkAtCommit(historyAtCommit((rows) => (history = rows)));
