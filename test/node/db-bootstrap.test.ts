@@ -3,12 +3,12 @@
  * as a process against a database of its own: it prints the owner's session token once, which
  * authenticates; a second run and bad arguments fail with a clear message and write nothing.
  */
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { findApiKeyForAuth } from "../../src/accounts/api-keys";
 import { callerOf } from "../../src/accounts/authentication";
 import { parseToken } from "../../src/accounts/token";
 import { createOwnDatabase, type OwnDatabase } from "../db/support/own-database";
+import { runScript, type ScriptRun } from "./support/run-script";
 
 let own: OwnDatabase;
 beforeAll(async () => {
@@ -16,19 +16,8 @@ beforeAll(async () => {
 });
 afterAll(async () => own?.drop());
 
-function bootstrap(args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/db-bootstrap.ts", ...args], {
-      cwd: process.cwd(),
-      env: { ...process.env, DATABASE_URL: own.url },
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function bootstrap(args: string[]): Promise<ScriptRun> {
+  return runScript("scripts/db-bootstrap.ts", args, { ...process.env, DATABASE_URL: own.url });
 }
 
 const userCount = async () => Number((await own.pool.query("SELECT count(*) AS n FROM users")).rows[0]?.n);

@@ -6,7 +6,6 @@
  * unapplied migrations each stop it. (A complete configuration reaching `wrangler deploy
  * --dry-run` is .ci/run's own step, for both environments.)
  */
-import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -19,6 +18,7 @@ import { readSecretsFile, secretNamesFromFile } from "../../scripts/lib/secret-s
 import { WORKER_SECRETS } from "../../scripts/lib/worker-secrets";
 import { configSchema } from "../../src/config/env";
 import { createOwnDatabase, type OwnDatabase } from "../db/support/own-database";
+import { runScript, type ScriptRun } from "./support/run-script";
 
 const NEON_DIRECT = "postgresql://owner:pw@ep-cool-darkness-a1b2c3d4.us-east-2.aws.neon.tech/chatd?sslmode=require";
 const NEON_POOLED = "postgresql://owner:pw@ep-cool-darkness-a1b2c3d4-pooler.us-east-2.aws.neon.tech/chatd?sslmode=require";
@@ -163,19 +163,11 @@ describe("the migrations check", () => {
   });
 });
 
-function deploy(args: string[], directUrl?: string): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL_DIRECT: directUrl };
-    delete env.DATABASE_URL;
-    if (directUrl === undefined) delete env.DATABASE_URL_DIRECT;
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/deploy.ts", ...args], { cwd: process.cwd(), env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function deploy(args: string[], directUrl?: string): Promise<ScriptRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL_DIRECT: directUrl };
+  delete env.DATABASE_URL;
+  if (directUrl === undefined) delete env.DATABASE_URL_DIRECT;
+  return runScript("scripts/deploy.ts", args, env);
 }
 
 const DRY = ["--env", "staging", "--dry-run", "--skip-web-build"];

@@ -4,7 +4,6 @@
  * the clear before sealing, end up under the new key and open with it alone; a second run changes
  * nothing; a value it cannot open is reported and left; a write landing mid-rotation is kept.
  */
-import { spawn } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { TEST_SECRETS_KEYS } from "../../scripts/lib/test-secrets-keys";
 import { rotateSecrets } from "../../scripts/lib/secrets-rotation";
@@ -16,6 +15,7 @@ import { createProvider, getProvider, updateProvider } from "../../src/model-con
 import { KeyRing } from "../../src/secrets/key-ring";
 import { createOwnDatabase, type OwnDatabase } from "../db/support/own-database";
 import { testKeys } from "../support/test-keys";
+import { runScript, type ScriptRun } from "./support/run-script";
 
 const NEW = `new:${Buffer.alloc(32, 0x42).toString("base64")}`;
 /** After the operator put a new key first: new writes use it, the old one still opens. */
@@ -31,19 +31,11 @@ beforeAll(async () => {
 });
 afterAll(async () => own?.drop());
 
-function rotate(keys: string | undefined): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve, reject) => {
-    const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: own.url };
-    if (keys === undefined) delete env.CHAT_SECRETS_KEYS;
-    else env.CHAT_SECRETS_KEYS = keys;
-    const child = spawn(process.execPath, ["--import", "tsx", "scripts/secrets-rotate.ts"], { cwd: process.cwd(), env });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on("data", (d: Buffer) => (stderr += d.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
+function rotate(keys: string | undefined): Promise<ScriptRun> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATABASE_URL: own.url };
+  if (keys === undefined) delete env.CHAT_SECRETS_KEYS;
+  else env.CHAT_SECRETS_KEYS = keys;
+  return runScript("scripts/secrets-rotate.ts", [], env);
 }
 
 const counts = (stdout: string) =>
