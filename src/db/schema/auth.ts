@@ -9,6 +9,8 @@ export const organizations = pgTable("organizations", {
   id: uuid().primaryKey().defaultRandom(),
   name: text().notNull().unique(),
   isDefault: boolean().notNull().default(false),
+  /** MCP tool search (docs/mcp.md#tool-search) for the organization's chats, unless the owner chose. */
+  mcpToolSearch: boolean().notNull().default(false),
   createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
 });
 

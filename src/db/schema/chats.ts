@@ -132,6 +132,8 @@ export const chats = pgTable(
     unsafeDynamicTools: jsonb().$type<DynamicToolDefinition[]>(),
     /** The organization's MCP servers this chat uses (docs/mcp.md); checked on create and update. */
     mcpServerIds: jsonb().$type<string[]>().notNull().default([]),
+    /** Plan mode (docs/plan-mode.md): the model plans with read-only tools only. */
+    planMode: boolean().notNull().default(false),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },

@@ -3,7 +3,7 @@
  * organization's model overrides (migrations/0006_compaction.sql).
  */
 import { sql } from "drizzle-orm";
-import { check, foreignKey, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
+import { boolean, check, foreignKey, integer, pgTable, primaryKey, text, timestamp, uuid } from "drizzle-orm/pg-core";
 import { organizations, users } from "./auth";
 import { chatModelConfigs } from "./models";
 
@@ -16,6 +16,8 @@ export const chatUserPreferences = pgTable(
       .references(() => users.id, { onDelete: "cascade" }),
     /** The owner's compaction threshold (percent of the chat model's window); null: the model's own. */
     compactionThresholdPercent: integer(),
+    /** MCP tool search for the user's chats (docs/mcp.md#tool-search); null: the organization's setting. */
+    mcpToolSearch: boolean(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [check("chat_user_preferences_compaction_threshold_percent_check", sql`${t.compactionThresholdPercent} BETWEEN 0 AND 100`)],
