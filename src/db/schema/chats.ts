@@ -134,6 +134,20 @@ export const chats = pgTable(
     mcpServerIds: jsonb().$type<string[]>().notNull().default([]),
     /** Plan mode (docs/plan-mode.md): the model plans with read-only tools only. */
     planMode: boolean().notNull().default(false),
+    /**
+     * Title calls started for this chat, on its first prompt or by the cron's retry; bounded
+     * (TITLE_MAX_ATTEMPTS, docs/titles.md) so a chat whose model keeps failing is not called forever.
+     */
+    titleAttempts: integer().notNull().default(0),
+    /** When the latest title call started; the cron retries a chat still without a title long after. */
+    titleAttemptedAt: timestamp({ withTimezone: true }),
+    /** A short summary of the chat so far, written in the background after a turn (docs/titles.md). */
+    summary: text(),
+    /** The turn status label: what the last turn did, in a few words (the chat list shows it). */
+    lastTurnSummary: text(),
+    summaryUpdatedAt: timestamp({ withTimezone: true }),
+    /** The history_version the summary was made from: a late call never replaces a newer summary. */
+    summaryHistoryVersion: bigint({ mode: "number" }),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
@@ -153,6 +167,8 @@ export const chats = pgTable(
       .on(t.createdAt, t.id)
       .where(sql`${t.parentChatId} IS NULL AND NOT ${t.archived} AND ${t.pinOrder} = 0`),
     index("chats_archived_roots_idx").on(t.archivedAt, t.id).where(sql`${t.parentChatId} IS NULL AND ${t.archived}`),
+    // The cron's title retry (src/cron/titles.ts): root chats still on a fallback title.
+    index("chats_fallback_title_roots_idx").on(t.createdAt).where(sql`${t.parentChatId} IS NULL AND ${t.titleSource} = 'fallback'`),
   ],
 );
 
