@@ -19,6 +19,7 @@ import {
   index,
   integer,
   jsonb,
+  numeric,
   pgTable,
   text,
   timestamp,
@@ -158,6 +159,8 @@ export const chats = pgTable(
     index("chats_status_worker_id_idx").on(t.status, t.workerId),
     // GET /chats: the caller's chats, newest first.
     index("chats_owner_id_created_at_idx").on(t.ownerId, t.createdAt.desc(), t.id.desc()),
+    // An organization's usage and cost (src/chats/cost.ts).
+    index("chats_organization_id_idx").on(t.organizationId),
     index("chats_root_chat_id_idx").on(t.rootChatId),
     index("chats_parent_chat_id_idx").on(t.parentChatId),
     // Deleting a project clears its chats' project_id (the foreign key is in migration 0005).
@@ -200,6 +203,11 @@ export const chatMessages = pgTable(
     compressed: boolean().notNull().default(false),
     /** The provider's usage figures of an assistant step; null for every other row. */
     usage: jsonb().$type<MessageUsage>(),
+    /**
+     * What the step cost in US dollars, exact (numeric), priced with its model config's prices when
+     * it was committed; null when unpriced. Kept when prices change (docs/usage-cost.md).
+     */
+    costUsd: numeric(),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
@@ -210,6 +218,9 @@ export const chatMessages = pgTable(
     index("chat_messages_active_idx").on(t.chatId, t.role, t.seq).where(sql`NOT ${t.deleted}`),
     // "The newest non-deleted message in its family" (auto-archive).
     index("chat_messages_chat_id_created_at_idx").on(t.chatId, t.createdAt).where(sql`NOT ${t.deleted}`),
+    // Usage and cost reads (src/chats/cost.ts): a chat's steps, by time; edited-away steps count too.
+    index("chat_messages_usage_idx").on(t.chatId, t.createdAt).where(sql`${t.usage} IS NOT NULL`),
+    check("chat_messages_cost_usd_check", sql`${t.costUsd} >= 0`),
   ],
 );
 

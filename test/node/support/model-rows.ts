@@ -40,6 +40,10 @@ export function modelConfigRow(provider: Pick<ProviderRow, "id">, fields: Partia
     contextLimit: null,
     compressionThreshold: null,
     options: {},
+    inputPriceMicros: null,
+    outputPriceMicros: null,
+    cachedInputPriceMicros: null,
+    reasoningPriceMicros: null,
     deletedAt: null,
     createdAt: now,
     updatedAt: now,
@@ -64,6 +68,7 @@ export function messageRow(role: ChatMessageRow["role"], content: ChatMessageRow
     modelOnly: false,
     compressed: false,
     usage: null,
+    costUsd: null,
     createdAt: new Date(),
   };
 }

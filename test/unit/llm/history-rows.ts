@@ -26,6 +26,7 @@ export class History {
       modelOnly: flags.modelOnly ?? false,
       compressed: flags.compressed ?? false,
       usage: null,
+      costUsd: null,
       createdAt: new Date(0),
     };
     this.rows.push(row);
