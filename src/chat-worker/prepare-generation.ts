@@ -53,7 +53,7 @@ export async function prepareGeneration(
   // the attribution check go side by side only when two connections are warm: otherwise the second
   // read would open a connection (a chat's first turn, or one after the server dropped one), which
   // costs more round trips than running them one after the other.
-  const pendingTools = ctx.toolsFor(chat, toolStepOf(history));
+  const pendingTools = ctx.toolsFor(chat, toolStepOf(history, ctx.decisions));
   pendingTools.catch(() => {});
   const chatModelNow = async () => chatModel ?? modelForTurn(ctx.db, chat, read.models);
   const [resolved, attribution] =

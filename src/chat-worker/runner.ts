@@ -18,6 +18,7 @@ import type { StageTracing } from "../observability/stage-tracing";
 import { TurnTracing } from "../observability/turn-tracing";
 import type { ChatKind } from "../observability/stage-tracing";
 import { TaskTracing } from "./task-tracing";
+import { RunnerTurnDecisions } from "./turn-decisions";
 
 export type TaskKind = "generation" | "interrupt" | "requires_action_timeout" | "abandon";
 
@@ -42,6 +43,8 @@ export class ChatRunner {
   readonly #tracer: StageTracing;
   /** This runner's turns (spec "Turn span lifecycle"). */
   readonly #turns: TurnTracing;
+  /** Decisions that hold across the steps of a turn (turn-decisions.ts). */
+  readonly decisions = new RunnerTurnDecisions();
 
   constructor(
     readonly chatId: string,
@@ -126,7 +129,7 @@ export class ChatRunner {
     const trace = new TaskTracing(this.#tracer, this.#turns, task.id, controller.signal);
     // Only the event that is the read's row itself may start from it.
     const startingRead = this.#startingReads.forTask(e.snapshotVersion);
-    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, startingRead };
+    const ctx: TaskContext = { ...this.deps, fence, signal: controller.signal, trace, startingRead, decisions: this.decisions };
     task.done = this.#run(previous, task, ctx, lockKey);
     this.#locks.set(lockKey, task.done);
     this.#tasks.push(task);

@@ -9,7 +9,7 @@ import type { ChatStore } from "../chats/store";
 import type { ResolvedModelConfig } from "../model-configs/resolve";
 import type { StreamPart } from "../wire/stream-part";
 import type { PartBuffer } from "../part-buffer/part-buffer";
-import type { ChatTools, ToolChat, ToolStep } from "../tools/chat-tools";
+import type { ChatTools, ToolChat, ToolStep, TurnDecisions } from "../tools/chat-tools";
 import type { HookDispatcher } from "../hooks/dispatcher";
 import type { AttributionKeyCache } from "./attribution";
 import type { Fence } from "./fence";
@@ -55,4 +55,6 @@ export interface TaskContext extends RunnerDeps {
   trace: TaskTracing;
   /** The read the commit that spawned this task left for it, and where its own commit leaves the next (starting-read.ts). */
   startingRead: StartingRead;
+  /** The runner's per-turn decisions (turn-decisions.ts). */
+  decisions: TurnDecisions;
 }

@@ -19,6 +19,11 @@ export interface LocalTool<Args = unknown> {
   name: string;
   description: string;
   inputSchema: JSONSchema7;
+  /**
+   * The tool only reads: it changes nothing outside the chat's own transcript, so plan mode may
+   * offer it (docs/plan-mode.md). Absent: the tool may write.
+   */
+  readOnly?: boolean;
   execute(args: Args, context: LocalToolContext): Promise<unknown>;
 }
 
@@ -60,15 +65,27 @@ export function isDynamicTool(chat: Pick<ChatRow, "unsafeDynamicTools">, name: s
 
 /**
  * The chat's tools for a model call. A dynamic tool shadows a local tool of the same name, so the
- * model, the decision (decide.ts) and EnterRequiresAction agree on who runs a call.
+ * model, the decision (decide.ts) and EnterRequiresAction agree on who runs a call. `hidden` local
+ * tools are left out (MCP tools behind find_tools, write tools in plan mode); in plan mode so is a
+ * dynamic tool its client did not declare `read_only` (docs/plan-mode.md).
  */
-export function modelTools(chat: Pick<ChatRow, "unsafeDynamicTools">, registry: LocalToolRegistry = new Map()): ModelTools {
+export function modelTools(
+  chat: Pick<ChatRow, "unsafeDynamicTools"> & Partial<Pick<ChatRow, "planMode">>,
+  registry: LocalToolRegistry = new Map(),
+  hidden: ReadonlySet<string> = new Set(),
+): ModelTools {
   const set: ToolSet = {};
   for (const local of registry.values()) {
+    if (hidden.has(local.name)) continue;
     set[local.name] = tool({ description: local.description, inputSchema: jsonSchema(local.inputSchema) });
   }
   const dynamicNames = new Set<string>();
   for (const dynamic of dynamicToolDefinitions(chat)) {
+    if (chat.planMode && dynamic.read_only !== true) {
+      // Not offered; a local tool of the same name is not offered either (it would run a call the client means to).
+      delete set[dynamic.name];
+      continue;
+    }
     const schema = (dynamic.input_schema ?? EMPTY_OBJECT_SCHEMA) as JSONSchema7;
     set[dynamic.name] = tool({
       ...(dynamic.description ? { description: dynamic.description } : {}),

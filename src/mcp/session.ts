@@ -25,6 +25,8 @@ export interface McpToolInfo {
   name: string;
   description?: string | undefined;
   inputSchema: Record<string, unknown>;
+  /** The server's `readOnlyHint` annotation: only `true` lets plan mode offer the tool (docs/plan-mode.md). */
+  readOnlyHint?: boolean | undefined;
 }
 
 export interface McpSession {
@@ -88,7 +90,8 @@ export async function connectMcpServer(
     let cursor: string | undefined;
     for (let page = 0; page < MAX_TOOL_PAGES; page++) {
       const listed = await client.listTools(cursor === undefined ? {} : { cursor }, requestOptions);
-      for (const t of listed.tools) tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema });
+      for (const t of listed.tools)
+        tools.push({ name: t.name, description: t.description, inputSchema: t.inputSchema, readOnlyHint: t.annotations?.readOnlyHint });
       cursor = listed.nextCursor;
       if (cursor === undefined) break;
     }

@@ -4,6 +4,11 @@
  * once per turn by the object's McpTurnConnections; a server that is missing, disabled or does not
  * connect is skipped with a warning for the client, and the turn goes on without its tools. A call
  * that fails, or an `isError` result, is an error tool result.
+ *
+ * With tool search on for the turn (docs/mcp.md#tool-search), the step is offered `find_tools`
+ * instead of every schema: the MCP tools stay in the registry but are deferred, except those a
+ * find_tools result in the prompt named. The turn's runner decides once, on its first step with MCP
+ * candidates; a step without any never reads the setting.
  */
 import type { JSONSchema7 } from "ai";
 import type { Database } from "../db/database";
@@ -14,7 +19,9 @@ import type { McpSession, McpToolInfo } from "../mcp/session";
 import { assignToolNames } from "../mcp/tool-names";
 import { toolResultFor } from "../mcp/tool-result";
 import type { McpTurnConnections } from "../mcp/turn-connections";
-import type { ToolFamily, ToolWarning } from "./chat-tools";
+import { mcpToolSearchEnabled } from "../mcp/tool-search-setting";
+import type { FamilyTools, ToolChat, ToolFamily, ToolStep, ToolWarning } from "./chat-tools";
+import { FIND_TOOLS_NAME, findToolsTool } from "./find-tools";
 
 export interface McpToolDeps {
   db: Database;
@@ -64,9 +71,38 @@ export function mcpToolFamily(deps: McpToolDeps): ToolFamily {
             message: `MCP server "${outcome.serverName}" could not be reached (${outcome.reason}); its tools are skipped`,
           });
       }
-      return { tools: toolsOf(live, deps.toolOutputMaxBytes), warnings, ...(sessions.connect ? { mcpConnect: sessions.connect } : {}) };
+      const tools = toolsOf(live, deps.toolOutputMaxBytes);
+      const offered = tools.length === 0 ? { tools } : await withToolSearch(deps, chat, step, live, tools);
+      return { ...offered, warnings, ...(sessions.connect ? { mcpConnect: sessions.connect } : {}) };
     },
   };
+}
+
+/**
+ * The step's MCP tools as offered: all of them, or (tool search on for the turn) find_tools with
+ * every tool deferred but those found. A turn that already called find_tools keeps it whatever the
+ * setting says now (a new runner after a handoff decides again, and must not withdraw it).
+ */
+async function withToolSearch(
+  deps: McpToolDeps,
+  chat: ToolChat,
+  step: ToolStep | undefined,
+  live: readonly McpSession[],
+  tools: LocalTool[],
+): Promise<Pick<FamilyTools, "tools" | "deferred">> {
+  const read = () => mcpToolSearchEnabled(deps.db, chat);
+  const turn = step?.turn ?? -1;
+  const search = step?.searchedThisTurn || (await (step?.decisions ? step.decisions.mcpToolSearch(turn, read) : read()));
+  if (!search) return { tools };
+  const found = step?.foundTools ?? new Set<string>();
+  const catalog = tools.map((t) => ({ name: t.name, description: t.description }));
+  const finder = findToolsTool(
+    catalog,
+    live.map((s) => s.serverName),
+  );
+  // A server tool that sanitizes to "find_tools" would collide: the search wins, that tool is not offered.
+  const runnable = tools.filter((t) => t.name !== FIND_TOOLS_NAME);
+  return { tools: [finder, ...runnable], deferred: runnable.filter((t) => !found.has(t.name)).map((t) => t.name) };
 }
 
 function toolsOf(sessions: readonly McpSession[], maxBytes: number): LocalTool[] {
@@ -81,6 +117,8 @@ function mcpTool(name: string, session: McpSession, tool: McpToolInfo, maxBytes:
     name,
     description,
     inputSchema: { type: "object", ...tool.inputSchema } as JSONSchema7,
+    // MCP's annotation is a hint from the server; without it a tool is taken to write.
+    readOnly: tool.readOnlyHint === true,
     async execute(args, context) {
       return toolResultFor(await session.callTool(tool.name, args, context.abortSignal), maxBytes);
     },

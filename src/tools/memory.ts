@@ -71,6 +71,7 @@ function memoryTools(deps: MemoryToolDeps, projectId: string, index: string): Lo
   const { db } = deps;
   const read = defineLocalTool<unknown>({
     name: "read_memory",
+    readOnly: true,
     description: `Read one of this project's memories in full, by name.\n\n${index}`,
     inputSchema: { type: "object", properties: { name: nameJsonSchema }, required: ["name"], additionalProperties: false },
     async execute(args) {

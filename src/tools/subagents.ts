@@ -181,6 +181,7 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
 
   const wait = defineLocalTool<unknown>({
     name: "wait_agent",
+    readOnly: true,
     description:
       "Wait until a subagent is done for now (waiting, error, or needing action) and return its latest answer, " +
       `or until timeout_seconds pass (default ${DEFAULT_WAIT_SECONDS}, at most ${MAX_WAIT_SECONDS}); call again to keep waiting.`,
@@ -273,6 +274,7 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
 
   const list = defineLocalTool<unknown>({
     name: "list_agents",
+    readOnly: true,
     description: "List this chat's subagents with their status.",
     inputSchema: { type: "object", properties: {}, additionalProperties: false },
     async execute() {
@@ -282,6 +284,7 @@ function subagentTools(deps: SubagentToolDeps, chat: ToolChat): LocalTool[] {
 
   const models = defineLocalTool<unknown>({
     name: "list_subagent_models",
+    readOnly: true,
     description: "List the models a subagent may run on (model_config_id for spawn_agent) with their reasoning effort range.",
     inputSchema: { type: "object", properties: {}, additionalProperties: false },
     async execute() {

@@ -186,7 +186,7 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
       providerOptions: model.providerOptions(),
       maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
       // A flattened prompt has no tool history left to define.
-      tools: reSanitize ? undefined : modelTools(chat, (await ctx.toolsFor(chat, toolStepOf(history))).registry).set,
+      tools: reSanitize ? undefined : await offeredTools(ctx, chat, history),
       abortSignal: ctx.signal,
       maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
       retryInitialMs: ctx.config.CHAT_RETRY_INITIAL_DELAY_MS,
@@ -230,4 +230,10 @@ function compactionFailure(err: ModelCallError): string {
 
 function errorDetail(err: ModelCallError): LastErrorDetail {
   return { kind: err.kind, provider: err.provider, retryable: err.retryable, status_code: err.statusCode ?? null, detail: "compaction" };
+}
+
+/** The tools the chat's model is offered at this step, for a summary of a history that calls them. */
+async function offeredTools(ctx: TaskContext, chat: ChatRow, history: readonly ChatMessageRow[]) {
+  const tools = await ctx.toolsFor(chat, toolStepOf(history, ctx.decisions));
+  return modelTools(chat, tools.registry, tools.hidden).set;
 }

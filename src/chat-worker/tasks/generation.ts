@@ -103,7 +103,7 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
       return;
     case "run_local_tools": {
       // The same turn as the step that made the calls: its MCP connections are reused.
-      const { registry } = await ctx.toolsFor(chat, toolStepOf(history));
+      const { registry } = await ctx.toolsFor(chat, toolStepOf(history, ctx.decisions));
       const { results, context } = await runLocalToolsWithHooks(ctx, chat, next.calls, registry);
       // Parallel results (and the hooks' context) in one CommitStep: history_version moves once.
       await commitInStage(ctx, { messages: [{ role: "tool", content: results }, ...context] }, undefined, { chat, history });
@@ -198,7 +198,7 @@ async function streamModelStep(ctx: TaskContext, key: EpisodeKey, prepared: Prep
     const outcome = await runModelStep({
       model: prepared.client.model,
       prompt: prepared.prompt,
-      tools: modelTools(chat, prepared.tools.registry),
+      tools: modelTools(chat, prepared.tools.registry, prepared.tools.hidden),
       abortSignal: ctx.signal,
       idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
       providerOptions: prepared.providerOptions,

@@ -51,6 +51,8 @@ export interface DynamicToolDefinition {
   name: string;
   description?: string;
   input_schema?: unknown;
+  /** The client's word that the tool only reads: plan mode offers it (docs/plan-mode.md). */
+  read_only?: boolean;
 }
 
 /**

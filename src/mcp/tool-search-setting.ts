@@ -1,0 +1,19 @@
+/**
+ * Whether a chat owner's turns search their MCP tools (docs/mcp.md#tool-search): the user's own
+ * choice (`chat_user_preferences.mcp_tool_search`) when they made one, else the chat's
+ * organization's (`organizations.mcp_tool_search`, off by default). One query: the "rule read"
+ * the runner makes once per turn, and only for turns with MCP tools.
+ */
+import { eq, sql } from "drizzle-orm";
+import type { Database } from "../db/database";
+import { organizations } from "../db/schema/auth";
+import { chatUserPreferences } from "../db/schema/compaction";
+
+export async function mcpToolSearchEnabled(db: Database, chat: { ownerId: string; organizationId: string }): Promise<boolean> {
+  const [row] = await db
+    .select({ enabled: sql<boolean>`coalesce(${chatUserPreferences.mcpToolSearch}, ${organizations.mcpToolSearch})` })
+    .from(organizations)
+    .leftJoin(chatUserPreferences, eq(chatUserPreferences.userId, chat.ownerId))
+    .where(eq(organizations.id, chat.organizationId));
+  return row?.enabled === true;
+}
