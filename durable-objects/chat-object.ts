@@ -35,6 +35,8 @@ import { type ChatObjectInbox, OtherChatObjects } from "./chat-object/other-chat
 import { SocketUpgrades } from "./chat-object/socket-upgrades";
 import { StreamSockets } from "./chat-object/stream-sockets";
 import { SyncPoller } from "./chat-object/sync-poller";
+import { ObjectCadence } from "./chat-object/object-cadence";
+import { logger } from "../src/log/log";
 
 export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   readonly #chatId = new ObjectChatId();
@@ -45,6 +47,8 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   readonly #streams: StreamSockets;
   /** Spec "Sync poller": the chat's versions to every stream loop while any is open. */
   readonly #poller: SyncPoller;
+  /** Active or idle: how often the poll and the credential check wake the object. */
+  readonly #cadence: ObjectCadence;
   /** wait_agent calls of this chat's turn, woken by its children's objects (childChanged). */
   readonly #childWaiters: ChildWaiters;
   readonly #runtime: ChatRuntime;
@@ -59,6 +63,16 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
     const clock = new AlarmClock({ now: Date.now, setAlarm: storageAlarm(state) });
     const parts = new PartBuffer<StreamPart>({ now: Date.now, requestTick: () => clock.arm() });
     const relays = new EpisodeRelays(parts, () => chatId.require());
+    const cadence = new ObjectCadence({
+      now: Date.now,
+      busy: () => this.#runtime.tickDueAt() !== null,
+      idleMs: () => configFromEnv(env).CHAT_STREAM_IDLE_POLL_MS,
+      // The reads' deadlines moved earlier (an overdue credential check is due at once).
+      woke: () => {
+        this.#runtime.connectionsLinger(true);
+        clock.arm();
+      },
+    });
     const streams = new StreamSockets({
       state,
       read: (id, cursors) => readSyncSnapshot(this.#runtime.pool(), id, cursors),
@@ -72,12 +86,13 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
       readHints: async (id) => (await readSyncHints(this.#runtime.pool(), [id])).get(id),
       pollMs: () => configFromEnv(env).CHAT_STREAM_SYNC_POLL_MS,
       now: Date.now,
+      cadence,
     });
     const others = new OtherChatObjects(state, env);
     const childWaiters = new ChildWaiters((ms, signal) => clock.sleep(ms, signal));
     const notifier = this.notifier(new ObjectNotifier(chatId, this, others));
     const children = new ChildObjects(env, childWaiters);
-    const runtime = new ChatRuntime({ state, env, chatId, incarnation, clock, parts, notifier, streams, children });
+    const runtime = new ChatRuntime({ state, env, chatId, incarnation, clock, parts, notifier, cadence, streams, children });
     clock.watch(
       () => runtime.tickDueAt(),
       () => parts.nextDeadline(),
@@ -87,11 +102,12 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
     this.parts = parts;
     this.#streams = streams;
     this.#poller = poller;
+    this.#cadence = cadence;
     this.#childWaiters = childWaiters;
     this.#runtime = runtime;
     this.#updates = new ChatUpdates(runtime, streams, others);
     this.#commands = new ChatCommands(runtime);
-    this.#sockets = new SocketUpgrades({ chatId, runtime, streams, poller, clock, parts });
+    this.#sockets = new SocketUpgrades({ chatId, runtime, streams, poller, clock, parts, cadence });
   }
 
   /** What this object publishes, as sent. The notification fault suite's build wraps it (test/support/notification-faults.ts). */
@@ -152,18 +168,21 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   /** `chat:update` for this object's chat: from its own store, another object or the cron. */
   notify(payload: ChatUpdatePayload): void {
     this.#chatId.seen(payload.chat_id);
+    this.#cadence.touched();
     this.#updates.chatUpdated(payload);
   }
 
   /** `chat:ownership`: the chat is runnable and unowned; the worker will try to acquire it. */
   wake(hint: OwnershipHint): void {
     this.#chatId.seen(hint.chat_id);
+    this.#cadence.touched();
     this.#updates.ownershipHint();
   }
 
   /** A child of this chat moved: wake the wait_agent calls watching it. */
   childChanged(report: { parent_chat_id: string; chat_id: string }): void {
     this.#chatId.seen(report.parent_chat_id);
+    this.#cadence.touched();
     this.#childWaiters.report(report.chat_id);
   }
 
@@ -175,8 +194,25 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
     const now = Date.now();
     this.#clock.fired(now);
     this.parts.tick(now);
-    await Promise.all([this.#runtime.tickIfDue(now), this.#poller.pollIfDue(now), this.#sockets.checkCredentialsIfDue(now)]);
+    const idle = this.#cadence.idle(now);
+    this.#runtime.connectionsLinger(!idle);
+    await Promise.all([this.#runtime.tickIfDue(now), this.#periodicReads(now, idle)]);
+    logger.debug("object_alarm", { chat_id: this.#chatId.value, idle });
     this.#clock.arm();
+  }
+
+  /**
+   * The sync poll and the credential check, each when due. An idle chat's wake runs both, one
+   * after the other on one connection, so they share every wake-up from then on.
+   */
+  async #periodicReads(now: number, idle: boolean): Promise<void> {
+    if (!idle) {
+      await Promise.all([this.#poller.pollIfDue(now), this.#sockets.checkCredentialsIfDue(now)]);
+      return;
+    }
+    if (!this.#poller.isDue(now) && !this.#sockets.credentialsDue(now)) return;
+    await this.#poller.pollIfDue(now, true);
+    await this.#sockets.checkCredentialsIfDue(now, true);
   }
 
   override fetch(request: Request): Promise<Response> {

@@ -9,7 +9,7 @@ import type { Pool } from "@neondatabase/serverless";
 import type { CommandRuntime } from "../../src/chat-commands/chat-commands";
 import type { CommandContext } from "../../src/chat-commands/context";
 import { type Config, configFromEnv } from "../../src/config/env";
-import { connectionOf, createDb, createPool } from "../../src/db/client";
+import { connectionOf, createDb, createPool, setIdleTimeout } from "../../src/db/client";
 import type { Database } from "../../src/db/database";
 import type { Notifier } from "../../src/chats/notifier";
 import type { ChatRow } from "../../src/db/schema/chats";
@@ -40,6 +40,11 @@ import { wakeWaiting } from "./wake-waiting";
 
 /** A few connections are plenty: one object serializes its chat's work. */
 const POOL_SIZE = 4;
+/**
+ * While its chat is idle, an object closes a connection this long after its last use: time enough
+ * for the next read of the same wake to take it, never enough to keep the object awake.
+ */
+const IDLE_OBJECT_LINGER_MS = 100;
 
 /** The object's platform parts the runtime is built from. */
 export interface RuntimeParts {
@@ -54,6 +59,8 @@ export interface RuntimeParts {
   parts: PartBuffer<StreamPart>;
   /** The store's notifier: this chat's notifications in memory, others' to their objects. */
   notifier: Notifier;
+  /** Whether the chat is idle (object-cadence.ts): every command is a sign of life. */
+  cadence: { touched(): void };
   /** The chat's open streams, which hear of a written title at once (titles are outside Sync). */
   streams: { titleChanged(chat: ChatRow): void };
   /** Other chats' objects: the subagent tools' children, and a family's members an archive stops. */
@@ -85,6 +92,8 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
   #worker: ChatWorker | undefined;
   #keys: VerifiedKeys | undefined;
   #rateLimits: RateLimits | undefined;
+  /** Whether released connections linger (connectionsLinger), applied to the pool when it is built. */
+  #linger = true;
   /** When the worker's next heartbeat/sync tick is due (null: none); a source of the object's alarm. */
   #tickAt: number | null = null;
   /**
@@ -119,12 +128,22 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
       const hooks = createHookDispatcher(config);
       const tracing = new ObjectTracing(config, state.storage, (work) => this.keepAlive(work));
       this.#base = { config, pool, db: createDb(pool), store, hooks, tracing };
+      this.connectionsLinger(this.#linger);
     }
     return this.#base;
   }
 
   pool(): Pool {
     return this.#built().pool;
+  }
+
+  /**
+   * Whether a released connection lingers for CHAT_DB_IDLE_CONNECTION_MS (the chat is active) or
+   * closes at once (idle: the object holds nothing open between its reads and can hibernate).
+   */
+  connectionsLinger(linger: boolean): void {
+    this.#linger = linger;
+    if (this.#base) setIdleTimeout(this.#base.pool, linger ? this.#base.config.CHAT_DB_IDLE_CONNECTION_MS : IDLE_OBJECT_LINGER_MS);
   }
 
   /** Health check: one query through this object's pool. */
@@ -153,6 +172,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
   /** What every chat command on `chatId` runs with (src/chat-commands/context.ts). */
   context(chatId: string): CommandContext {
     this.parts.chatId.seen(chatId);
+    this.parts.cadence.touched();
     if (!this.#context) {
       const { store, db, config, hooks, tracing } = this.#built();
       const { env, state, streams, children } = this.parts;

@@ -3,11 +3,14 @@
  * is open, the object rechecks the keys they authenticated with every CHAT_AUTH_CACHE_MS (at
  * least every MIN_CHECK_MS), in one statement, and closes each socket whose key was revoked or
  * expired, whose user was suspended or left the chat's organization, with close code 4401 and a
- * reason that says which. The bound is the one a chat's HTTP routes have for a deleted key. A
- * timer source of the object's one alarm, as the sync poll is.
+ * reason that says which. The bound is the one a chat's HTTP routes have for a deleted key. While
+ * the chat is idle (object-cadence.ts) the check runs with the idle poll instead, and the chat's
+ * first sign of life makes an overdue check due at once. A timer source of the object's one
+ * alarm, as the sync poll is.
  */
 import { type CredentialLapse, LAPSE_REASONS } from "../../src/accounts/lapsed-credentials";
 import { errorText, logger } from "../../src/log/log";
+import type { ObjectCadence } from "./object-cadence";
 import type { SocketSession } from "./socket-session";
 
 /** The close code of a socket whose credential lapsed (4000 + HTTP 401, as 4404 is for a deleted chat). */
@@ -28,33 +31,37 @@ export interface SocketCredentialsDeps {
   lapsed(chatId: string, keyIds: readonly string[]): Promise<Map<string, CredentialLapse>>;
   intervalMs(): number;
   now(): number;
+  cadence: ObjectCadence;
 }
 
 export class SocketCredentials {
-  #checkAt: number | null = null;
+  /** When the last check ran (or, before one, when the first socket was seen open). */
+  #checkedAt: number | null = null;
 
   constructor(private readonly deps: SocketCredentialsDeps) {}
 
   /** The next check's deadline while any socket is open (the alarm clock's source). */
   dueAt(): number | null {
     if (this.deps.sockets().length === 0) {
-      this.#checkAt = null;
+      this.#checkedAt = null;
       return null;
     }
-    this.#checkAt ??= this.deps.now() + this.#intervalMs();
-    return this.#checkAt;
+    const now = this.deps.now();
+    this.#checkedAt ??= now;
+    return this.#checkedAt + this.deps.cadence.intervalMs(Math.max(MIN_CHECK_MS, this.deps.intervalMs()), now);
   }
 
-  /** The alarm fired at `now`: the check, when it is due, with the next one an interval later. */
-  checkIfDue(now: number): Promise<void> | undefined {
+  isDue(now: number): boolean {
     const at = this.dueAt();
-    if (at === null || at > now) return undefined;
-    this.#checkAt = now + this.#intervalMs();
-    return this.#check();
+    return at !== null && at <= now;
   }
 
-  #intervalMs(): number {
-    return Math.max(MIN_CHECK_MS, this.deps.intervalMs());
+  /** The alarm fired at `now`: the check, when it is due or `anyway` (an idle chat's reads run together). */
+  checkIfDue(now: number, anyway = false): Promise<void> | undefined {
+    const at = this.dueAt();
+    if (at === null || (at > now && !anyway)) return undefined;
+    this.#checkedAt = now;
+    return this.#check();
   }
 
   async #check(): Promise<void> {

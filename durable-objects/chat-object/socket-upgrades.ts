@@ -10,6 +10,7 @@ import type { PartBuffer } from "../../src/part-buffer/part-buffer";
 import { parseCursorsHeader } from "../../src/stream/resume-cursors";
 import type { StreamPart } from "../../src/wire/stream-part";
 import type { AlarmClock } from "./alarm-clock";
+import type { ObjectCadence } from "./object-cadence";
 import { authorizeSocket } from "./authorize-socket";
 import { errorValue } from "../../src/chat-commands/error-value";
 import { apiErrorOf, errorBody } from "../../src/http/errors";
@@ -31,6 +32,8 @@ export interface SocketUpgradeParts {
   poller: SyncPoller;
   clock: AlarmClock;
   parts: PartBuffer<StreamPart>;
+  /** A socket opening is a sign of life (object-cadence.ts), and the check's cadence follows the chat's. */
+  cadence: ObjectCadence;
 }
 
 export class SocketUpgrades {
@@ -45,13 +48,18 @@ export class SocketUpgrades {
       lapsed: (chatId, keyIds) => lapsedCredentials(deps.runtime.db(), chatId, keyIds, new Date()),
       intervalMs: () => deps.runtime.config().CHAT_AUTH_CACHE_MS,
       now: Date.now,
+      cadence: deps.cadence,
     });
     deps.clock.watch(() => this.#credentials.dueAt());
   }
 
-  /** The alarm fired at `now`: the sockets' credentials are rechecked when due. */
-  checkCredentialsIfDue(now: number): Promise<void> | undefined {
-    return this.#credentials.checkIfDue(now);
+  /** The alarm fired at `now`: the sockets' credentials are rechecked when due, or `anyway`. */
+  checkCredentialsIfDue(now: number, anyway = false): Promise<void> | undefined {
+    return this.#credentials.checkIfDue(now, anyway);
+  }
+
+  credentialsDue(now: number): boolean {
+    return this.#credentials.isDue(now);
   }
 
   answer(request: Request): Promise<Response> {
@@ -59,6 +67,7 @@ export class SocketUpgrades {
       const chatId = request.headers.get(CHAT_ID_HEADER);
       if (!chatId || request.headers.get("Upgrade")?.toLowerCase() !== "websocket")
         return new Response("expected a WebSocket upgrade", { status: 426 });
+      this.deps.cadence.touched();
       const caller = await authorizeSocket(this.deps.runtime, chatId, request.headers.get(CREDENTIALS_HEADER) ?? undefined);
       if (caller instanceof Response) return caller;
       const full = this.#overQuota(caller.userId);

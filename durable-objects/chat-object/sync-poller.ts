@@ -1,11 +1,13 @@
 /**
  * Spec "Sync poller": while any stream socket is open, the object reads its chat's versions every
- * CHAT_STREAM_SYNC_POLL_MS and delivers them to every loop as hints, which heals a notification
- * that was lost. A timer source of the object's one alarm (durable-objects/chat-object/alarm-clock.ts): it
+ * CHAT_STREAM_SYNC_POLL_MS (every CHAT_STREAM_IDLE_POLL_MS while the chat is idle:
+ * object-cadence.ts) and delivers them to every loop as hints, which heals a notification that was
+ * lost. A timer source of the object's one alarm (durable-objects/chat-object/alarm-clock.ts): it
  * reports its deadline and runs when the alarm finds it due.
  */
 import { errorText, logger } from "../../src/log/log";
 import type { SyncHints } from "../../src/stream/sync-state";
+import type { ObjectCadence } from "./object-cadence";
 
 export interface SyncPollerDeps {
   /** The object's stream sockets (durable-objects/chat-object/stream-sockets.ts). */
@@ -16,33 +18,43 @@ export interface SyncPollerDeps {
   readHints(chatId: string): Promise<SyncHints | undefined>;
   pollMs(): number;
   now(): number;
+  cadence: ObjectCadence;
 }
 
 export class SyncPoller {
-  /** When the next poll is due while streams are open (null: at once, e.g. after a restart). */
-  #pollAt: number | null = null;
+  /** When the last poll ran while streams were open (null: none yet, so one is due at once, e.g. after a restart). */
+  #polledAt: number | null = null;
+  /** The versions the last poll read: one that reads others means the chat moved unseen (activity). */
+  #lastRead: string | undefined;
 
   constructor(private readonly deps: SyncPollerDeps) {}
 
   /** The poll's deadline while any stream is open (the alarm clock's source). */
   dueAt(): number | null {
     if (this.deps.streams.count === 0) {
-      this.#pollAt = null;
+      this.#polledAt = null;
       return null;
     }
-    return this.#pollAt ?? this.deps.now();
+    if (this.#polledAt === null) return this.deps.now();
+    const now = this.deps.now();
+    return this.#polledAt + this.deps.cadence.intervalMs(this.deps.pollMs(), now);
   }
 
-  /** A stream socket opened: the first poll comes one interval later, unless one is already due. */
+  isDue(now: number): boolean {
+    const at = this.dueAt();
+    return at !== null && at <= now;
+  }
+
+  /** A stream socket opened (its bootstrap reads everything): the first poll comes one interval later, unless one is already due. */
   streamOpened(): void {
-    this.#pollAt ??= this.deps.now() + this.deps.pollMs();
+    this.#polledAt ??= this.deps.now();
   }
 
-  /** The alarm fired at `now`: the poll, when it is due, with the next one an interval later. */
-  pollIfDue(now: number): Promise<void> | undefined {
+  /** The alarm fired at `now`: the poll, when it is due or `anyway` (an idle chat's reads run together). */
+  pollIfDue(now: number, anyway = false): Promise<void> | undefined {
     const pollAt = this.dueAt();
-    if (pollAt === null || pollAt > now) return undefined;
-    this.#pollAt = now + this.deps.pollMs();
+    if (pollAt === null || (pollAt > now && !anyway)) return undefined;
+    this.#polledAt = now;
     return this.#poll();
   }
 
@@ -55,6 +67,9 @@ export class SyncPoller {
     }
     try {
       const hints = await this.deps.readHints(chatId);
+      const read = JSON.stringify(hints ?? null);
+      if (this.#lastRead !== undefined && read !== this.#lastRead) this.deps.cadence.touched();
+      this.#lastRead = read;
       // No row: the chat was deleted. Versions cannot say so; a forced Sync reads nothing and
       // closes each stream with 4404.
       if (hints) this.deps.streams.hint(hints);

@@ -28,8 +28,11 @@ export interface WsProxy {
   hostPort: string;
   /** Open client connections, for tests and leak checks. */
   openConnections(): number;
-  /** Database round trips since the start (or the last reset), and connections opened. */
-  counters(): { roundTrips: number; connections: number };
+  /**
+   * Since the start (or the last reset): database round trips, connections opened, and the time
+   * connections were held open, summed over connections (ms; an idle object's cost to a pooler).
+   */
+  counters(): { roundTrips: number; connections: number; connectionMs: number };
   resetCounters(): void;
   close(): Promise<void>;
 }
@@ -62,6 +65,7 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
   const wss = new WebSocketServer({ noServer: true, perMessageDeflate: false });
   const sockets = new Set<WebSocket>();
   const counts = { roundTrips: 0, connections: 0 };
+  const held = new HeldTime();
   const latencyMs = opts.latencyMs ?? 0;
   const trace = wireTraceFromEnv();
   let nextConn = 1;
@@ -75,7 +79,7 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
       return;
     }
     counts.connections++;
-    wss.handleUpgrade(req, socket, head, (ws) => pipe(ws, address, sockets, { latencyMs, counts, trace, conn: nextConn++ }));
+    wss.handleUpgrade(req, socket, head, (ws) => pipe(ws, address, sockets, { latencyMs, counts, held, trace, conn: nextConn++ }));
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -90,10 +94,11 @@ export async function startWsProxy(opts: WsProxyOptions): Promise<WsProxy> {
     port: addr.port,
     hostPort: `${host}:${addr.port}`,
     openConnections: () => sockets.size,
-    counters: () => ({ ...counts }),
+    counters: () => ({ ...counts, connectionMs: held.totalMs() }),
     resetCounters: () => {
       counts.roundTrips = 0;
       counts.connections = 0;
+      held.reset();
       trace?.mark("counters reset");
     },
     close: async () => {
@@ -108,11 +113,12 @@ function pipe(
   ws: WebSocket,
   address: string,
   sockets: Set<WebSocket>,
-  opts: { latencyMs: number; counts: { roundTrips: number }; trace: WireTrace | undefined; conn: number },
+  opts: { latencyMs: number; counts: { roundTrips: number }; held: HeldTime; trace: WireTrace | undefined; conn: number },
 ): void {
   const colon = address.lastIndexOf(":");
   const tcp = connect({ host: address.slice(0, colon), port: Number(address.slice(colon + 1)) });
   sockets.add(ws);
+  opts.held.opened(ws);
   // Timers of equal delay fire in the order they were set, so a delayed direction keeps its order.
   const later = (fn: () => void) => (opts.latencyMs > 0 ? setTimeout(fn, opts.latencyMs) : fn());
   let awaitingAnswer = false;
@@ -140,6 +146,7 @@ function pipe(
   });
   const close = () => {
     sockets.delete(ws);
+    opts.held.closed(ws);
     tcp.destroy();
     if (ws.readyState === ws.OPEN || ws.readyState === ws.CONNECTING) ws.close();
   };
@@ -150,6 +157,36 @@ function pipe(
     log("warn", "ws_proxy_tcp_error", { address, error: err.message });
     close();
   });
+}
+
+/** How long connections were held open since the last reset, open ones counted up to now. */
+class HeldTime {
+  readonly #openedAt = new Map<object, number>();
+  #closedMs = 0;
+  #since = performance.now();
+
+  opened(conn: object): void {
+    this.#openedAt.set(conn, performance.now());
+  }
+
+  closed(conn: object): void {
+    const at = this.#openedAt.get(conn);
+    if (at === undefined) return;
+    this.#openedAt.delete(conn);
+    this.#closedMs += performance.now() - Math.max(at, this.#since);
+  }
+
+  totalMs(): number {
+    const now = performance.now();
+    let open = 0;
+    for (const at of this.#openedAt.values()) open += now - Math.max(at, this.#since);
+    return Math.round(this.#closedMs + open);
+  }
+
+  reset(): void {
+    this.#closedMs = 0;
+    this.#since = performance.now();
+  }
 }
 
 /** Postgres's Terminate message ('X', length 4) alone. */

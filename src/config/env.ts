@@ -61,6 +61,13 @@ export const configSchema = z.object({
   // The first wait before a failed model call is retried, doubling up to 60 s (spec: 1 s).
   CHAT_RETRY_INITIAL_DELAY_MS: int("CHAT_RETRY_INITIAL_DELAY_MS", 10).default(1_000),
   CHAT_STREAM_SYNC_POLL_MS: int("CHAT_STREAM_SYNC_POLL_MS", 100),
+  // A chat quiet this long (no command, notification or socket opened, no turn running) is idle:
+  // its sync poll and its sockets' credential check then run together this often, and its object
+  // closes a database connection as soon as it is released (docs/stream.md, "Idle chats sleep").
+  // 0: never idle (the active cadence always).
+  CHAT_STREAM_IDLE_POLL_MS: int("CHAT_STREAM_IDLE_POLL_MS", 0)
+    .default(60_000)
+    .pipe(z.number().max(300_000, { error: "CHAT_STREAM_IDLE_POLL_MS must be at most 300000 (the bound on healing a lost notification)" })),
   // How long a chat object keeps a database connection nobody uses before closing it. An object
   // that holds one cannot hibernate (docs/stream.md, "Inside the object").
   CHAT_DB_IDLE_CONNECTION_MS: int("CHAT_DB_IDLE_CONNECTION_MS", 100).default(10_000),
@@ -213,6 +220,9 @@ const configRules = configSchema.superRefine((config, ctx) => {
   }
   if (config.CHAT_SESSION_MAX_SECONDS < config.CHAT_SESSION_IDLE_SECONDS) {
     ctx.addIssue({ code: "custom", message: "CHAT_SESSION_MAX_SECONDS must be at least CHAT_SESSION_IDLE_SECONDS" });
+  }
+  if (config.CHAT_STREAM_IDLE_POLL_MS !== 0 && config.CHAT_STREAM_IDLE_POLL_MS < config.CHAT_STREAM_SYNC_POLL_MS) {
+    ctx.addIssue({ code: "custom", message: "CHAT_STREAM_IDLE_POLL_MS must be 0 or at least CHAT_STREAM_SYNC_POLL_MS" });
   }
   if (config.CHAT_HOOK_URL !== "" && config.CHAT_HOOK_SECRET.length < 16) {
     ctx.addIssue({ code: "custom", message: "CHAT_HOOK_SECRET must be at least 16 characters when CHAT_HOOK_URL is set" });

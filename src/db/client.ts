@@ -87,6 +87,14 @@ export function createPool(opts: DbConnectionOptions): Pool {
 
 function ignoreHeldConnectionError(): void {}
 
+/**
+ * How long a connection released from now on stays open unused. The pool reads the option at each
+ * release, so a holder can change it as its load changes (an idle chat object: object-cadence.ts).
+ */
+export function setIdleTimeout(pool: Pool, ms: number): void {
+  pool.options.idleTimeoutMillis = ms;
+}
+
 /** The driver's client marks a connection it was told to end (pg's `Client#end`). */
 function isClosing(client: PoolClient | undefined): boolean {
   return (client as { _ending?: boolean } | undefined)?._ending === true;

@@ -182,4 +182,13 @@ describe("deployment options", () => {
     const { DATABASE_URL: _omit, ...rest } = valid;
     expect(() => parseConfig(rest)).toThrow(/DATABASE_URL is required/);
   });
+
+  it("bounds the idle poll: 0 or between the active poll and 5 minutes", () => {
+    expect(parseConfig(valid).CHAT_STREAM_IDLE_POLL_MS).toBe(60_000);
+    expect(parseConfig({ ...valid, CHAT_STREAM_IDLE_POLL_MS: "0" }).CHAT_STREAM_IDLE_POLL_MS).toBe(0);
+    expect(() => parseConfig({ ...valid, CHAT_STREAM_IDLE_POLL_MS: "5000" })).toThrow(
+      "CHAT_STREAM_IDLE_POLL_MS must be 0 or at least CHAT_STREAM_SYNC_POLL_MS",
+    );
+    expect(() => parseConfig({ ...valid, CHAT_STREAM_IDLE_POLL_MS: "600000" })).toThrow("CHAT_STREAM_IDLE_POLL_MS must be at most 300000");
+  });
 });

@@ -1,6 +1,7 @@
 /** SocketCredentials: when the open sockets' keys are rechecked, and which sockets a check closes. */
 import { describe, expect, it } from "vitest";
 import type { CredentialLapse } from "../../../src/accounts/lapsed-credentials";
+import { ObjectCadence } from "../../../durable-objects/chat-object/object-cadence";
 import {
   type CheckedSocket,
   CREDENTIAL_LAPSED_CODE,
@@ -17,8 +18,10 @@ function socket(keyId: string | undefined) {
   return { checked, closes };
 }
 
-function checker(opts: { sockets: CheckedSocket[]; lapsed?: Map<string, CredentialLapse> | Error; intervalMs?: number }) {
+function checker(opts: { sockets: CheckedSocket[]; lapsed?: Map<string, CredentialLapse> | Error; intervalMs?: number; idleMs?: number }) {
   let now = 1_000_000;
+  let woke = 0;
+  const cadence = new ObjectCadence({ now: () => now, busy: () => false, idleMs: () => opts.idleMs ?? 0, woke: () => woke++ });
   const asked: string[][] = [];
   const credentials = new SocketCredentials({
     sockets: () => opts.sockets,
@@ -30,8 +33,9 @@ function checker(opts: { sockets: CheckedSocket[]; lapsed?: Map<string, Credenti
     },
     intervalMs: () => opts.intervalMs ?? 2_000,
     now: () => now,
+    cadence,
   });
-  return { credentials, asked, advance: (ms: number) => (now += ms), now: () => now };
+  return { credentials, cadence, asked, woke: () => woke, advance: (ms: number) => (now += ms), now: () => now };
 }
 
 describe("SocketCredentials", () => {
@@ -74,5 +78,25 @@ describe("SocketCredentials", () => {
     advance(2_000);
     await credentials.checkIfDue(now());
     expect(s.closes).toEqual([]);
+  });
+
+  it("checks an idle chat's sockets every idle interval, and an overdue check is due at the chat's first sign of life", async () => {
+    const s = socket("a");
+    const { credentials, cadence, asked, woke, advance, now } = checker({ sockets: [s.checked], idleMs: 60_000 });
+    const start = now();
+    expect(credentials.dueAt()).toBe(start + 60_000);
+    await credentials.checkIfDue(advance(60_000));
+    expect(asked).toHaveLength(1);
+    advance(30_000);
+    expect(credentials.isDue(now())).toBe(false);
+    // A command, a notification or a socket: active, and the last check is older than 2 s.
+    cadence.touched();
+    expect(woke()).toBe(1);
+    expect(credentials.isDue(now())).toBe(true);
+    await credentials.checkIfDue(now());
+    expect(credentials.dueAt()).toBe(now() + 2_000);
+    // Touches while active are not wake-ups.
+    cadence.touched();
+    expect(woke()).toBe(1);
   });
 });

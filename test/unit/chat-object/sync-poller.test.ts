@@ -1,10 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { ObjectCadence } from "../../../durable-objects/chat-object/object-cadence";
 import { SyncPoller } from "../../../durable-objects/chat-object/sync-poller";
 import type { SyncHints } from "../../../src/stream/sync-state";
 
 /** A poller on a hand-moved time, over streams that record what they were told. */
-function setup(opts: { chatId?: string; hints?: SyncHints; fails?: boolean } = {}) {
+function setup(opts: { chatId?: string; hints?: SyncHints; fails?: boolean; idleMs?: number } = {}) {
   let now = 1_000;
+  const cadence = new ObjectCadence({ now: () => now, busy: () => false, idleMs: () => opts.idleMs ?? 0, woke: () => {} });
   const told: string[] = [];
   const streams = {
     count: 0,
@@ -20,9 +22,11 @@ function setup(opts: { chatId?: string; hints?: SyncHints; fails?: boolean } = {
     },
     pollMs: () => 100,
     now: () => now,
+    cadence,
   });
   return {
     poller,
+    cadence,
     streams,
     told,
     advance(ms: number) {
@@ -57,6 +61,33 @@ describe("SyncPoller", () => {
     // A second stream opening does not move a scheduled poll.
     poller.streamOpened();
     expect(poller.dueAt()).toBe(1_200);
+  });
+
+  it("polls an idle chat every idle interval, and a chat that moved unseen is active again", async () => {
+    const hints: SyncHints = { snapshotVersion: 3 };
+    const { poller, streams, told, cadence, advance } = setup({ chatId: "c", hints, idleMs: 1_000 });
+    streams.count = 1;
+    poller.streamOpened();
+    // Nothing has happened in this instance: idle, so the first poll is an idle interval away.
+    expect(poller.dueAt()).toBe(2_000);
+    cadence.touched();
+    expect(poller.dueAt()).toBe(1_100);
+    await poller.pollIfDue(advance(100));
+    expect(poller.dueAt()).toBe(1_200);
+    // Quiet for the idle interval: polls space out to it.
+    await poller.pollIfDue(advance(1_000));
+    expect(poller.dueAt()).toBe(3_100);
+    expect(cadence.idle(2_100)).toBe(true);
+    // The next poll reads other versions (a notification was lost): active again.
+    hints.snapshotVersion = 4;
+    await poller.pollIfDue(advance(1_000));
+    expect(told.at(-1)).toBe('hint {"snapshotVersion":4}');
+    expect(cadence.idle(3_100)).toBe(false);
+    expect(poller.dueAt()).toBe(3_200);
+    // `anyway`: an idle chat's wake runs both reads, due or not.
+    expect(poller.pollIfDue(3_150)).toBeUndefined();
+    await poller.pollIfDue(3_150, true);
+    expect(told).toHaveLength(4);
   });
 
   it("resyncs when the chat's row is gone, restores loops when the chat is unknown, and survives a failed read", async () => {
