@@ -127,6 +127,8 @@ export const chats = pgTable(
     labels: jsonb().$type<Record<string, string>>().notNull().default({}),
     /** 0: not pinned; pinned chats sort by ascending pin_order. */
     pinOrder: integer().notNull().default(0),
+    /** The owner turned debug runs on (docs/debug-runs.md): the chat's model calls are recorded. */
+    debugRuns: boolean().notNull().default(false),
     lastModelConfigId: uuid(),
     lastReasoningEffort: text(),
     /** The project whose memory a root chat shares; same organization (composite FK, migration 0005). */

@@ -16,3 +16,4 @@ export * from "./compaction";
 export * from "./projects";
 export * from "./mcp";
 export * from "./subagents";
+export * from "./debug-runs";
