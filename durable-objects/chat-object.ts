@@ -15,6 +15,7 @@ import type { CreateChatCommand } from "../src/chat-commands/create-chat";
 import type { EditMessageCommand, SendMessageCommand } from "../src/chat-commands/messages";
 import type { QueueCommand } from "../src/chat-commands/queue";
 import type { TurnsCommand } from "../src/chat-commands/turns";
+import type { ListDebugRunsCommand, ReadDebugRunCommand, SetDebugRunsCommand } from "../src/chat-commands/debug-runs";
 import type { UpdateChatCommand } from "../src/chat-commands/update-chat";
 import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../src/chats/notifier";
 import type { ToolResultInput } from "../src/chats/transitions/requires-action";
@@ -155,6 +156,18 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   }
   turns(from: Sender, cmd: Unsigned<TurnsCommand>) {
     return this.#commands.turns(from, cmd);
+  }
+  debugSettings(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#commands.debugSettings(from, cmd);
+  }
+  setDebugRuns(from: Sender, cmd: Unsigned<SetDebugRunsCommand>) {
+    return this.#commands.setDebugRuns(from, cmd);
+  }
+  debugRuns(from: Sender, cmd: Unsigned<ListDebugRunsCommand>) {
+    return this.#commands.debugRuns(from, cmd);
+  }
+  debugRun(from: Sender, cmd: Unsigned<ReadDebugRunCommand>) {
+    return this.#commands.debugRun(from, cmd);
   }
   read(from: Sender, cmd: Unsigned<ChatCommand>) {
     return this.#commands.read(from, cmd);

@@ -3,12 +3,17 @@
  * ChatObject class.
  */
 import { app } from "./app";
+import { EXPERIMENTAL_BASE, experimentalApp } from "./experimental-app";
 import { runScheduled } from "./cron/scheduled";
 
 export { ChatObject } from "../durable-objects/chat-object";
 
 export default {
-  fetch: app.fetch,
+  fetch(request, env, ctx) {
+    const { pathname } = new URL(request.url);
+    const experimental = pathname === EXPERIMENTAL_BASE || pathname.startsWith(`${EXPERIMENTAL_BASE}/`);
+    return (experimental ? experimentalApp : app).fetch(request, env, ctx);
+  },
   async scheduled(_controller, env, ctx) {
     await runScheduled(env, (p) => ctx.waitUntil(p));
   },

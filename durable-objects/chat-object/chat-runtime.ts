@@ -37,6 +37,7 @@ import type { ObjectChatId } from "./object-chat-id";
 import { poolAdmission, tenantShares } from "../../src/chat-worker/leases/pools";
 import type { Incarnation } from "./incarnation";
 import { wakeWaiting } from "./wake-waiting";
+import { DebugRecorder } from "../../src/debug-runs/recorder";
 
 /** A few connections are plenty: one object serializes its chat's work. */
 const POOL_SIZE = 4;
@@ -261,6 +262,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
           tracer: tracing.tracer,
           turnEmitted: (turn) => tracing.turnEmitted(turn),
           hooks,
+          debugRuns: new DebugRecorder({ pool: store.pool, db, config, background: (work) => this.keepAlive(work) }),
         },
         this,
       );

@@ -32,6 +32,8 @@ export const LAYERS: readonly string[] = [
   "src/files",
   "src/mcp",
   "src/hooks",
+  // Debug runs (docs/debug-runs.md): the capture of a model call, its redaction, its rows.
+  "src/debug-runs",
   "src/chats",
   "src/llm",
   "src/part-buffer",

@@ -19,6 +19,15 @@ import { type Outcome, outcome } from "./outcome";
 import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "./queue";
 import { readChatCommand, readMessagesCommand } from "./reads";
 import { type TurnsCommand, turnsCommand } from "./turns";
+import {
+  debugSettingsCommand,
+  type ListDebugRunsCommand,
+  listDebugRunsCommand,
+  type ReadDebugRunCommand,
+  readDebugRunCommand,
+  type SetDebugRunsCommand,
+  setDebugRunsCommand,
+} from "./debug-runs";
 import { type UpdateChatCommand, updateChatCommand } from "./update-chat";
 import type { ToolResultInput } from "../chats/transitions/requires-action";
 
@@ -51,7 +60,7 @@ export interface CommandRuntime {
 }
 
 /** The commands that change nothing: not counted against the sender's write limits. */
-const READS: ReadonlySet<string> = new Set(["read_chat", "read_messages", "turns"]);
+const READS: ReadonlySet<string> = new Set(["read_chat", "read_messages", "turns", "debug_settings", "debug_runs", "debug_run"]);
 
 export class ChatCommands {
   constructor(private readonly runtime: CommandRuntime) {}
@@ -118,6 +127,23 @@ export class ChatCommands {
 
   turns(from: Sender, cmd: Unsigned<TurnsCommand>) {
     return this.#signed(from, "turns", turnsCommand, cmd);
+  }
+
+  /** The experimental debug runs (docs/debug-runs.md): the chat's flag, its runs, one run. */
+  debugSettings(from: Sender, cmd: Unsigned<ChatCommand>) {
+    return this.#signed(from, "debug_settings", debugSettingsCommand, cmd);
+  }
+
+  setDebugRuns(from: Sender, cmd: Unsigned<SetDebugRunsCommand>) {
+    return this.#signed(from, "set_debug_runs", setDebugRunsCommand, cmd);
+  }
+
+  debugRuns(from: Sender, cmd: Unsigned<ListDebugRunsCommand>) {
+    return this.#signed(from, "debug_runs", listDebugRunsCommand, cmd);
+  }
+
+  debugRun(from: Sender, cmd: Unsigned<ReadDebugRunCommand>) {
+    return this.#signed(from, "debug_run", readDebugRunCommand, cmd);
   }
 
   read(from: Sender, cmd: Unsigned<ChatCommand>) {

@@ -10,6 +10,9 @@ import { openedProvider } from "../model-configs/provider-secrets";
 import type { Attribution } from "../llm/attribution";
 import { ModelCallError } from "../llm/model-call-error";
 import { type ModelClient, modelClientFor } from "../llm/provider";
+import { transportFor } from "../llm/transport";
+import type { DebugCapture } from "../debug-runs/capture";
+import type { DebugCall } from "../debug-runs/recorder";
 import { type ProviderOptions, providerOptionsFor } from "../llm/provider-options";
 import { logger } from "../log/log";
 import { SecretsError } from "../secrets/errors";
@@ -17,6 +20,8 @@ import type { KeyRing } from "../secrets/key-ring";
 
 export interface AttributedModel {
   client: ModelClient;
+  /** What the call sends and receives, when the chat records debug runs (src/debug-runs). */
+  debug: DebugCapture | undefined;
   /** `requestedEffort`: the chat's last_reasoning_effort for a turn; omit for the config's default. */
   providerOptions(requestedEffort?: string | null): ProviderOptions | undefined;
 }
@@ -29,14 +34,27 @@ export async function attributedModel(
   resolved: Pick<ResolvedModelConfig, "provider" | "config">,
   attribution: Attribution,
   keys: KeyRing,
-  opts: { fetch?: typeof fetch | undefined } = {},
+  opts: { fetch?: typeof fetch | undefined; debug?: DebugCall | undefined } = {},
 ): Promise<AttributedModel> {
-  const client = modelClientFor(await openProvider(keys, resolved.provider), resolved.config, {
-    ...(opts.fetch ? { fetch: opts.fetch } : {}),
+  const provider = await openProvider(keys, resolved.provider);
+  // The capture sits closest to the wire: what it keeps is what was sent, the provider's key included
+  // (which it is told, to redact).
+  const transport = transportFor(provider, resolved.config) ?? provider.type;
+  const debug = opts.debug?.capture({
+    provider: provider.type,
+    model: resolved.config.model,
+    modelConfigId: resolved.config.id,
+    transport,
+  });
+  debug?.secret(provider.apiKey);
+  const fetch = debug ? debug.fetch(opts.fetch ?? ((input, init) => globalThis.fetch(input, init))) : opts.fetch;
+  const client = modelClientFor(provider, resolved.config, {
+    ...(fetch ? { fetch } : {}),
     headers: attribution.headers,
   });
   return {
     client,
+    debug,
     providerOptions: (requestedEffort) =>
       providerOptionsFor(client.transport, resolved.config, requestedEffort, { user: attribution.user }),
   };

@@ -24,6 +24,7 @@ import { transportFor } from "../llm/transport";
 import type { StageModel } from "../observability/stage-tracing";
 import { providerAttempts } from "./provider-attempts";
 import { stageModel } from "./task-tracing";
+import type { DebugCapture } from "../debug-runs/capture";
 
 export interface PreparedGeneration {
   client: ModelClient;
@@ -36,6 +37,8 @@ export interface PreparedGeneration {
   providerOptions: ProviderOptions | undefined;
   /** The model attributes of the stages that run on it. */
   model: StageModel;
+  /** The call's debug capture, when the chat records debug runs: told how the call ended, then saved. */
+  debug: DebugCapture | undefined;
 }
 
 /**
@@ -64,6 +67,7 @@ export async function prepareGeneration(
   const traced = stageModel(resolved, transportFor(resolved.provider, resolved.config) ?? resolved.provider.type, chat.lastReasoningEffort);
   const model = await attributedModel(resolved, attribution, ctx.config.CHAT_SECRETS_KEYS, {
     fetch: providerAttempts(ctx.trace, traced, ctx.fetch),
+    debug: ctx.debugRuns?.call(chat, "step", ctx.trace.traceId),
   });
   if (tools.mcpConnect) {
     const { startedAtMs, ms, connected, failed } = tools.mcpConnect;
@@ -79,6 +83,7 @@ export async function prepareGeneration(
     prompt: buildPrompt({ chat, history, toolGuidance: tools.guidance, ...files }),
     providerOptions: model.providerOptions(chat.lastReasoningEffort),
     model: traced,
+    debug: model.debug,
   };
 }
 

@@ -18,6 +18,7 @@ import type { FileReader } from "./prompt-files";
 import type { StageTracing } from "../observability/stage-tracing";
 import type { TurnSummary } from "../observability/turn-tracing";
 import type { TaskTracing } from "./task-tracing";
+import type { DebugRecorder } from "../debug-runs/recorder";
 
 export interface RunnerDeps {
   store: ChatStore;
@@ -46,6 +47,8 @@ export interface RunnerDeps {
   tracer: StageTracing;
   /** Every emitted turn, for the chat's turn log. */
   turnEmitted(summary: TurnSummary): void;
+  /** Debug runs (src/debug-runs): records the chat's model calls when it and the deployment ask for it. */
+  debugRuns?: DebugRecorder | undefined;
 }
 
 export interface TaskContext extends RunnerDeps {

@@ -32,6 +32,11 @@ export class TaskTracing {
     this.#token = this.turns.openToken(this.signal);
   }
 
+  /** The trace of the turn this task joined, if any (debug runs name it). */
+  get traceId(): string | null {
+    return this.turns.spanOf(this.#token)?.traceId ?? null;
+  }
+
   get #parent(): SpanContext | null {
     return this.#within.at(-1)?.context ?? this.turns.spanOf(this.#token);
   }

@@ -179,6 +179,20 @@ export const configSchema = z.object({
     .default("https://cloudflare-dns.com/dns-query"),
   // An MCP tool's output past this many bytes is cut for the model (docs/mcp.md).
   CHAT_MCP_TOOL_OUTPUT_MAX_BYTES: int("CHAT_MCP_TOOL_OUTPUT_MAX_BYTES", 1024).default(65_536),
+  // Debug runs (docs/debug-runs.md): "off" records nothing and refuses the chat flag; "opt_in" records
+  // the model calls of chats whose owner turned debug runs on; "all" records every chat's.
+  CHAT_DEBUG_RUNS: z.enum(["off", "opt_in", "all"], { error: 'CHAT_DEBUG_RUNS must be "off", "opt_in" or "all"' }).default("opt_in"),
+  // A run's stored request and response past this many bytes are cut, with a marker.
+  CHAT_DEBUG_RUN_MAX_BYTES: int("CHAT_DEBUG_RUN_MAX_BYTES", 4096)
+    .pipe(z.number().max(4_194_304, { error: "CHAT_DEBUG_RUN_MAX_BYTES must be at most 4194304" }))
+    .default(262_144),
+  // Hours a run is kept; the cron deletes older ones. Runs a chat keeps at most; the oldest go first.
+  CHAT_DEBUG_RUN_RETENTION_HOURS: int("CHAT_DEBUG_RUN_RETENTION_HOURS", 1)
+    .pipe(z.number().max(2_160, { error: "CHAT_DEBUG_RUN_RETENTION_HOURS must be at most 2160 (90 days)" }))
+    .default(72),
+  CHAT_DEBUG_RUNS_PER_CHAT: int("CHAT_DEBUG_RUNS_PER_CHAT", 1)
+    .pipe(z.number().max(1_000, { error: "CHAT_DEBUG_RUNS_PER_CHAT must be at most 1000" }))
+    .default(100),
   // Tracing export (docs/observability.md): an empty endpoint exports nothing.
   OTEL_EXPORTER_OTLP_ENDPOINT: z
     .string()

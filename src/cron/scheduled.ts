@@ -13,6 +13,7 @@ import { autoArchiveTick } from "./auto-archive";
 import { purgeTick } from "./purge";
 import { purgeUnattachedUploads } from "../files/unattached-purge";
 import { sweep } from "./sweep";
+import { purgeExpiredDebugRuns } from "./debug-runs";
 import { objectsNotifier } from "../chats/objects-notifier";
 
 export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
@@ -53,6 +54,7 @@ export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) =>
       }),
     );
     await step("sign_in_failures", () => purgeStaleFailures(createDb(pool), now));
+    await step("debug_runs", () => purgeExpiredDebugRuns(pool, { retentionHours: config.CHAT_DEBUG_RUN_RETENTION_HOURS, now }));
   } finally {
     waitUntil(pool.end());
   }

@@ -178,6 +178,21 @@ describe("deployment options", () => {
     );
   });
 
+  it("records debug runs of opted-in chats by default, within bounds, and refuses a bad mode or bound", () => {
+    const config = parseConfig(valid);
+    expect(config.CHAT_DEBUG_RUNS).toBe("opt_in");
+    expect(config.CHAT_DEBUG_RUN_MAX_BYTES).toBe(262_144);
+    expect(config.CHAT_DEBUG_RUN_RETENTION_HOURS).toBe(72);
+    expect(config.CHAT_DEBUG_RUNS_PER_CHAT).toBe(100);
+    expect(parseConfig({ ...valid, CHAT_DEBUG_RUNS: "all" }).CHAT_DEBUG_RUNS).toBe("all");
+    expect(() => parseConfig({ ...valid, CHAT_DEBUG_RUNS: "on" })).toThrow('CHAT_DEBUG_RUNS must be "off", "opt_in" or "all"');
+    expect(() => parseConfig({ ...valid, CHAT_DEBUG_RUN_MAX_BYTES: "100" })).toThrow(/CHAT_DEBUG_RUN_MAX_BYTES must be at least 4096/);
+    expect(() => parseConfig({ ...valid, CHAT_DEBUG_RUN_RETENTION_HOURS: "0" })).toThrow(
+      /CHAT_DEBUG_RUN_RETENTION_HOURS must be at least 1/,
+    );
+    expect(() => parseConfig({ ...valid, CHAT_DEBUG_RUNS_PER_CHAT: "5000" })).toThrow(/CHAT_DEBUG_RUNS_PER_CHAT must be at most 1000/);
+  });
+
   it("requires DATABASE_URL", () => {
     const { DATABASE_URL: _omit, ...rest } = valid;
     expect(() => parseConfig(rest)).toThrow(/DATABASE_URL is required/);

@@ -28,6 +28,7 @@ import { modelTools } from "../../llm/tools";
 import { episodeKey } from "../../part-buffer/part-buffer";
 import { logger } from "../../log/log";
 import { attributedModel } from "../attributed-model";
+import { summaryEnd, withDebugRun } from "../debug-call";
 import { attributionFor } from "../attribution";
 import { type CompactionSetup, compactionSetup } from "../compaction-setup";
 import { fencedRecordAttempt, fencedUpdate } from "../fenced-db";
@@ -178,24 +179,33 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
       return;
     }
     // Built here, not at preparation: a broken override fails only the turns that compact.
-    const model = await attributedModel(summarizer, attribution, ctx.config.CHAT_SECRETS_KEYS, { fetch: ctx.fetch });
-    const outcome = await summarize({
-      model: model.client.model,
-      prompt,
-      // The summarizer config's default effort, converted for its transport, with the attribution id.
-      providerOptions: model.providerOptions(),
-      maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
-      // A flattened prompt has no tool history left to define.
-      tools: reSanitize ? undefined : await offeredTools(ctx, chat, history),
-      abortSignal: ctx.signal,
-      maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
-      retryInitialMs: ctx.config.CHAT_RETRY_INITIAL_DELAY_MS,
-      sleep: ctx.sleep,
-      onRetry: async (error, retry, delay) => {
-        const payload = retryPayload(error, retry, delay, ctx.now());
-        await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
-      },
-    });
+    // Its debug run names the summarizer's provider and model, the override's when there is one.
+    const debug = ctx.debugRuns?.call(chat, "compaction", ctx.trace.traceId);
+    const model = await attributedModel(summarizer, attribution, ctx.config.CHAT_SECRETS_KEYS, { fetch: ctx.fetch, debug });
+    const outcome = await withDebugRun(
+      ctx,
+      model.debug,
+      chat,
+      async () =>
+        summarize({
+          model: model.client.model,
+          prompt,
+          // The summarizer config's default effort, converted for its transport, with the attribution id.
+          providerOptions: model.providerOptions(),
+          maxOutputTokens: summaryMaxOutputTokens(summarizer.config.contextLimit),
+          // A flattened prompt has no tool history left to define.
+          tools: reSanitize ? undefined : await offeredTools(ctx, chat, history),
+          abortSignal: ctx.signal,
+          maxRetries: ctx.config.CHAT_MAX_GENERATION_RETRIES,
+          retryInitialMs: ctx.config.CHAT_RETRY_INITIAL_DELAY_MS,
+          sleep: ctx.sleep,
+          onRetry: async (error, retry, delay) => {
+            const payload = retryPayload(error, retry, delay, ctx.now());
+            await fencedUpdate(ctx.store, ctx.fence, (tx) => recordRetryState(tx, { retryState: payload }));
+          },
+        }),
+      summaryEnd,
+    );
     if (outcome.kind === "aborted") return;
     const messages = compactionMessages({
       toolCallId,

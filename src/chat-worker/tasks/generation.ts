@@ -14,6 +14,7 @@
  * 60 s) until generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES, then FinishError.
  */
 import { failTurn } from "../fail-turn";
+import { stepEnd, withDebugRun } from "../debug-call";
 import { releaseWhenIdle } from "../release-when-idle";
 import { commitInStage } from "../commit-in-stage";
 import type { NewMessage } from "../../chats/history";
@@ -156,7 +157,7 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
     }
     try {
       ctx.parts.startModelInvocation(key);
-      const outcome = await streamModelStep(ctx, key, prepared, chat);
+      const outcome = await withDebugRun(ctx, prepared.debug, chat, () => streamModelStep(ctx, key, prepared, chat), stepEnd);
       if (outcome.kind === "aborted") return;
       const messages: NewMessage[] = [
         { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
