@@ -209,8 +209,8 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
     this.parts.tick(now);
     const idle = this.#cadence.idle(now);
     this.#runtime.connectionsLinger(!idle);
-    await Promise.all([this.#runtime.tickIfDue(now), this.#periodicReads(now, idle)]);
-    logger.debug("object_alarm", { chat_id: this.#chatId.value, idle });
+    const [, reads] = await Promise.all([this.#runtime.tickIfDue(now), this.#periodicReads(now, idle)]);
+    logger.debug("object_alarm", { chat_id: this.#chatId.value, idle, ...reads, at: now });
     this.#clock.arm();
   }
 
@@ -218,14 +218,19 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
    * The sync poll and the credential check, each when due. An idle chat's wake runs both, one
    * after the other on one connection, so they share every wake-up from then on.
    */
-  async #periodicReads(now: number, idle: boolean): Promise<void> {
+  async #periodicReads(now: number, idle: boolean): Promise<{ polled: boolean; checked: boolean }> {
     if (!idle) {
-      await Promise.all([this.#poller.pollIfDue(now), this.#sockets.checkCredentialsIfDue(now)]);
-      return;
+      const poll = this.#poller.pollIfDue(now);
+      const check = this.#sockets.checkCredentialsIfDue(now);
+      await Promise.all([poll, check]);
+      return { polled: poll !== undefined, checked: check !== undefined };
     }
-    if (!this.#poller.isDue(now) && !this.#sockets.credentialsDue(now)) return;
-    await this.#poller.pollIfDue(now, true);
-    await this.#sockets.checkCredentialsIfDue(now, true);
+    if (!this.#poller.isDue(now) && !this.#sockets.credentialsDue(now)) return { polled: false, checked: false };
+    // Both are marked run now (so nothing re-arms the alarm for either meanwhile); the check waits for the poll.
+    const poll = this.#poller.pollIfDue(now, true);
+    const check = this.#sockets.checkCredentialsIfDue(now, true, poll);
+    await Promise.all([poll, check]);
+    return { polled: poll !== undefined, checked: check !== undefined };
   }
 
   override fetch(request: Request): Promise<Response> {

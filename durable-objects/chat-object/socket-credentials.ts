@@ -56,12 +56,16 @@ export class SocketCredentials {
     return at !== null && at <= now;
   }
 
-  /** The alarm fired at `now`: the check, when it is due or `anyway` (an idle chat's reads run together). */
-  checkIfDue(now: number, anyway = false): Promise<void> | undefined {
+  /**
+   * The alarm fired at `now`: the check, when it is due or `anyway` (an idle chat's reads run
+   * together). It counts as run from now; with `after`, its statement waits for that work first
+   * (the idle wake's poll, whose connection it then reuses).
+   */
+  checkIfDue(now: number, anyway = false, after?: Promise<unknown>): Promise<void> | undefined {
     const at = this.dueAt();
     if (at === null || (at > now && !anyway)) return undefined;
     this.#checkedAt = now;
-    return this.#check();
+    return after ? after.then(() => this.#check()) : this.#check();
   }
 
   async #check(): Promise<void> {

@@ -53,9 +53,9 @@ export class SocketUpgrades {
     deps.clock.watch(() => this.#credentials.dueAt());
   }
 
-  /** The alarm fired at `now`: the sockets' credentials are rechecked when due, or `anyway`. */
-  checkCredentialsIfDue(now: number, anyway = false): Promise<void> | undefined {
-    return this.#credentials.checkIfDue(now, anyway);
+  /** The alarm fired at `now`: the sockets' credentials are rechecked when due, or `anyway` (after `after`). */
+  checkCredentialsIfDue(now: number, anyway = false, after?: Promise<unknown>): Promise<void> | undefined {
+    return this.#credentials.checkIfDue(now, anyway, after);
   }
 
   credentialsDue(now: number): boolean {

@@ -72,8 +72,9 @@ async function main(session: Session): Promise<number> {
   const { stack, seeded } = await session.startStack();
   const results: Partial<Record<Side, SideResult>> = {};
   for (const side of opts.sides) {
+    // The wrangler dev CLI: its log file has the Worker's own lines (the object's alarms).
     const worker = await session.startChatd(stack, {
-      cli: false,
+      cli: true,
       label: side,
       vars: { CHAT_STREAM_IDLE_POLL_MS: SIDES[side], LOG_LEVEL: "debug" },
     });
