@@ -37,6 +37,27 @@ export interface RequestRecord {
   userTexts: string[];
   /** Every file part in the request, in order. */
   files: ReceivedFile[];
+  /** The provider's own tools offered (web search), as sent but for descriptions: `{type, name?, ...settings}`. */
+  providerTools: Record<string, unknown>[];
+  /**
+   * Provider tool history sent back, in order: Responses `item_reference` / `web_search_call` items,
+   * Anthropic `server_tool_use` / `web_search_tool_result` blocks.
+   */
+  replayedProviderTools: string[];
+}
+
+/** Tool entries that are not the client's functions: Responses `web_search`, Anthropic `web_search_*`. */
+function providerToolsOf(tools: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(isRecord).filter((tool) => (stringField(tool, "type") ?? "").startsWith("web_search"));
+}
+
+const REPLAYED_TYPES = new Set(["item_reference", "web_search_call", "server_tool_use", "web_search_tool_result"]);
+
+function replayedProviderTools(messages: Record<string, unknown>[]): string[] {
+  return messages
+    .flatMap((m) => [m, ...partsOf(m)])
+    .flatMap((item) => (REPLAYED_TYPES.has(stringField(item, "type") ?? "") ? [String(item.type)] : []));
 }
 
 /** Headers worth keeping (never the API key). */
@@ -130,6 +151,8 @@ export function inspectRequest(seq: number, endpoint: string, body: unknown, hea
     lastUserText: lastUser ? textOf(lastUser) : "",
     userTexts: users.map(textOf),
     files: messages.flatMap((m) => partsOf(m).flatMap((p) => fileOf(p) ?? [])),
+    providerTools: providerToolsOf(record.tools),
+    replayedProviderTools: replayedProviderTools(messages),
   };
 }
 
