@@ -14,6 +14,7 @@ import { chatStream } from "./routes/chat-stream";
 import { chats } from "./routes/chats";
 import { files } from "./routes/files";
 import { mcpServerRoutes } from "./routes/mcp-servers";
+import { organizationChatSettings } from "./routes/organization-chat-settings";
 import { health } from "./routes/health";
 import { modelConfigs } from "./routes/model-configs";
 import { modelOverrides } from "./routes/model-overrides";
@@ -54,6 +55,7 @@ app.route("/organizations", models);
 app.route("/organizations", modelOverrides);
 app.route("/organizations", projects);
 app.route("/organizations", mcpServerRoutes);
+app.route("/organizations", organizationChatSettings);
 
 openapiDocs(app);
 app.notFound(notFound);

@@ -188,6 +188,18 @@ export const operations = {
     response: "McpServer",
   }),
   deleteMcpServer: op({ method: "delete", path: "/organizations/{organization}/mcp-servers/{id}", response: null, status: 204 }),
+  // the organization's chat settings (MCP tool search)
+  getOrganizationChatSettings: op({
+    method: "get",
+    path: "/organizations/{organization}/chats/settings",
+    response: "OrganizationChatSettings",
+  }),
+  updateOrganizationChatSettings: op({
+    method: "put",
+    path: "/organizations/{organization}/chats/settings",
+    body: "UpdateOrganizationChatSettingsRequest",
+    response: "OrganizationChatSettings",
+  }),
 
   // compaction settings: the caller's threshold, the organization's compaction model
   getChatPreferences: op({ method: "get", path: "/users/me/chat-preferences", response: "ChatPreferences" }),

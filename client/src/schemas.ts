@@ -15,6 +15,7 @@ import type * as health from "../../src/routes/health-schemas";
 import type * as configs from "../../src/routes/model-config-schemas";
 import type * as projects from "../../src/routes/project-schemas";
 import type * as preferences from "../../src/routes/chat-preferences-schemas";
+import type * as orgChatSettings from "../../src/routes/organization-chat-settings-schemas";
 import type * as overrides from "../../src/routes/model-override-schemas";
 import type * as providers from "../../src/routes/provider-schemas";
 import type * as personal from "../../src/routes/user-model-override-schemas";
@@ -62,6 +63,8 @@ export interface Components {
   McpServer: typeof mcp.McpServerSchema;
   CreateMcpServerRequest: typeof mcp.CreateMcpServerBody;
   UpdateMcpServerRequest: typeof mcp.UpdateMcpServerBody;
+  OrganizationChatSettings: typeof orgChatSettings.OrganizationChatSettingsSchema;
+  UpdateOrganizationChatSettingsRequest: typeof orgChatSettings.UpdateOrganizationChatSettingsBody;
   // compaction settings
   ChatPreferences: typeof preferences.ChatPreferencesSchema;
   UpdateChatPreferencesRequest: typeof preferences.UpdateChatPreferencesBody;

@@ -7,7 +7,7 @@
 
 import { createHash } from "node:crypto";
 import type { IncomingHttpHeaders } from "node:http";
-import { isRecord, stringField } from "./wire";
+import { isRecord, offeredTools, stringField } from "./wire";
 
 export interface ReceivedFile {
   /** The wire part type, e.g. `input_image`, `file`, `document`. */
@@ -37,27 +37,15 @@ export interface RequestRecord {
   userTexts: string[];
   /** Every file part in the request, in order. */
   files: ReceivedFile[];
-  /** The provider's own tools offered (web search), as sent but for descriptions: `{type, name?, ...settings}`. */
-  providerTools: Record<string, unknown>[];
+  /** The names of the tools the request offered, in order. */
+  toolNames: string[];
   /**
-   * Provider tool history sent back, in order: Responses `item_reference` / `web_search_call` items,
-   * Anthropic `server_tool_use` / `web_search_tool_result` blocks.
+   * The system prompt's text: Anthropic's `system`, Responses' `instructions`, and every system or
+   * developer message (Chat Completions, Responses input), joined with blank lines.
    */
-  replayedProviderTools: string[];
-}
-
-/** Tool entries that are not the client's functions: Responses `web_search`, Anthropic `web_search_*`. */
-function providerToolsOf(tools: unknown): Record<string, unknown>[] {
-  if (!Array.isArray(tools)) return [];
-  return tools.filter(isRecord).filter((tool) => (stringField(tool, "type") ?? "").startsWith("web_search"));
-}
-
-const REPLAYED_TYPES = new Set(["item_reference", "web_search_call", "server_tool_use", "web_search_tool_result"]);
-
-function replayedProviderTools(messages: Record<string, unknown>[]): string[] {
-  return messages
-    .flatMap((m) => [m, ...partsOf(m)])
-    .flatMap((item) => (REPLAYED_TYPES.has(stringField(item, "type") ?? "") ? [String(item.type)] : []));
+  system: string;
+  /** The request body's size in bytes, as JSON. */
+  bodyBytes: number;
 }
 
 /** Headers worth keeping (never the API key). */
@@ -151,9 +139,25 @@ export function inspectRequest(seq: number, endpoint: string, body: unknown, hea
     lastUserText: lastUser ? textOf(lastUser) : "",
     userTexts: users.map(textOf),
     files: messages.flatMap((m) => partsOf(m).flatMap((p) => fileOf(p) ?? [])),
-    providerTools: providerToolsOf(record.tools),
-    replayedProviderTools: replayedProviderTools(messages),
+    toolNames: offeredTools(record.tools).map((t) => t.name),
+    system: systemText(record, messages),
+    bodyBytes: Buffer.byteLength(JSON.stringify(body ?? null)),
   };
+}
+
+function systemText(body: Record<string, unknown>, messages: Record<string, unknown>[]): string {
+  const texts: string[] = [];
+  if (typeof body.system === "string") texts.push(body.system);
+  else if (Array.isArray(body.system))
+    texts.push(
+      body.system
+        .filter(isRecord)
+        .map((b) => stringField(b, "text") ?? "")
+        .join(""),
+    );
+  if (typeof body.instructions === "string") texts.push(body.instructions);
+  for (const m of messages) if (m.role === "system" || m.role === "developer") texts.push(textOf(m));
+  return texts.filter((t) => t !== "").join("\n\n");
 }
 
 /** The reply to `/files`: one line per file part received, e.g. `input_image image/png 68 bytes sha256:…`. */

@@ -34,17 +34,7 @@ export type TextScript = {
   ending?: StreamEnding;
   stamped?: boolean;
   gate?: string;
-  /** `/web-search`: the provider's web search runs first, with this query (web-search.ts). */
-  webSearch?: { query: string };
 };
-
-/** What the request offered besides its named tools: the provider's own web search. */
-export interface ScriptContext {
-  webSearch?: boolean;
-}
-
-/** What `/web-search` answers when the request offers no web search tool. */
-export const NO_WEB_SEARCH_PREFIX = "web search not offered: ";
 
 /** A tool the request offered the model (name and description, as the client sent them). */
 export interface OfferedTool {
@@ -120,8 +110,8 @@ function slowEcho(args: string): TextScript | undefined {
  * The text reply `text` scripts: itself a text directive (`/slow`, `/think`, `/gate`, …), or echoed.
  * What `/error` answers once its failures are used up, and what `/gate` holds.
  */
-function textReply(text: string, context: ScriptContext = {}): TextScript {
-  const script = parseScript({ kind: "user", text }, [], context);
+function textReply(text: string): TextScript {
+  const script = parseScript({ kind: "user", text });
   return script.kind === "text" ? script : echo(text);
 }
 
@@ -183,40 +173,10 @@ function parseParallelCalls(text: string): { name: string; args: string }[] | un
 }
 
 /**
- * The first line of the service's summary request (src/llm/summary.ts SUMMARY_REQUEST_HEADING; a
- * unit test keeps the two equal), whose transcript has one `User: ` line per user message and the
- * last turn after LAST_TURN_MARKER.
- */
-export const SUMMARY_REQUEST_HEADING = "Summarize this conversation for its chat list.";
-const LAST_TURN_MARKER = "--- last turn ---";
-const USER_LINE = "User: ";
-/** How much of a prompt the fake's summary and status repeat. */
-const SUMMARY_QUOTE_MAX_CHARS = 120;
-
-/**
- * A summary request, answered as a model following its instructions would, deterministically:
- * `Summary: The user asked: <first user message>` and `Status: Replied to: <the last turn's user
- * message>`. When the last turn's prompt is itself `/nonstream-error <status> …`, the call fails as
- * the title call of such a prompt does.
- */
-function summaryReply(request: string): Script {
-  const lines = request.split("\n");
-  const users = lines.filter((line) => line.startsWith(USER_LINE)).map((line) => line.slice(USER_LINE.length));
-  const marker = lines.indexOf(LAST_TURN_MARKER);
-  const lastTurnUser = marker >= 0 ? lines.slice(marker + 1).find((line) => line.startsWith(USER_LINE)) : undefined;
-  const first = users[0] ?? EMPTY_ECHO_TEXT;
-  const last = lastTurnUser?.slice(USER_LINE.length) ?? users.at(-1) ?? EMPTY_ECHO_TEXT;
-  const inner = parseScript({ kind: "user", text: last });
-  if (inner.kind === "nonstream_error") return inner;
-  const quote = (text: string) => text.slice(0, SUMMARY_QUOTE_MAX_CHARS);
-  return echo(`Summary: The user asked: ${quote(first)}\nStatus: Replied to: ${quote(last)}`);
-}
-
-/**
  * Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole
  * text. `offered` is what the request's `tools` declared (read by `/offered-tools`).
  */
-export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = [], context: ScriptContext = {}): Script {
+export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []): Script {
   if (turn.kind === "tool_result") {
     // `/tool-loop` calls its tool again, whatever came back: only the client's step limit ends it.
     const loop = nextWord(turn.userText.trimStart());
@@ -225,7 +185,6 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
     return echo(`${TOOL_RESULT_PREFIX}${turn.text}`);
   }
   const text = turn.text;
-  if (text.startsWith(SUMMARY_REQUEST_HEADING)) return summaryReply(text);
   const trimmed = text.trimStart();
   if (!trimmed.startsWith("/")) return echo(text);
 
@@ -238,7 +197,7 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
       const { word: delayWord, rest } = nextWord(afterName);
       const delay = parseNonNegativeInt(delayWord);
       if (!GATE_NAME.test(name) || delay === undefined || delay < 1 || delay > MAX_SLOW_DELAY_MS) return echo(text);
-      return { ...textReply(rest, context), tokenDelayMs: delay, gate: name };
+      return { ...textReply(rest), tokenDelayMs: delay, gate: name };
     }
     case "/tool":
     case "/tool-loop":
@@ -297,13 +256,6 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
     case "/parallel": {
       const calls = parseParallelCalls(args.trim());
       return calls === undefined ? echo(text) : { kind: "tool_calls", calls };
-    }
-    case "/web-search": {
-      // `/web-search <query> :: <text>`: search (when offered), then answer `<text>` citing the first result.
-      const [query = "", ...rest] = args.split(BLOCK_SEPARATOR).map((segment) => segment.trim());
-      if (query.length === 0) return echo(text);
-      const answer = rest.filter((segment) => segment.length > 0).join(" ") || `Found results for ${query}.`;
-      return context.webSearch ? { ...echo(answer), webSearch: { query } } : echo(`${NO_WEB_SEARCH_PREFIX}${answer}`);
     }
     case "/offered-tools":
       // JSON, so a test can parse the reply back; tokens keep their whitespace, so it survives streaming.

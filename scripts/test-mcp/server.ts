@@ -6,14 +6,15 @@
  *
  * | tool | does |
  * |---|---|
- * | `echo {text}` | answers `echo: <text>` |
- * | `add {a, b}` | answers the sum, as text and structured content `{sum}` |
+ * | `echo {text}` | answers `echo: <text>` (annotated `readOnlyHint: true`) |
+ * | `add {a, b}` | answers the sum, as text and structured content `{sum}` (annotated `readOnlyHint: true`) |
  * | `fail {message}` | an `isError` result with `<message>` |
  * | `sleep {ms}` | answers `slept` after `ms` (at most 30 s), or stops early when the client cancels |
  *
  * `GET /_stats` answers what it saw (sessions opened and closed, tool calls by name), so tests can
  * tell a reused connection from a new one and see sessions closed at the end of a turn. `/broken`
- * answers 500 with BROKEN_BODY, a server failing with a body of its own.
+ * answers 500 with BROKEN_BODY, a server failing with a body of its own. `/catalog/<n>/mcp` (n up to
+ * 1000) is a server listing `n` generated tools instead (./catalog.ts), for MCP tool search.
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -21,6 +22,7 @@ import type { AddressInfo } from "node:net";
 import { McpServer } from "@modelcontextprotocol/sdk/server/mcp.js";
 import { StreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/streamableHttp.js";
 import { z } from "zod";
+import { catalog } from "./catalog";
 
 export const TEST_MCP_HEADER = "X-Test-Header";
 /** What `/broken` answers with its 500: an error page with internals, as a real server might send. */
@@ -49,14 +51,23 @@ function toolsServer(stats: TestMcpStats): McpServer {
   const count = (name: string) => {
     stats.calls[name] = (stats.calls[name] ?? 0) + 1;
   };
-  server.registerTool("echo", { description: "Echoes the text back.", inputSchema: { text: z.string() } }, async ({ text }) => {
-    count("echo");
-    return { content: [{ type: "text", text: `echo: ${text}` }] };
-  });
-  server.registerTool("add", { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() } }, async ({ a, b }) => {
-    count("add");
-    return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
-  });
+  const readOnly = { readOnlyHint: true };
+  server.registerTool(
+    "echo",
+    { description: "Echoes the text back.", inputSchema: { text: z.string() }, annotations: readOnly },
+    async ({ text }) => {
+      count("echo");
+      return { content: [{ type: "text", text: `echo: ${text}` }] };
+    },
+  );
+  server.registerTool(
+    "add",
+    { description: "Adds two numbers.", inputSchema: { a: z.number(), b: z.number() }, annotations: readOnly },
+    async ({ a, b }) => {
+      count("add");
+      return { content: [{ type: "text", text: String(a + b) }], structuredContent: { sum: a + b } };
+    },
+  );
   server.registerTool("fail", { description: "Always fails.", inputSchema: { message: z.string() } }, async ({ message }) => {
     count("fail");
     return { content: [{ type: "text", text: message }], isError: true };
@@ -77,6 +88,28 @@ function toolsServer(stats: TestMcpStats): McpServer {
       return { content: [{ type: "text", text: "slept" }] };
     },
   );
+  return server;
+}
+
+/** A server listing `n` generated tools (./catalog.ts); a call answers its name and arguments. */
+function catalogServer(n: number, stats: TestMcpStats): McpServer {
+  const server = new McpServer({ name: "chatd-test-catalog", version: "1.0.0" });
+  for (const tool of catalog(n)) {
+    const shape = Object.fromEntries(
+      Object.entries(tool.properties).map(([key, p]) => {
+        const base = p.type === "integer" ? z.number().int() : z.string();
+        return [key, (tool.required.includes(key) ? base : base.optional()).describe(p.description)];
+      }),
+    );
+    server.registerTool(
+      tool.name,
+      { description: tool.description, inputSchema: shape, annotations: { readOnlyHint: tool.readOnly } },
+      async (args) => {
+        stats.calls[tool.name] = (stats.calls[tool.name] ?? 0) + 1;
+        return { content: [{ type: "text", text: `${tool.name} ${JSON.stringify(args)}` }] };
+      },
+    );
+  }
   return server;
 }
 
@@ -104,7 +137,8 @@ export async function startTestMcpServer(options: { port?: number; host?: string
       res.writeHead(500, { "content-type": "text/plain" }).end(BROKEN_BODY);
       return;
     }
-    if (path !== "/mcp") {
+    const catalogSize = /^\/catalog\/(\d{1,4})\/mcp$/.exec(path)?.[1];
+    if (path !== "/mcp" && (catalogSize === undefined || Number(catalogSize) > 1000)) {
       res.writeHead(404).end();
       return;
     }
@@ -131,7 +165,7 @@ export async function startTestMcpServer(options: { port?: number; host?: string
           if (sessions.delete(id)) stats.sessionsClosed += 1;
         },
       });
-      await toolsServer(stats).connect(created);
+      await (catalogSize === undefined ? toolsServer(stats) : catalogServer(Number(catalogSize), stats)).connect(created);
       transport = created;
     }
     await transport.handleRequest(req, res, body);

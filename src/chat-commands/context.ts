@@ -5,7 +5,7 @@
 import { ChatNotFoundError } from "../chatstate/index";
 import type { Config } from "../config/env";
 import type { Database } from "../db/database";
-import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
+import type { ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../chats/store";
 import type { ChatWorker } from "../chat-worker/chat-worker";
 import type { HookDispatcher } from "../hooks/dispatcher";
@@ -19,11 +19,8 @@ export interface CommandContext {
   evictFiles(storageKeys: readonly string[]): void;
   /** A title was written: tell the chat's stream clients (titles are outside the Sync algorithm). */
   titleChanged(chat: ChatRow): void;
-  /**
-   * The chat's first prompt was committed (create with content, or the first message of a chat
-   * created empty): its title generation starts, in the background (docs/titles.md).
-   */
-  firstPrompt(chat: ChatRow, prompt: readonly ChatMessagePart[]): void;
+  /** Plan mode was switched: tell the chat's stream clients (metadata, outside the Sync algorithm). */
+  planModeChanged(chat: ChatRow): void;
   /** Lifecycle hooks (src/hooks); DISABLED_HOOKS when off. */
   hooks: HookDispatcher;
   /** A queued message this command promoted into history: the spec's queue_wait, from its queueing to now. */

@@ -25,6 +25,7 @@ export interface CreateChatCommand {
   unsafeDynamicTools?: DynamicToolDefinition[] | undefined;
   projectId?: string | undefined;
   mcpServerIds?: string[] | undefined;
+  planMode?: boolean | undefined;
   parentChatId?: string | undefined;
 }
 
@@ -57,6 +58,7 @@ export async function createChatCommand(
     unsafeDynamicTools: cmd.unsafeDynamicTools ?? null,
     projectId: cmd.projectId ?? null,
     mcpServerIds,
+    planMode: cmd.planMode ?? false,
     createdBy: cmd.callerId,
     afterInsert: async (tx) => {
       // Hook context goes right after the first prompt, in the creating transaction.
@@ -64,8 +66,6 @@ export async function createChatCommand(
       await linkContentFiles(ctx, tx, content);
     },
   });
-  // A chat created running may have started its turn at COMMIT (ChatWorker.create). A chat created
-  // with a prompt and without a title has its first prompt: its title call starts beside the turn.
-  if (cmd.title === undefined) ctx.firstPrompt(created.chat, prompt.parts);
+  // A chat created running may have started its turn at COMMIT (ChatWorker.create).
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
 }

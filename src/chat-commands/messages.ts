@@ -69,10 +69,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
   );
   const { sent, titled } = value;
   if (sent.promotedQueuedAt) ctx.queueWait(sent.promotedQueuedAt, chat);
-  if (titled) {
-    ctx.titleChanged(chat);
-    ctx.firstPrompt(chat, prompt.parts);
-  }
+  if (titled) ctx.titleChanged(chat);
   return {
     ...(sent.message ? { message: messageToWire(sent.message) } : {}),
     messages: sent.messages.map((m) => messageToWire(m)),
@@ -84,7 +81,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
 
 /**
  * A chat created with empty content is titled "New Chat"; its first message gives it the fallback
- * title instead, and its title generation starts (the generated title then replaces it).
+ * title instead (the title generation that follows the first turn then replaces it).
  */
 function isUntitled(chat: Pick<ChatRow, "title" | "titleSource">): boolean {
   return chat.titleSource === "fallback" && chat.title === DEFAULT_CHAT_TITLE;

@@ -1,7 +1,8 @@
 /**
  * PATCH /chats/{chat}: `archived` applies SetArchived to the family (root first, all-or-nothing),
  * after stopping whatever of it runs when the caller asks to (stop-for-archive.ts);
- * `title` writes a user title; `labels` and `pin_order` are metadata. Without `archived` no
+ * `title` writes a user title; `labels`, `pin_order`, `mcp_server_ids` and `plan_mode` are metadata
+ * (a plan mode switch is told to the chat's open streams, docs/plan-mode.md). Without `archived` no
  * transition runs. The archive goes first: if it is refused, nothing else is written.
  */
 import { type ChatWire, chatToWire } from "../wire/chat-wire";
@@ -20,6 +21,7 @@ export interface UpdateChatCommand {
   labels?: Record<string, string> | undefined;
   pinOrder?: number | undefined;
   mcpServerIds?: string[] | undefined;
+  planMode?: boolean | undefined;
 }
 
 export interface UpdateChatResult {
@@ -44,14 +46,17 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
     const written = await ctx.store.writeTitle(cmd.chatId, cmd.title, "user");
     if (written.applied) ctx.titleChanged(written.chat);
   }
-  if (cmd.labels !== undefined || cmd.pinOrder !== undefined || mcpServerIds !== undefined) {
+  const planMode = cmd.planMode === undefined || cmd.planMode === existing.planMode ? undefined : cmd.planMode;
+  if (cmd.labels !== undefined || cmd.pinOrder !== undefined || mcpServerIds !== undefined || planMode !== undefined) {
     await ctx.store.updateMetadata(cmd.chatId, {
       ...(cmd.labels === undefined ? {} : { labels: cmd.labels }),
       ...(cmd.pinOrder === undefined ? {} : { pinOrder: cmd.pinOrder }),
       ...(mcpServerIds === undefined ? {} : { mcpServerIds }),
+      ...(planMode === undefined ? {} : { planMode }),
     });
   }
   const chat = await ctx.store.chat(cmd.chatId);
   if (!chat) throw new ChatNotFoundError(cmd.chatId);
+  if (planMode !== undefined) ctx.planModeChanged(chat);
   return { chat: chatToWire(chat), familyChanged };
 }

@@ -118,6 +118,7 @@ export interface ChatMetadataFields {
   labels?: Record<string, string>;
   pinOrder?: number;
   mcpServerIds?: readonly string[];
+  planMode?: boolean;
 }
 
 /**
@@ -138,6 +139,10 @@ export async function updateChatMetadata(db: Queryable, chatId: string, fields: 
   if (fields.mcpServerIds !== undefined) {
     values.push(JSON.stringify(fields.mcpServerIds));
     sets.push(`mcp_server_ids = $${values.length}::jsonb`);
+  }
+  if (fields.planMode !== undefined) {
+    values.push(fields.planMode);
+    sets.push(`plan_mode = $${values.length}`);
   }
   if (sets.length === 0) return getChat(db, chatId);
   const { rows } = await db.query(`UPDATE chats SET ${sets.join(", ")}, updated_at = now() WHERE id = $1 RETURNING *`, values);

@@ -17,3 +17,13 @@ export async function mcpToolSearchEnabled(db: Database, chat: { ownerId: string
     .where(eq(organizations.id, chat.organizationId));
   return row?.enabled === true;
 }
+
+/** The organization's own setting: what its members' chats do unless the owner chose. */
+export async function organizationToolSearch(db: Database, organizationId: string): Promise<boolean> {
+  const [row] = await db.select({ enabled: organizations.mcpToolSearch }).from(organizations).where(eq(organizations.id, organizationId));
+  return row?.enabled === true;
+}
+
+export async function setOrganizationToolSearch(db: Database, organizationId: string, enabled: boolean): Promise<void> {
+  await db.update(organizations).set({ mcpToolSearch: enabled }).where(eq(organizations.id, organizationId));
+}

@@ -1,7 +1,8 @@
 /**
  * The caller's chat preferences: `GET /users/me/chat-preferences`, `PUT /users/me/chat-preferences`.
- * Today one field, the personal compaction threshold (percent of the chat model's window; null
- * leaves it to the model config; 100 disables the chat trigger).
+ * The personal compaction threshold (percent of the chat model's window; null leaves it to the
+ * model config; 100 disables the chat trigger), and MCP tool search (null: the organization's
+ * setting; docs/mcp.md#tool-search).
  */
 import { createRoute, type z } from "@hono/zod-openapi";
 import { ChatPreferencesSchema, UpdateChatPreferencesBody } from "./chat-preferences-schemas";
@@ -13,6 +14,7 @@ import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/rou
 
 const json = (prefs: ChatPreferences): z.infer<typeof ChatPreferencesSchema> => ({
   compaction_threshold_percent: prefs.compactionThresholdPercent,
+  mcp_tool_search: prefs.mcpToolSearch,
 });
 
 const getRoute = createRoute({
@@ -38,6 +40,7 @@ export const chatPreferences = createRouter()
     const input = c.req.valid("json");
     const stored = await setChatPreferences(c.var.db, c.var.caller.userId, {
       compactionThresholdPercent: input.compaction_threshold_percent,
+      ...(input.mcp_tool_search === undefined ? {} : { mcpToolSearch: input.mcp_tool_search }),
     });
     return c.json(json(stored), 200);
   });

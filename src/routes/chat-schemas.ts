@@ -52,11 +52,6 @@ export const ChatSchema = z
     title: z.string(),
     title_source: z.enum(["fallback", "generated", "user"]),
     title_updated_at: timestamp,
-    /** A short summary of the chat so far, written in the background after a turn (docs/titles.md). */
-    summary: z.string().nullable(),
-    /** The turn status label: what the last turn did, in a few words (the chat list shows it). */
-    last_turn_summary: z.string().nullable(),
-    summary_updated_at: timestamp.nullable(),
     status: z.enum(["waiting", "running", "interrupting", "requires_action", "error"]),
     archived: z.boolean(),
     last_error: z.string().nullable(),
@@ -67,6 +62,8 @@ export const ChatSchema = z
     project_id: z.uuid().nullable(),
     /** The organization MCP servers the chat's model may call (docs/mcp.md). */
     mcp_server_ids: z.array(z.uuid()),
+    /** Plan mode (docs/plan-mode.md): the model is told to plan and offered read-only tools only. */
+    plan_mode: z.boolean(),
     snapshot_version: z.number().int(),
     history_version: z.number().int(),
     queue_version: z.number().int(),
@@ -123,6 +120,8 @@ export const CreateChatBody = z
           name: z.string().regex(/^[A-Za-z0-9_-]{1,64}$/),
           description: z.string().max(4096).optional(),
           input_schema: z.record(z.string(), z.unknown()).optional(),
+          /** The tool only reads: plan mode offers it (docs/plan-mode.md). */
+          read_only: z.boolean().optional(),
         }),
       )
       .max(64)
@@ -130,6 +129,8 @@ export const CreateChatBody = z
       .optional(),
     project_id: z.uuid().optional(),
     mcp_server_ids: McpServerIdsField.optional(),
+    /** Start in plan mode (docs/plan-mode.md). */
+    plan_mode: z.boolean().optional(),
   })
   .openapi("CreateChatRequest");
 
@@ -146,6 +147,8 @@ export const UpdateChatBody = z
     pin_order: z.number().int().min(0).max(1_000_000).optional(),
     /** Replaces the chat's MCP servers from its next step on; `[]` removes them all. */
     mcp_server_ids: McpServerIdsField.optional(),
+    /** Plan mode on or off, from the chat's next step on (docs/plan-mode.md). */
+    plan_mode: z.boolean().optional(),
   })
   .refine((b) => !b.interrupt || b.archived === true, { message: "interrupt is only allowed with archived: true", path: ["interrupt"] })
   .openapi("UpdateChatRequest");

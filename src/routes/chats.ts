@@ -46,6 +46,7 @@ chats.openapi(create, async (c) => {
       unsafeDynamicTools: body.unsafe_dynamic_tools,
       projectId: body.project_id,
       mcpServerIds: body.mcp_server_ids,
+      planMode: body.plan_mode,
     }),
   );
   return c.json(created.chat, 201);
@@ -119,6 +120,7 @@ chats.openapi(update, async (c) => {
       labels: body.labels,
       pinOrder: body.pin_order,
       mcpServerIds: body.mcp_server_ids,
+      planMode: body.plan_mode,
     }),
   );
   return c.json(result.chat, 200);

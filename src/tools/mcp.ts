@@ -95,7 +95,9 @@ async function withToolSearch(
   const search = step?.searchedThisTurn || (await (step?.decisions ? step.decisions.mcpToolSearch(turn, read) : read()));
   if (!search) return { tools };
   const found = step?.foundTools ?? new Set<string>();
-  const catalog = tools.map((t) => ({ name: t.name, description: t.description }));
+  // The servers' own descriptions (toolsOf lists the sessions' tools in this same order).
+  const descriptions = live.flatMap((s) => s.tools.map((t) => t.description ?? ""));
+  const catalog = tools.map((t, i) => ({ name: t.name, description: descriptions[i] ?? "" }));
   const finder = findToolsTool(
     catalog,
     live.map((s) => s.serverName),

@@ -10,11 +10,6 @@ export interface ChatWire {
   title: string;
   title_source: ChatRow["titleSource"];
   title_updated_at: string;
-  /** A short summary of the chat so far; null until the first turn's summary call answered (docs/titles.md). */
-  summary: string | null;
-  /** The turn status label: what the last turn did, in a few words. */
-  last_turn_summary: string | null;
-  summary_updated_at: string | null;
   status: ChatRow["status"];
   archived: boolean;
   last_error: string | null;
@@ -24,6 +19,8 @@ export interface ChatWire {
   last_reasoning_effort: string | null;
   project_id: string | null;
   mcp_server_ids: string[];
+  /** Plan mode (docs/plan-mode.md): the model plans with read-only tools. */
+  plan_mode: boolean;
   snapshot_version: number;
   history_version: number;
   queue_version: number;
@@ -74,9 +71,6 @@ export function chatToWire(c: ChatRow): ChatWire {
     title: c.title,
     title_source: c.titleSource,
     title_updated_at: c.titleUpdatedAt.toISOString(),
-    summary: c.summary,
-    last_turn_summary: c.lastTurnSummary,
-    summary_updated_at: iso(c.summaryUpdatedAt),
     status: c.status,
     archived: c.archived,
     last_error: c.lastError,
@@ -86,6 +80,7 @@ export function chatToWire(c: ChatRow): ChatWire {
     last_reasoning_effort: c.lastReasoningEffort,
     project_id: c.projectId,
     mcp_server_ids: c.mcpServerIds,
+    plan_mode: c.planMode,
     snapshot_version: c.snapshotVersion,
     history_version: c.historyVersion,
     queue_version: c.queueVersion,

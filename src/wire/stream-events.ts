@@ -41,7 +41,7 @@ export type ChatStreamEvent =
   | { type: "queue_update"; chat_id: string; queued_messages: ChatQueuedMessageWire[] }
   | { type: "action_required"; chat_id: string; action_required: { tool_calls: PendingToolCall[] } }
   | { type: "title_change"; chat_id: string; title: TitleChangePayload }
-  | { type: "summary_change"; chat_id: string; summary: SummaryChangePayload }
+  | { type: "plan_mode_change"; chat_id: string; plan_mode: boolean }
   | { type: "preview_reset"; chat_id: string }
   | { type: "history_reset"; chat_id: string };
 
@@ -65,25 +65,12 @@ export function titleChangeEvent(chat: Pick<ChatRow, "id" | "title" | "titleSour
 }
 
 /**
- * A summary write (the chat's summary and its turn status label): metadata like a title, sent to
- * open streams when written; clients keep the newest by `summary_updated_at`.
+ * Plan mode switched (docs/plan-mode.md). Metadata like a title: the chat's object, which applies
+ * every PATCH of the chat one at a time, sends it to its open streams; a client that reconnects
+ * reads `plan_mode` from the chat.
  */
-export interface SummaryChangePayload {
-  summary: string | null;
-  last_turn_summary: string | null;
-  summary_updated_at: string | null;
-}
-
-export function summaryChangeEvent(chat: Pick<ChatRow, "id" | "summary" | "lastTurnSummary" | "summaryUpdatedAt">): ChatStreamEvent {
-  return {
-    type: "summary_change",
-    chat_id: chat.id,
-    summary: {
-      summary: chat.summary,
-      last_turn_summary: chat.lastTurnSummary,
-      summary_updated_at: chat.summaryUpdatedAt === null ? null : chat.summaryUpdatedAt.toISOString(),
-    },
-  };
+export function planModeChangeEvent(chat: Pick<ChatRow, "id" | "planMode">): ChatStreamEvent {
+  return { type: "plan_mode_change", chat_id: chat.id, plan_mode: chat.planMode };
 }
 
 export type ChatStreamEventType = ChatStreamEvent["type"];

@@ -19,6 +19,7 @@ import * as mcp from "../../src/routes/mcp-server-schemas";
 import * as configs from "../../src/routes/model-config-schemas";
 import * as projects from "../../src/routes/project-schemas";
 import * as preferences from "../../src/routes/chat-preferences-schemas";
+import * as orgChatSettings from "../../src/routes/organization-chat-settings-schemas";
 import * as overrides from "../../src/routes/model-override-schemas";
 import * as providers from "../../src/routes/provider-schemas";
 import * as personal from "../../src/routes/user-model-override-schemas";
@@ -62,6 +63,8 @@ const components = {
   McpServer: mcp.McpServerSchema,
   CreateMcpServerRequest: mcp.CreateMcpServerBody,
   UpdateMcpServerRequest: mcp.UpdateMcpServerBody,
+  OrganizationChatSettings: orgChatSettings.OrganizationChatSettingsSchema,
+  UpdateOrganizationChatSettingsRequest: orgChatSettings.UpdateOrganizationChatSettingsBody,
   ChatPreferences: preferences.ChatPreferencesSchema,
   UpdateChatPreferencesRequest: preferences.UpdateChatPreferencesBody,
   ChatModelOverride: overrides.ModelOverrideSchema,

@@ -63,6 +63,8 @@ const ROUTES: [string, string][] = [
   ["delete", "/organizations/{organization}/chats/model-overrides/{context}"],
   ["get", "/users/me/chat-preferences"],
   ["put", "/users/me/chat-preferences"],
+  ["get", "/organizations/{organization}/chats/settings"],
+  ["put", "/organizations/{organization}/chats/settings"],
   ["post", "/organizations/{organization}/projects"],
   ["get", "/organizations/{organization}/projects"],
   ["get", "/organizations/{organization}/projects/{project}"],

@@ -113,6 +113,8 @@ const SWEEP: Record<string, Sweep> = {
   "GET /organizations/{organization}/mcp-servers/{id}": {},
   "PATCH /organizations/{organization}/mcp-servers/{id}": { body: () => ({ url: "http://127.0.0.1:9/pwned", enabled: false }) },
   "DELETE /organizations/{organization}/mcp-servers/{id}": {},
+  "GET /organizations/{organization}/chats/settings": {},
+  "PUT /organizations/{organization}/chats/settings": { body: () => ({ mcp_tool_search: true }) },
   // Personal overrides: the caller's own rows, named by organization; an outsider naming the victim's organization is refused.
   "GET /users/me/chats/model-overrides/{context}": { self: true, query: (v) => `?organization=${v.user.organizationId}` },
   "PUT /users/me/chats/model-overrides/{context}": {
@@ -193,6 +195,7 @@ async function victimRows(v: Victim): Promise<string> {
       `SELECT jsonb_build_object(
          'user', (SELECT to_jsonb(u) FROM users u WHERE u.id = $1),
          'keys', (SELECT coalesce(jsonb_agg(to_jsonb(k) ORDER BY k.id), '[]') FROM api_keys k WHERE k.user_id = $1),
+         'organization', (SELECT to_jsonb(o) FROM organizations o WHERE o.id = $2),
          'members', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.user_id), '[]') FROM organization_members m WHERE m.organization_id = $2),
          'chats', (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.id), '[]') FROM chats c WHERE c.owner_id = $1 OR c.organization_id = $2),
          'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]') FROM chat_messages m JOIN chats c ON c.id = m.chat_id WHERE c.organization_id = $2),

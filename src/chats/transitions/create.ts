@@ -39,6 +39,8 @@ export interface CreateChatInput {
   projectId?: string | null;
   /** Already checked (same organization, enabled): src/mcp/servers.ts. */
   mcpServerIds?: readonly string[];
+  /** Plan mode (docs/plan-mode.md); metadata, off unless asked for. */
+  planMode?: boolean;
   /** The author of the first message; defaults to the owner. */
   createdBy?: string | null;
   /** Runs inside the transaction after the initial history (file links); its rows may not have been sent yet. */
@@ -85,8 +87,8 @@ export async function insertChat(t: StoreTransaction, input: CreateChatInput): P
   const rootId = parentId === null ? null : await joinFamily(t, parentId);
   const [raw] = await t.query(
     `INSERT INTO chats (id, organization_id, owner_id, parent_chat_id, root_chat_id, status, snapshot_version,
-       title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools, mcp_server_ids)
-     VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb, $15::jsonb)
+       title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools, mcp_server_ids, plan_mode)
+     VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16)
      ON CONFLICT (id) DO NOTHING
      RETURNING *`,
     [
@@ -105,6 +107,7 @@ export async function insertChat(t: StoreTransaction, input: CreateChatInput): P
       input.systemPrompt ?? null,
       input.unsafeDynamicTools == null ? null : JSON.stringify(input.unsafeDynamicTools),
       JSON.stringify(input.mcpServerIds ?? []),
+      input.planMode ?? false,
     ],
   );
   if (raw === undefined) {
