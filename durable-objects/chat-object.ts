@@ -15,6 +15,7 @@ import type { CreateChatCommand } from "../src/chat-commands/create-chat";
 import type { EditMessageCommand, SendMessageCommand } from "../src/chat-commands/messages";
 import type { QueueCommand } from "../src/chat-commands/queue";
 import type { TurnsCommand } from "../src/chat-commands/turns";
+import type { ChatCostCommand } from "../src/chat-commands/cost";
 import type { ListDebugRunsCommand, ReadDebugRunCommand, SetDebugRunsCommand } from "../src/chat-commands/debug-runs";
 import type { UpdateChatCommand } from "../src/chat-commands/update-chat";
 import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../src/chats/notifier";
@@ -156,6 +157,9 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   }
   turns(from: Sender, cmd: Unsigned<TurnsCommand>) {
     return this.#commands.turns(from, cmd);
+  }
+  cost(from: Sender, cmd: Unsigned<ChatCostCommand>) {
+    return this.#commands.cost(from, cmd);
   }
   debugSettings(from: Sender, cmd: Unsigned<ChatCommand>) {
     return this.#commands.debugSettings(from, cmd);

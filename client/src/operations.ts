@@ -118,6 +118,16 @@ export const operations = {
   // the turn timeline (docs/observability.md)
   listTurns: op({ method: "get", path: "/chats/{chat}/turns", query: "ChatTurnsQuery", response: "ChatTurn[]" }),
 
+  // usage and cost (docs/usage-cost.md)
+  getChatCost: op({ method: "get", path: "/chats/{chat}/cost", query: "ChatCostQuery", response: "ChatCost" }),
+  getUserCostSummary: op({ method: "get", path: "/chats/cost/{user}/summary", query: "UserCostQuery", response: "ChatCostSummary" }),
+  getOrganizationCostSummary: op({
+    method: "get",
+    path: "/organizations/{organization}/chats/cost/summary",
+    query: "OrganizationCostQuery",
+    response: "OrganizationChatCostSummary",
+  }),
+
   // models and model configs (organization-scoped)
   listModels: op({ method: "get", path: "/organizations/{organization}/chats/models", response: "ChatModelsResponse" }),
   createModelConfig: op({

@@ -9,6 +9,7 @@
 import type { z } from "zod";
 import type * as chat from "../../src/routes/chat-schemas";
 import type * as turns from "../../src/routes/chat-turn-schemas";
+import type * as cost from "../../src/routes/cost-schemas";
 import type * as files from "../../src/routes/file-schemas";
 import type * as mcp from "../../src/routes/mcp-server-schemas";
 import type * as health from "../../src/routes/health-schemas";
@@ -34,6 +35,10 @@ export interface Components {
   ChatQueuedMessage: typeof chat.ChatQueuedMessageSchema;
   ChatMessages: typeof chat.MessagesResponse;
   ChatTurn: typeof turns.ChatTurnSchema;
+  ChatMessageUsage: typeof chat.ChatMessageUsageSchema;
+  ChatCost: typeof cost.ChatCostSchema;
+  ChatCostSummary: typeof cost.UserCostSummarySchema;
+  OrganizationChatCostSummary: typeof cost.OrganizationCostSummarySchema;
   CreateChatRequest: typeof chat.CreateChatBody;
   UpdateChatRequest: typeof chat.UpdateChatBody;
   SendMessageRequest: typeof chat.SendMessageBody;
@@ -49,6 +54,7 @@ export interface Components {
   ChatModelProvider: typeof configs.ProviderDescriptorSchema;
   ChatModelConfig: typeof configs.ModelConfigSchema;
   ChatModelConfigOptions: typeof configs.ModelConfigOptionsSchema;
+  ChatModelPricing: typeof configs.ModelPricingSchema;
   CreateChatModelConfigRequest: typeof configs.CreateModelConfigBody;
   UpdateChatModelConfigRequest: typeof configs.UpdateModelConfigBody;
   ChatProvider: typeof providers.ProviderSchema;
@@ -98,6 +104,9 @@ export interface Components {
 export interface Queries {
   ListChatsQuery: typeof chat.ListChatsQuery;
   ChatTurnsQuery: typeof turns.ChatTurnsQuery;
+  ChatCostQuery: typeof cost.ChatCostQuery;
+  UserCostQuery: typeof cost.UserCostQuery;
+  OrganizationCostQuery: typeof cost.OrganizationCostQuery;
   UploadFileQuery: typeof files.UploadFileQuery;
   UserModelOverrideQuery: typeof personal.UserModelOverrideQuery;
 }
@@ -116,6 +125,8 @@ export type ChatInputPart = Input<"ChatInputPart">;
 export type ChatQueuedMessage = Output<"ChatQueuedMessage">;
 export type ChatStatus = Chat["status"];
 export type ModelConfig = Output<"ChatModelConfig">;
+export type ChatCost = Output<"ChatCost">;
+export type ChatCostSummary = Output<"ChatCostSummary">;
 export type User = Output<"User">;
 export type ApiKey = Output<"ApiKey">;
 export type OrganizationMember = Output<"OrganizationMember">;

@@ -19,6 +19,7 @@ import { type Outcome, outcome } from "./outcome";
 import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "./queue";
 import { readChatCommand, readMessagesCommand } from "./reads";
 import { type TurnsCommand, turnsCommand } from "./turns";
+import { type ChatCostCommand, chatCostCommand } from "./cost";
 import {
   debugSettingsCommand,
   type ListDebugRunsCommand,
@@ -60,7 +61,15 @@ export interface CommandRuntime {
 }
 
 /** The commands that change nothing: not counted against the sender's write limits. */
-const READS: ReadonlySet<string> = new Set(["read_chat", "read_messages", "turns", "debug_settings", "debug_runs", "debug_run"]);
+const READS: ReadonlySet<string> = new Set([
+  "read_chat",
+  "read_messages",
+  "turns",
+  "debug_settings",
+  "debug_runs",
+  "debug_run",
+  "chat_cost",
+]);
 
 export class ChatCommands {
   constructor(private readonly runtime: CommandRuntime) {}
@@ -127,6 +136,10 @@ export class ChatCommands {
 
   turns(from: Sender, cmd: Unsigned<TurnsCommand>) {
     return this.#signed(from, "turns", turnsCommand, cmd);
+  }
+
+  cost(from: Sender, cmd: Unsigned<ChatCostCommand>) {
+    return this.#signed(from, "chat_cost", chatCostCommand, cmd);
   }
 
   /** The experimental debug runs (docs/debug-runs.md): the chat's flag, its runs, one run. */

@@ -44,6 +44,8 @@ export interface NewMessage {
   compressed?: boolean;
   /** An assistant step's usage figures (the compaction trigger reads them). */
   usage?: MessageUsage | null;
+  /** What the step cost, an exact dollar string (src/model-configs/pricing.ts); null when unpriced. */
+  costUsd?: string | null;
 }
 
 const ROLES: readonly ChatMessageRole[] = ["system", "user", "assistant", "tool"];
@@ -61,6 +63,7 @@ const COLUMNS = [
   "model_only",
   "compressed",
   "usage",
+  "cost_usd",
 ] as const;
 
 function assertInsertable(tx: HistoryTx, message: NewMessage): void {
@@ -123,8 +126,9 @@ function insertStatement(tx: HistoryTx, messages: readonly NewMessage[]): { text
       m.modelOnly ?? false,
       m.compressed ?? false,
       m.usage ? JSON.stringify(m.usage) : null,
+      m.costUsd ?? null,
     );
-    return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}::uuid, $${base + 5}, $${base + 6}::uuid, $${base + 7}, $${base + 8}, $${base + 9}::jsonb)`;
+    return `($${base + 1}, $${base + 2}, $${base + 3}::jsonb, $${base + 4}::uuid, $${base + 5}, $${base + 6}::uuid, $${base + 7}, $${base + 8}, $${base + 9}::jsonb, $${base + 10}::numeric)`;
   });
   return { text: `INSERT INTO chat_messages (${COLUMNS.join(", ")}) VALUES ${tuples.join(", ")} RETURNING *`, values };
 }

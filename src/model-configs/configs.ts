@@ -9,6 +9,7 @@ import { chatModelConfigs, chatProviders } from "../db/schema/models";
 import { clearDefault, ensureDefault, makeDefault } from "./default-election";
 import { UnknownProviderError } from "./errors";
 import type { ModelConfigOptions } from "./options";
+import { type ModelPricing, priceColumns } from "./pricing";
 import { inModelConfigWriteTx } from "./write-tx";
 
 export type ModelConfigRow = Omit<typeof chatModelConfigs.$inferSelect, "options"> & { options: ModelConfigOptions };
@@ -22,9 +23,11 @@ export interface NewModelConfig {
   contextLimit?: number | null | undefined;
   compressionThreshold?: number | null | undefined;
   options?: ModelConfigOptions | undefined;
+  /** Null or absent: unpriced (docs/usage-cost.md). */
+  pricing?: ModelPricing | null | undefined;
 }
 
-/** Fields present are changed; null clears the nullable limits. */
+/** Fields present are changed; null clears the nullable limits and the prices. */
 export type ModelConfigPatch = Partial<NewModelConfig>;
 
 const liveIn = (organizationId: string) => and(eq(chatModelConfigs.organizationId, organizationId), isNull(chatModelConfigs.deletedAt));
@@ -80,6 +83,7 @@ export async function createModelConfig(db: Database, organizationId: string, in
           contextLimit: input.contextLimit ?? null,
           compressionThreshold: input.compressionThreshold ?? null,
           options: input.options ?? {},
+          ...priceColumns(input.pricing ?? null),
           createdAt: now,
           updatedAt: now,
         })
@@ -117,6 +121,8 @@ export async function updateModelConfig(
       if (patch.contextLimit !== undefined) set.contextLimit = patch.contextLimit;
       if (patch.compressionThreshold !== undefined) set.compressionThreshold = patch.compressionThreshold;
       if (patch.options !== undefined) set.options = patch.options;
+      // Prices are replaced whole: a step already committed keeps the cost it was priced at.
+      if (patch.pricing !== undefined) Object.assign(set, priceColumns(patch.pricing));
       await tx.update(chatModelConfigs).set(set).where(eq(chatModelConfigs.id, id));
 
       if (patch.isDefault === true && !current.isDefault) await makeDefault(tx, organizationId, id, now);

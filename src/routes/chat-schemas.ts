@@ -77,6 +77,20 @@ export const ChatSchema = z
   })
   .openapi("Chat");
 
+export const ChatMessageUsageSchema = z
+  .object({
+    input_tokens: z.number().int().nullable().openapi({ description: "The prompt's tokens, cached ones included" }),
+    output_tokens: z.number().int().nullable().openapi({ description: "Tokens generated, reasoning included" }),
+    total_tokens: z.number().int().nullable(),
+    reasoning_tokens: z.number().int().nullable(),
+    cached_input_tokens: z.number().int().nullable().openapi({ description: "Input tokens read from the provider's cache" }),
+    cost_usd: z.string().nullable().openapi({
+      description: "Exact cost in US dollars as priced when the step was committed; null when its model config had no prices",
+      example: "0.004515",
+    }),
+  })
+  .openapi("ChatMessageUsage");
+
 export const ChatMessageSchema = z
   .object({
     id: z.uuid(),
@@ -89,6 +103,7 @@ export const ChatMessageSchema = z
     reasoning_effort: z.string().nullable(),
     created_by: z.uuid().nullable(),
     created_at: timestamp,
+    usage: ChatMessageUsageSchema.nullable().openapi({ description: "A model step's token counts and cost; null for every other message" }),
   })
   .openapi("ChatMessage");
 

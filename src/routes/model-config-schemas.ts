@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import type { ModelConfigRow } from "../model-configs/configs";
 import { effortRank, REASONING_EFFORTS } from "../model-configs/options";
+import { MAX_PRICE_MICROS, pricingOf } from "../model-configs/pricing";
 
 const effort = z.enum(REASONING_EFFORTS);
 
@@ -19,6 +20,26 @@ export const ModelConfigOptionsSchema = z
   })
   .openapi("ChatModelConfigOptions");
 
+const price = (what: string) =>
+  z
+    .number()
+    .int({ error: "a price is a whole number of micro-dollars per million tokens" })
+    .min(0, { error: "a price is never negative" })
+    .max(MAX_PRICE_MICROS, { error: `a price is at most ${MAX_PRICE_MICROS} micro-dollars ($10,000) per million tokens` })
+    .openapi({ description: `${what}, in micro-dollars per million tokens ($3 per million is 3000000)` });
+
+/** A model config's prices (docs/usage-cost.md); a step is priced with them when it is committed. */
+export const ModelPricingSchema = z
+  .strictObject({
+    input_micros_per_million_tokens: price("Input tokens that were not read from the cache"),
+    output_micros_per_million_tokens: price("Output tokens other than reasoning"),
+    cached_input_micros_per_million_tokens: price("Input tokens read from the provider's cache; null: the input price")
+      .nullable()
+      .default(null),
+    reasoning_micros_per_million_tokens: price("Reasoning tokens; null: the output price").nullable().default(null),
+  })
+  .openapi("ChatModelPricing");
+
 export const ModelConfigSchema = z
   .object({
     id: z.uuid(),
@@ -31,6 +52,8 @@ export const ModelConfigSchema = z
     context_limit: z.number().int().nullable(),
     compression_threshold: z.number().int().nullable(),
     options: ModelConfigOptionsSchema,
+    /** Null: unpriced; its steps count as unpriced in cost reads. */
+    pricing: ModelPricingSchema.nullable(),
     created_at: z.iso.datetime(),
     updated_at: z.iso.datetime(),
   })
@@ -49,6 +72,8 @@ const fields = {
   /** Percent of the context window at which a chat is compacted. */
   compression_threshold: z.number().int().min(0).max(100).nullable(),
   options: ModelConfigOptionsSchema,
+  /** Replaced whole; null removes the prices. */
+  pricing: ModelPricingSchema.nullable(),
 };
 
 export const CreateModelConfigBody = z
@@ -61,6 +86,7 @@ export const CreateModelConfigBody = z
     context_limit: fields.context_limit.optional(),
     compression_threshold: fields.compression_threshold.optional(),
     options: fields.options.optional(),
+    pricing: fields.pricing.optional(),
   })
   .openapi("CreateChatModelConfigRequest");
 
@@ -74,6 +100,7 @@ export const UpdateModelConfigBody = z
     context_limit: fields.context_limit.optional(),
     compression_threshold: fields.compression_threshold.optional(),
     options: fields.options.optional(),
+    pricing: fields.pricing.optional(),
   })
   .openapi("UpdateChatModelConfigRequest");
 
@@ -106,6 +133,7 @@ export function modelConfigJson(row: ModelConfigRow): ModelConfigJson {
     context_limit: row.contextLimit,
     compression_threshold: row.compressionThreshold,
     options: row.options,
+    pricing: pricingOf(row),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
   };

@@ -89,6 +89,7 @@ export const modelConfigs = createRouter()
         contextLimit: input.context_limit,
         compressionThreshold: input.compression_threshold,
         options: input.options,
+        pricing: input.pricing,
       },
       new Date(),
     );
@@ -119,6 +120,7 @@ export const modelConfigs = createRouter()
       contextLimit: input.context_limit,
       compressionThreshold: input.compression_threshold,
       options: input.options,
+      pricing: input.pricing,
     };
     const row = await updateModelConfig(c.var.db, organization, id, patch, new Date());
     if (!row) throw notFoundError("Model config");

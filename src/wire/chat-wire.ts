@@ -1,5 +1,6 @@
 /** Rows to the snake_case wire shapes of docs/api.md (`Chat`, `ChatMessage`, `ChatQueuedMessage`). */
 import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+import { type ChatMessageUsageWire, usageToWire } from "./usage-wire";
 
 export interface ChatWire {
   id: string;
@@ -44,6 +45,8 @@ export interface ChatMessageWire {
   reasoning_effort: string | null;
   created_by: string | null;
   created_at: string;
+  /** A model step's token counts and cost; null for every other message. */
+  usage: ChatMessageUsageWire | null;
   /** Only in listings that include soft-deleted rows. */
   deleted?: boolean;
 }
@@ -107,6 +110,7 @@ export function messageToWire(m: ChatMessageRow, options: { withDeleted?: boolea
     reasoning_effort: m.reasoningEffort,
     created_by: m.createdBy,
     created_at: m.createdAt.toISOString(),
+    usage: usageToWire(m),
     ...(options.withDeleted ? { deleted: m.deleted } : {}),
   };
 }

@@ -13,6 +13,7 @@ import type { Components, Queries } from "../../client/src/schemas";
 import { ErrorSchema } from "../../src/http/error-schema";
 import * as chat from "../../src/routes/chat-schemas";
 import * as turns from "../../src/routes/chat-turn-schemas";
+import * as cost from "../../src/routes/cost-schemas";
 import * as files from "../../src/routes/file-schemas";
 import * as health from "../../src/routes/health-schemas";
 import * as mcp from "../../src/routes/mcp-server-schemas";
@@ -38,6 +39,10 @@ const components = {
   ChatQueuedMessage: chat.ChatQueuedMessageSchema,
   ChatMessages: chat.MessagesResponse,
   ChatTurn: turns.ChatTurnSchema,
+  ChatMessageUsage: chat.ChatMessageUsageSchema,
+  ChatCost: cost.ChatCostSchema,
+  ChatCostSummary: cost.UserCostSummarySchema,
+  OrganizationChatCostSummary: cost.OrganizationCostSummarySchema,
   CreateChatRequest: chat.CreateChatBody,
   UpdateChatRequest: chat.UpdateChatBody,
   SendMessageRequest: chat.SendMessageBody,
@@ -51,6 +56,7 @@ const components = {
   ChatModelProvider: configs.ProviderDescriptorSchema,
   ChatModelConfig: configs.ModelConfigSchema,
   ChatModelConfigOptions: configs.ModelConfigOptionsSchema,
+  ChatModelPricing: configs.ModelPricingSchema,
   CreateChatModelConfigRequest: configs.CreateModelConfigBody,
   UpdateChatModelConfigRequest: configs.UpdateModelConfigBody,
   ChatProvider: providers.ProviderSchema,
@@ -94,6 +100,9 @@ const components = {
 const queries = {
   ListChatsQuery: chat.ListChatsQuery,
   ChatTurnsQuery: turns.ChatTurnsQuery,
+  ChatCostQuery: cost.ChatCostQuery,
+  UserCostQuery: cost.UserCostQuery,
+  OrganizationCostQuery: cost.OrganizationCostQuery,
   UploadFileQuery: files.UploadFileQuery,
   UserModelOverrideQuery: personal.UserModelOverrideQuery,
 } satisfies {

@@ -79,6 +79,9 @@ const SWEEP: Record<string, Sweep> = {
   "POST /chats/{chat}/clear": {},
   "POST /chats/{chat}/reconcile-invalid": {},
   "GET /chats/{chat}/turns": {},
+  "GET /chats/{chat}/cost": {},
+  "GET /chats/cost/{user}/summary": {},
+  "GET /organizations/{organization}/chats/cost/summary": {},
   "POST /chats/files": {
     raw: { contentType: "text/plain", bytes: "pwned" },
     query: (v) => `?organization=${v.user.organizationId}&name=x.txt`,

@@ -27,6 +27,7 @@ import { type ModelCallError, isModelCallError } from "../../llm/model-call-erro
 import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { messageUsage, runModelStep, type StepOutcome } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
+import { pricingOf, stepCostUsd } from "../../model-configs/pricing";
 import { type EpisodeKey, episodeKey } from "../../part-buffer/part-buffer";
 import { type ChatSnapshot, fencedRead, fencedRecordAttempt, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
@@ -159,9 +160,10 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
       ctx.parts.startModelInvocation(key);
       const outcome = await withDebugRun(ctx, prepared.debug, chat, () => streamModelStep(ctx, key, prepared, chat), stepEnd);
       if (outcome.kind === "aborted") return;
-      const messages: NewMessage[] = [
-        { role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage: messageUsage(outcome.usage) },
-      ];
+      const usage = messageUsage(outcome.usage);
+      // Priced now, with the prices the step ran under: a later price change leaves it as it is.
+      const costUsd = stepCostUsd(usage, pricingOf(prepared.config));
+      const messages: NewMessage[] = [{ role: "assistant", content: outcome.assistant, modelConfigId: prepared.config.id, usage, costUsd }];
       if (outcome.toolErrors.length > 0) messages.push({ role: "tool", content: outcome.toolErrors });
       const committed = await commitInStage(
         ctx,

@@ -232,6 +232,7 @@ describe("sharing a Sync's encodings between sockets", () => {
     reasoning_effort: null,
     created_by: null,
     created_at: "2026-11-30T00:00:00.000Z",
+    usage: null,
   };
 
   it("encodes a message or queue payload once per payload object", () => {

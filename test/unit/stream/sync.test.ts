@@ -62,6 +62,7 @@ function msg(id: string, revision: number, role: ChatMessageWire["role"] = "assi
     reasoning_effort: null,
     created_by: null,
     created_at: "2024-01-01T00:00:00.000Z",
+    usage: null,
   };
 }
 
