@@ -39,10 +39,13 @@ describe("ChatdClient", () => {
       expect(done.preview).toBeNull();
       // The answer was seen growing before it was committed.
       expect(previews.some((p) => p.length > 0 && p.length < "one two three four five".length)).toBe(true);
-      // The title generated after the first turn reaches the stream (the fake model echoes the
-      // title call's prompt: the first message, directive applied).
+      // The title its first message started reaches the stream (the fake model echoes the title
+      // call's prompt: the first message, directive applied).
       const titled = await stream.until((s) => s.title?.title_source === "generated");
       expect(titled.title?.title).toBe("one two three four five");
+      // So do the summary and status label written after the turn (the fake model quotes the prompt).
+      const summarized = await stream.until((s) => s.summary !== null);
+      expect(summarized.summary?.last_turn_summary).toBe(`Replied to: /gate ${gate} 20 one two three four five`);
       const history = await client.listMessages({ chat: chat.id });
       expect(history.messages.map((m) => m.id)).toEqual(done.messages.map((m) => m.id));
     } finally {

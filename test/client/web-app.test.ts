@@ -86,6 +86,11 @@ describe("the web app in Chromium", () => {
     await shot(page, "chat-streaming");
     await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("streaming words arrive one by one in the browser");
     await expect.poll(() => page.locator(".chat-list a[aria-current=page] .badge").textContent(), WAIT).toBe("waiting");
+    // The turn's status label lands under the title in the list, the chat's summary as its tooltip
+    // (the fake model's summary answer quotes the prompts).
+    const subtitle = page.locator(".chat-list a[aria-current=page] .subtitle");
+    await expect.poll(() => subtitle.textContent(), WAIT).toBe("Replied to: /slow 120 streaming words arrive one by one in the browser");
+    expect(await subtitle.getAttribute("title")).toBe("The user asked: /slow 120 streaming words arrive one by one in the browser");
   });
 
   it("queues two messages while busy, promotes the second, then interrupts", async () => {

@@ -1,4 +1,7 @@
-/** The caller's chats: titles, status badges, the archived filter, a new chat button. Polled: chats have no list stream. */
+/**
+ * The caller's chats: titles with the last turn's status label under them, status badges, the
+ * archived filter, a new chat button. Polled: chats have no list stream.
+ */
 import { useEffect, useState } from "react";
 import type { Chat, ChatdClient } from "../../client/src/index";
 
@@ -49,7 +52,10 @@ export function ChatList(props: {
           onOpen(chat.id);
         }}
       >
-        <span className="title">{chat.title || "Untitled"}</span>
+        <span className="chat-item-text">
+          <span className="title">{chat.title || "Untitled"}</span>
+          <ChatSubtitle chat={chat} />
+        </span>
         <StatusBadge status={chat.status} />
       </a>
       {childrenOf(chat.id).length > 0 && <ul>{childrenOf(chat.id).map((c) => item(c, depth + 1))}</ul>}
@@ -86,6 +92,20 @@ export function ChatList(props: {
         Sign out
       </button>
     </nav>
+  );
+}
+
+/**
+ * Under the title: the chat's error when it has one, else what its last turn did (the status
+ * label, `last_turn_summary`); the summary of the whole chat is the line's tooltip.
+ */
+function ChatSubtitle({ chat }: { chat: Chat }) {
+  const text = chat.status === "error" && chat.last_error ? chat.last_error : chat.last_turn_summary?.trim();
+  if (!text) return null;
+  return (
+    <span className={chat.status === "error" ? "subtitle subtitle-error" : "subtitle"} title={chat.summary ?? undefined}>
+      {text}
+    </span>
   );
 }
 

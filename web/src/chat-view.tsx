@@ -62,6 +62,8 @@ export function ChatView(props: {
   }
   const state = live?.state;
   const title = state?.title?.title ?? chat?.title ?? "";
+  // The chat's summary, newest from the stream, as the heading's tooltip (docs/web-app.md).
+  const summary = state?.summary?.summary ?? chat?.summary ?? null;
   const busy = status === "running" || status === "interrupting" || status === "requires_action";
   return (
     <section className="chat" aria-label={`Chat ${title}`}>
@@ -69,7 +71,7 @@ export function ChatView(props: {
         <button type="button" className="back" onClick={props.onBack} aria-label="Back to chats">
           ←
         </button>
-        <h2>{title || "New chat"}</h2>
+        <h2 title={summary ?? undefined}>{title || "New chat"}</h2>
         <StatusBadge status={status} />
         {live && !live.connected && (
           <span className="badge badge-offline" role="status">
