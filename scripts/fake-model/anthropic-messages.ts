@@ -1,6 +1,7 @@
 // Anthropic Messages (`POST /v1/messages`). Streams `event:` + `data:` frames:
-// message_start, ping, content blocks (a thinking block, text blocks, or one tool_use per call) each
-// opened, filled with deltas and closed, then message_delta (stop reason + usage) and message_stop.
+// message_start, ping, content blocks (a thinking block, a web search's server_tool_use and
+// web_search_tool_result (web-search.ts), text blocks, or one tool_use per call) each opened, filled
+// with deltas and closed, then message_delta (stop reason + usage) and message_stop.
 
 import type { LastTurn } from "./script";
 import {
@@ -15,6 +16,14 @@ import {
   textBlocks,
 } from "./wire";
 import type { Frame, FinishReason, ModelRequest, Reply, WireFormat } from "./wire";
+import {
+  checkAnthropicMessages,
+  encryptedContent,
+  encryptedIndex,
+  type ReplyWebSearch,
+  serverToolUseId,
+  webSearchOffer,
+} from "./web-search";
 
 const TEXT_BLOCK_TYPES = ["text"] as const;
 const DEFAULT_MODEL = "fake";
@@ -74,6 +83,39 @@ function parseToolInput(args: string): unknown {
   }
 }
 
+/** The search's result block: each page with its encrypted content, which the client must send back as it came. */
+function webSearchResultBlock(search: ReplyWebSearch): Record<string, unknown> {
+  return {
+    type: "web_search_tool_result",
+    tool_use_id: serverToolUseId(search),
+    content: search.results.map((r) => ({
+      type: "web_search_result",
+      url: r.url,
+      title: r.title,
+      encrypted_content: encryptedContent(r),
+      page_age: r.pageAge,
+    })),
+  };
+}
+
+/** After a search, the first text block cites the first result. */
+function citationOf(search: ReplyWebSearch | undefined, block: number, text: string): Record<string, unknown> | undefined {
+  const cited = search?.results[0];
+  if (block !== 0 || cited === undefined) return undefined;
+  return {
+    type: "web_search_result_location",
+    url: cited.url,
+    title: cited.title,
+    encrypted_index: encryptedIndex(cited),
+    cited_text: text,
+  };
+}
+
+/** The usage's server tool count, as the API reports searches (billed per search). */
+function serverToolUsage(reply: Reply): Record<string, unknown> {
+  return reply.content.type === "text" && reply.content.webSearch ? { server_tool_use: { web_search_requests: 1 } } : {};
+}
+
 function messageId(reply: Reply): string {
   return `msg_${reply.responseNumber}`;
 }
@@ -87,7 +129,10 @@ export const anthropicMessages: WireFormat = {
     if (!isRecord(body) || !Array.isArray(body["messages"])) {
       throw new BadRequestError("messages: Field required");
     }
+    checkAnthropicMessages(body["messages"]);
+    const webSearch = webSearchOffer(body["tools"], "anthropic", undefined);
     return {
+      ...(webSearch ? { webSearch } : {}),
       model: stringField(body, "model") ?? DEFAULT_MODEL,
       stream: body["stream"] === true,
       includeUsage: true,
@@ -130,10 +175,29 @@ export const anthropicMessages: WireFormat = {
         );
         index += 1;
       }
+      if (content.webSearch) {
+        // The query streams as the tool's input; the results arrive whole, in a block of their own.
+        const query = JSON.stringify({ query: content.webSearch.query });
+        const half = Math.ceil(query.length / 2);
+        frames.push(
+          event("content_block_start", {
+            index,
+            content_block: { type: "server_tool_use", id: serverToolUseId(content.webSearch), name: "web_search", input: {} },
+          }),
+          event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: query.slice(0, half) } }),
+          event("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: query.slice(half) } }),
+          event("content_block_stop", { index }),
+          event("content_block_start", { index: index + 1, content_block: webSearchResultBlock(content.webSearch) }),
+          event("content_block_stop", { index: index + 1 }),
+        );
+        index += 2;
+      }
       const blocks = textBlocks(content);
       for (const [i, tokens] of blocks.entries()) {
+        const citation = citationOf(content.webSearch, i, tokens.join(""));
         frames.push(
-          event("content_block_start", { index, content_block: { type: "text", text: "" } }),
+          event("content_block_start", { index, content_block: { type: "text", text: "", ...(citation ? { citations: [] } : {}) } }),
+          ...(citation ? [event("content_block_delta", { index, delta: { type: "citations_delta", citation } })] : []),
           ...pacedTokenFrames(tokens, reply.tokenDelayMs, (token) =>
             event("content_block_delta", { index, delta: { type: "text_delta", text: token } }),
           ),
@@ -161,7 +225,7 @@ export const anthropicMessages: WireFormat = {
     frames.push(
       event("message_delta", {
         delta: { stop_reason: STOP_REASONS[reply.finish], stop_sequence: null },
-        usage: { output_tokens: reply.usage.outputTokens },
+        usage: { output_tokens: reply.usage.outputTokens, ...serverToolUsage(reply) },
       }),
       event("message_stop"),
     );
@@ -174,7 +238,21 @@ export const anthropicMessages: WireFormat = {
       content.type === "text"
         ? [
             ...(content.reasoning ? [{ type: "thinking", thinking: content.reasoning.join(""), signature: THINKING_SIGNATURE }] : []),
-            ...textBlocks(content).map((tokens) => ({ type: "text", text: tokens.join("") })),
+            ...(content.webSearch
+              ? [
+                  {
+                    type: "server_tool_use",
+                    id: serverToolUseId(content.webSearch),
+                    name: "web_search",
+                    input: { query: content.webSearch.query },
+                  },
+                  webSearchResultBlock(content.webSearch),
+                ]
+              : []),
+            ...textBlocks(content).map((tokens, i) => {
+              const citation = citationOf(content.webSearch, i, tokens.join(""));
+              return { type: "text", text: tokens.join(""), ...(citation ? { citations: [citation] } : {}) };
+            }),
           ]
         : content.calls.map((call) => ({
             type: "tool_use",
@@ -190,7 +268,7 @@ export const anthropicMessages: WireFormat = {
       content: blocks,
       stop_reason: STOP_REASONS[reply.finish],
       stop_sequence: null,
-      usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens },
+      usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens, ...serverToolUsage(reply) },
     };
   },
 

@@ -1,7 +1,8 @@
 // OpenAI Responses (`POST /v1/responses`). Streams typed events (`event:` +
 // `data:` lines, each with a monotonically increasing `sequence_number`) that
 // open and close output items, content parts and function calls explicitly. A reasoning block is a
-// `reasoning` item with one summary part; each text block is a `message` item of its own.
+// `reasoning` item with one summary part; each text block is a `message` item of its own; a web
+// search (web-search.ts) is a `web_search_call` item before them, cited by the first text block.
 
 import { openAIError } from "./openai-chat";
 import type { LastTurn } from "./script";
@@ -16,7 +17,8 @@ import {
   stringField,
   textBlocks,
 } from "./wire";
-import type { Frame, ModelRequest, Reply, ReplyToolCall, WireFormat } from "./wire";
+import type { Frame, ModelRequest, Reply, ReplyToolCall, RequestContext, WireFormat } from "./wire";
+import { checkResponsesInput, type ReplyWebSearch, webSearchItemId, webSearchOffer } from "./web-search";
 
 const INPUT_TEXT_TYPES = ["input_text"] as const;
 const DEFAULT_MODEL = "fake";
@@ -62,8 +64,24 @@ function messageItem(reply: Reply, block: number, text: string, status: string):
     type: "message",
     status,
     role: "assistant",
-    content: status === "in_progress" ? [] : [{ type: "output_text", text, annotations: [], logprobs: [] }],
+    content: status === "in_progress" ? [] : [{ type: "output_text", text, annotations: annotations(reply, block, text), logprobs: [] }],
   };
+}
+
+/** After a web search, the first text block cites the first result over its whole text. */
+function annotations(reply: Reply, block: number, text: string): Record<string, unknown>[] {
+  const search = reply.content.type === "text" ? reply.content.webSearch : undefined;
+  const cited = search?.results[0];
+  if (block !== 0 || cited === undefined) return [];
+  return [{ type: "url_citation", start_index: 0, end_index: text.length, url: cited.url, title: cited.title }];
+}
+
+/** The web_search_call item: in progress without its action, done with it (and its sources when asked for). */
+function webSearchItem(search: ReplyWebSearch, status: "in_progress" | "completed"): Record<string, unknown> {
+  const item = { id: webSearchItemId(search), type: "web_search_call", status };
+  if (status === "in_progress") return item;
+  const sources = search.includeSources ? { sources: search.results.map((r) => ({ type: "url", url: r.url })) } : {};
+  return { ...item, action: { type: "search", query: search.query, ...sources } };
 }
 
 /** One output item per call; the first keeps the single-call id. */
@@ -99,6 +117,7 @@ function finalItems(reply: Reply): Record<string, unknown>[] {
   if (content.type !== "text") return content.calls.map((call, index) => functionCallItem(reply, call, index, call.args, status));
   return [
     ...(content.reasoning ? [reasoningItem(reply, content.reasoning.join(""))] : []),
+    ...(content.webSearch ? [webSearchItem(content.webSearch, "completed")] : []),
     ...textBlocks(content).map((tokens, block) => messageItem(reply, block, tokens.join(""), status)),
   ];
 }
@@ -124,11 +143,15 @@ function responseBody(reply: Reply, phase: "in_progress" | "final"): Record<stri
 }
 
 export const openAIResponses: WireFormat = {
-  readRequest(body: unknown): ModelRequest {
+  readRequest(body: unknown, context: RequestContext): ModelRequest {
     if (!isRecord(body) || body["input"] === undefined) {
       throw new BadRequestError("Missing required parameter: 'input'.");
     }
+    checkResponsesInput(body["input"], context.storedItems);
+    const webSearch = webSearchOffer(body["tools"], "openai_responses", body["include"]);
     return {
+      ...(webSearch ? { webSearch } : {}),
+      storesItems: body["store"] !== false,
       model: stringField(body, "model") ?? DEFAULT_MODEL,
       stream: body["stream"] === true,
       includeUsage: true,
@@ -166,6 +189,17 @@ export const openAIResponses: WireFormat = {
         );
         outputIndex += 1;
       }
+      if (content.webSearch) {
+        const search = { item_id: webSearchItemId(content.webSearch), output_index: outputIndex };
+        frames.push(
+          event("response.output_item.added", { output_index: outputIndex, item: webSearchItem(content.webSearch, "in_progress") }),
+          event("response.web_search_call.in_progress", search),
+          event("response.web_search_call.searching", search),
+          event("response.web_search_call.completed", search),
+          event("response.output_item.done", { output_index: outputIndex, item: done[outputIndex] }),
+        );
+        outputIndex += 1;
+      }
       const blocks = textBlocks(content);
       for (const [block, tokens] of blocks.entries()) {
         const text = tokens.join("");
@@ -179,9 +213,13 @@ export const openAIResponses: WireFormat = {
         );
         // A stream that stops short stops after its last token, inside the open item.
         if (block === blocks.length - 1 && reply.ending !== "finish") return frames;
+        const cited = annotations(reply, block, text);
         frames.push(
+          ...cited.map((annotation, annotationIndex) =>
+            event("response.output_text.annotation.added", { ...part, annotation_index: annotationIndex, annotation }),
+          ),
           event("response.output_text.done", { ...part, text, logprobs: [] }),
-          event("response.content_part.done", { ...part, part: { type: "output_text", text, annotations: [] } }),
+          event("response.content_part.done", { ...part, part: { type: "output_text", text, annotations: cited } }),
           event("response.output_item.done", { output_index: outputIndex, item: done[outputIndex] }),
         );
         outputIndex += 1;

@@ -46,6 +46,27 @@ export interface RequestRecord {
   system: string;
   /** The request body's size in bytes, as JSON. */
   bodyBytes: number;
+  /** The provider's own tools offered (web search), as sent but for descriptions: `{type, name?, ...settings}`. */
+  providerTools: Record<string, unknown>[];
+  /**
+   * Provider tool history sent back, in order: Responses `item_reference` / `web_search_call` items,
+   * Anthropic `server_tool_use` / `web_search_tool_result` blocks.
+   */
+  replayedProviderTools: string[];
+}
+
+/** Tool entries that are not the client's functions: Responses `web_search`, Anthropic `web_search_*`. */
+function providerToolsOf(tools: unknown): Record<string, unknown>[] {
+  if (!Array.isArray(tools)) return [];
+  return tools.filter(isRecord).filter((tool) => (stringField(tool, "type") ?? "").startsWith("web_search"));
+}
+
+const REPLAYED_TYPES = new Set(["item_reference", "web_search_call", "server_tool_use", "web_search_tool_result"]);
+
+function replayedProviderTools(messages: Record<string, unknown>[]): string[] {
+  return messages
+    .flatMap((m) => [m, ...partsOf(m)])
+    .flatMap((item) => (REPLAYED_TYPES.has(stringField(item, "type") ?? "") ? [String(item.type)] : []));
 }
 
 /** Headers worth keeping (never the API key). */
@@ -142,6 +163,8 @@ export function inspectRequest(seq: number, endpoint: string, body: unknown, hea
     toolNames: offeredTools(record.tools).map((t) => t.name),
     system: systemText(record, messages),
     bodyBytes: Buffer.byteLength(JSON.stringify(body ?? null)),
+    providerTools: providerToolsOf(record.tools),
+    replayedProviderTools: replayedProviderTools(messages),
   };
 }
 

@@ -34,7 +34,17 @@ export type TextScript = {
   ending?: StreamEnding;
   stamped?: boolean;
   gate?: string;
+  /** `/web-search`: the provider's web search runs first, with this query (web-search.ts). */
+  webSearch?: { query: string };
 };
+
+/** What the request offered besides its named tools: the provider's own web search. */
+export interface ScriptContext {
+  webSearch?: boolean;
+}
+
+/** What `/web-search` answers when the request offers no web search tool. */
+export const NO_WEB_SEARCH_PREFIX = "web search not offered: ";
 
 /** A tool the request offered the model (name and description, as the client sent them). */
 export interface OfferedTool {
@@ -110,8 +120,8 @@ function slowEcho(args: string): TextScript | undefined {
  * The text reply `text` scripts: itself a text directive (`/slow`, `/think`, `/gate`, …), or echoed.
  * What `/error` answers once its failures are used up, and what `/gate` holds.
  */
-function textReply(text: string): TextScript {
-  const script = parseScript({ kind: "user", text });
+function textReply(text: string, context: ScriptContext = {}): TextScript {
+  const script = parseScript({ kind: "user", text }, [], context);
   return script.kind === "text" ? script : echo(text);
 }
 
@@ -176,7 +186,7 @@ function parseParallelCalls(text: string): { name: string; args: string }[] | un
  * Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole
  * text. `offered` is what the request's `tools` declared (read by `/offered-tools`).
  */
-export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []): Script {
+export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = [], context: ScriptContext = {}): Script {
   if (turn.kind === "tool_result") {
     // `/tool-loop` calls its tool again, whatever came back: only the client's step limit ends it.
     const loop = nextWord(turn.userText.trimStart());
@@ -197,7 +207,7 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
       const { word: delayWord, rest } = nextWord(afterName);
       const delay = parseNonNegativeInt(delayWord);
       if (!GATE_NAME.test(name) || delay === undefined || delay < 1 || delay > MAX_SLOW_DELAY_MS) return echo(text);
-      return { ...textReply(rest), tokenDelayMs: delay, gate: name };
+      return { ...textReply(rest, context), tokenDelayMs: delay, gate: name };
     }
     case "/tool":
     case "/tool-loop":
@@ -256,6 +266,13 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
     case "/parallel": {
       const calls = parseParallelCalls(args.trim());
       return calls === undefined ? echo(text) : { kind: "tool_calls", calls };
+    }
+    case "/web-search": {
+      // `/web-search <query> :: <text>`: search (when offered), then answer `<text>` citing the first result.
+      const [query = "", ...rest] = args.split(BLOCK_SEPARATOR).map((segment) => segment.trim());
+      if (query.length === 0) return echo(text);
+      const answer = rest.filter((segment) => segment.length > 0).join(" ") || `Found results for ${query}.`;
+      return context.webSearch ? { ...echo(answer), webSearch: { query } } : echo(`${NO_WEB_SEARCH_PREFIX}${answer}`);
     }
     case "/offered-tools":
       // JSON, so a test can parse the reply back; tokens keep their whitespace, so it survives streaming.

@@ -18,6 +18,7 @@ import { GATE_NAME, parseScript, STAMP_NONSTREAM_TEXT, tokenize } from "./script
 import { stampAtWrite } from "./stamp-tokens";
 import type { Script, StreamEnding } from "./script";
 import { BadRequestError } from "./wire";
+import { searchResults, StoredItems, webSearchItemId } from "./web-search";
 import type { Frame, ModelRequest, Reply, ReplyContent, WireFormat } from "./wire";
 
 export interface FakeModelOptions {
@@ -193,6 +194,8 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   const requestLog = new RequestLog();
   // `/gate` streams waiting for `POST /_gates/<name>`.
   const gates = new Gates();
+  // Responses items a later request may name by `item_reference` (web-search.ts).
+  const storedItems = new StoredItems();
 
   const log = (entry: Record<string, unknown>): void => {
     if (logEnabled) process.stdout.write(`${JSON.stringify({ event: "fake_model_request", ...entry })}\n`);
@@ -230,11 +233,23 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       const truncated = limit !== undefined && script.tokens.length > limit;
       const tokens = truncated ? script.tokens.slice(0, Math.max(0, limit)) : script.tokens;
       const blockStarts = script.blockStarts?.filter((start) => start < tokens.length);
+      const search = script.webSearch && request.webSearch ? script.webSearch : undefined;
+      if (search) toolCallCounter += 1;
       content = {
         type: "text",
         tokens,
         ...(script.reasoning ? { reasoning: script.reasoning } : {}),
         ...(blockStarts ? { blockStarts } : {}),
+        ...(search
+          ? {
+              webSearch: {
+                callNumber: toolCallCounter,
+                query: search.query,
+                results: searchResults(search.query),
+                includeSources: request.webSearch?.includeSources ?? false,
+              },
+            }
+          : {}),
       };
       finish = truncated ? "length" : "stop";
       outputTokens = tokens.length;
@@ -302,7 +317,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     let inputTokens: number;
     try {
       const body = JSON.parse(await readBody(req)) as unknown;
-      request = format.readRequest(body);
+      request = format.readRequest(body, { storedItems });
       files = filesReplyText(requestLog.add(route.endpoint, body, req.headers).files);
       inputTokens = promptTokens(body);
     } catch (error) {
@@ -321,7 +336,11 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     const filesDirective = request.turn.kind === "user" && /^\/files(\s|$)/.test(request.turn.text.trimStart());
     const script: Exclude<Script, { kind: "nonstream_error" }> = filesDirective
       ? { kind: "text", tokens: tokenize(files), tokenDelayMs: 0 }
-      : resolveScript(parseScript(request.turn, request.tools), request.turn.text, request.stream);
+      : resolveScript(
+          parseScript(request.turn, request.tools, { webSearch: request.webSearch !== undefined }),
+          request.turn.text,
+          request.stream,
+        );
     const logFields = { stream: request.stream, turn: request.turn.kind, script: script.kind };
 
     if (script.kind === "error" && script.midStream && request.stream) {
@@ -353,6 +372,9 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
     }
 
     const reply = buildReply(script, request, inputTokens);
+    // A stored response's items can be referenced by later requests (`store: false` stores none).
+    if (reply.content.type === "text" && reply.content.webSearch && request.storesItems)
+      storedItems.add(webSearchItemId(reply.content.webSearch));
     const encoded = format.encodeStream(reply);
     const frames = script.kind === "text" && script.stamped ? stampAtWrite(encoded) : encoded;
     if (request.stream) {

@@ -14,6 +14,35 @@ export interface ModelRequest {
   turn: LastTurn;
   /** The tools the request declared, in order (empty when none). */
   tools: OfferedTool[];
+  /** The provider's own web search tool, when the request offered it (web-search.ts). */
+  webSearch?: WebSearchOffer;
+  /** Responses: the response is stored (`store` not false), so its items can be referenced later. */
+  storesItems?: boolean;
+}
+
+/** What a format may check a request against: the server's stored Responses items. */
+export interface RequestContext {
+  storedItems: { has(id: string): boolean };
+}
+
+/** What a request offered: the provider's web search tool, and (Responses) whether it wants the sources listed. */
+export interface WebSearchOffer {
+  includeSources: boolean;
+}
+
+export interface WebSearchResult {
+  url: string;
+  title: string;
+  pageAge: string;
+}
+
+/** What a reply's search found (web-search.ts): `callNumber` makes its ids. */
+export interface ReplyWebSearch {
+  callNumber: number;
+  query: string;
+  results: WebSearchResult[];
+  /** Responses: the request asked for `web_search_call.action.sources` in `include`. */
+  includeSources: boolean;
 }
 
 /** Named as in OpenAI Chat Completions; the other formats map these to their own names. */
@@ -32,7 +61,7 @@ export interface ReplyToolCall {
  * (`/tool`) or several made in parallel (`/parallel`).
  */
 export type ReplyContent =
-  | { type: "text"; tokens: string[]; reasoning?: string[]; blockStarts?: number[] }
+  | { type: "text"; tokens: string[]; reasoning?: string[]; blockStarts?: number[]; webSearch?: ReplyWebSearch }
   | { type: "tool_call"; calls: ReplyToolCall[] };
 
 /** A text reply's tokens, one list per text block. */
@@ -62,7 +91,7 @@ export interface Reply {
 export type { Frame };
 
 export interface WireFormat {
-  readRequest(body: unknown): ModelRequest;
+  readRequest(body: unknown, context: RequestContext): ModelRequest;
   encodeStream(reply: Reply): Frame[];
   encodeJson(reply: Reply): unknown;
   encodeError(status: number, message: string): unknown;

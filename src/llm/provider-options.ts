@@ -9,6 +9,7 @@
 import type { JSONValue } from "ai";
 import type { ModelConfigRow } from "../model-configs/configs";
 import { effortRank, REASONING_EFFORTS, type ReasoningEffort } from "../model-configs/options";
+import { withoutWebSearchFields } from "../model-configs/web-search-options";
 import { anthropicEffortOptions } from "./anthropic-effort";
 import { openAIOptionsFor } from "./openai-options";
 import { isGpt6Astra, type ModelTransport } from "./transport";
@@ -59,10 +60,13 @@ export function providerOptionsFor(
   for (const [key, value] of Object.entries(config.options.provider_options ?? {})) {
     if (typeof value !== "object" || value === null || Array.isArray(value)) continue;
     const fields = value as Record<string, unknown>;
+    // The web search fields wire a tool (provider-tools.ts): no request option carries them.
     options[key] =
       key === "openai" && (transport === "openai-responses" || transport === "openai-chat")
         ? openAIOptionsFor(fields, transport)
-        : { ...(fields as Record<string, JSONValue>) };
+        : key === "anthropic"
+          ? withoutWebSearchFields(fields as Record<string, JSONValue>)
+          : { ...(fields as Record<string, JSONValue>) };
   }
   const key = OPTIONS_KEY[transport];
   const effort = resolveReasoningEffort(config, requestedEffort);

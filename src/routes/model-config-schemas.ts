@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import type { ModelConfigRow } from "../model-configs/configs";
 import { effortRank, REASONING_EFFORTS } from "../model-configs/options";
 import { MAX_PRICE_MICROS, pricingOf } from "../model-configs/pricing";
+import { AnthropicProviderOptionsSchema, OpenAIProviderOptionsSchema } from "../model-configs/web-search-options";
 
 const effort = z.enum(REASONING_EFFORTS);
 
@@ -16,7 +17,14 @@ export const ModelConfigOptionsSchema = z
       .refine((r) => effortRank(r.default) <= effortRank(r.max), { error: "default must not exceed max", path: ["default"] })
       .optional(),
     openai_config: z.strictObject({ use_responses_api: z.boolean().optional() }).optional(),
-    provider_options: z.record(z.string(), z.unknown()).optional(),
+    /**
+     * Per provider key; `openai` and `anthropic` have their web search fields checked
+     * (src/model-configs/web-search-options.ts), every other field passes through.
+     */
+    provider_options: z
+      .object({ openai: OpenAIProviderOptionsSchema.optional(), anthropic: AnthropicProviderOptionsSchema.optional() })
+      .catchall(z.unknown())
+      .optional(),
   })
   .openapi("ChatModelConfigOptions");
 

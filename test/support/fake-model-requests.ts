@@ -14,6 +14,10 @@ export interface RecordedRequest {
   params: Record<string, unknown>;
   userTexts: string[];
   files: { part: string; mediaType: string; bytes: number; sha256: string }[];
+  /** The provider's own tools offered (web search), with their settings. */
+  providerTools: Record<string, unknown>[];
+  /** Provider tool history sent back, in order (`item_reference`, `server_tool_use`, …). */
+  replayedProviderTools: string[];
 }
 
 /** Every request whose last user message contains `text`: a chat's turns and its title calls. */
