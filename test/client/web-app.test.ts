@@ -207,6 +207,33 @@ describe("the web app in Chromium", () => {
     await expect.poll(() => timeline.locator(".turn-outcome").first().textContent(), WAIT).toBe("interrupted");
   });
 
+  it("turns a chat's debug runs on in the turn view and shows a turn's request and response", async () => {
+    await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);
+    const chat = await sdk().createChat({ body: { content: [] } });
+    await openChat(page, chat.id);
+    await page.getByRole("button", { name: "Turns" }).click();
+    const recording = page.getByLabel("Record debug runs");
+    await expect.poll(() => recording.isChecked(), WAIT).toBe(false);
+    await recording.check();
+    await expect.poll(() => recording.isChecked(), WAIT).toBe(true);
+
+    await sdk().sendMessage({ chat: chat.id, body: { content: [text("debug this turn please")] } });
+    const timeline = page.getByRole("region", { name: "Turn timeline" });
+    await expect.poll(() => timeline.locator(".turn-outcome").first().textContent(), WAIT).toBe("completed");
+    await timeline.locator(".turn-debug summary").first().click();
+    const run = timeline.locator(".debug-runs button").first();
+    await expect.poll(() => run.textContent(), WAIT).toMatch(/^step · .+ · 200 · \d+ ms · stop/);
+    await run.click();
+    const shown = page.getByRole("region", { name: "Debug run" });
+    await expect.poll(() => shown.textContent(), WAIT).toContain("debug this turn please");
+    const text_ = (await shown.textContent()) ?? "";
+    // The request as sent: its headers (this stack's provider has no key; an auth header would read [REDACTED]) and body.
+    expect(text_).toContain('"content-type": "application/json"');
+    expect(text_).not.toMatch(/Bearer /i);
+    expect(text_).toContain("data:");
+    await shot(page, "debug-runs");
+  });
+
   it("clears and compacts the context from the chat's actions, and shows a refusal when there is nothing to do", async () => {
     // Signed in already when the file runs in order; on its own (-t) it needs the session cookie.
     await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);

@@ -3,8 +3,9 @@
  * its outcome and duration, and a bar per stage placed on the turn's own time axis, so where a
  * turn's time went can be read at a glance. Read again when the chat's status changes.
  */
-import { useEffect, useState } from "react";
+import { useCallback, useEffect, useState } from "react";
 import type { ChatdClient } from "../../client/src/index";
+import { DebugRunsSwitch, TurnDebugRuns } from "./debug-runs";
 
 type Turn = Awaited<ReturnType<ChatdClient["listTurns"]>>[number];
 
@@ -14,6 +15,18 @@ const SHOWN = ["acquisition", "prepare", "stream", "time_to_first_token", "tool_
 export function TurnTimeline({ client, chatId, status }: { client: ChatdClient; chatId: string; status: string | null }) {
   const [turns, setTurns] = useState<Turn[] | null>(null);
   const [error, setError] = useState<string | null>(null);
+  // Whether the chat's turns may have debug runs to show (its switch, or the deployment's "all").
+  const [debugShown, setDebugShown] = useState(false);
+  // The turns whose debug runs are shown: read when opened, not for every turn listed.
+  const [debugOpen, setDebugOpenSet] = useState<ReadonlySet<string>>(new Set());
+  const setDebugOpen = (traceId: string, open: boolean) =>
+    setDebugOpenSet((shown) => {
+      const next = new Set(shown);
+      if (open) next.add(traceId);
+      else next.delete(traceId);
+      return next;
+    });
+  const onDebugSettings = useCallback((s: { enabled: boolean; mode: string }) => setDebugShown(s.enabled || s.mode === "all"), []);
   // biome-ignore lint/correctness/useExhaustiveDependencies: a status change is when a turn may have ended
   useEffect(() => {
     client
@@ -25,12 +38,20 @@ export function TurnTimeline({ client, chatId, status }: { client: ChatdClient; 
       .catch((err: unknown) => setError(String(err)));
   }, [client, chatId, status]);
 
+  const debugSwitch = <DebugRunsSwitch client={client} chatId={chatId} onChange={onDebugSettings} />;
   if (error) return <p className="error">{error}</p>;
   if (!turns) return <p className="muted">Loading turns…</p>;
-  if (turns.length === 0) return <p className="muted">No turns yet.</p>;
+  if (turns.length === 0)
+    return (
+      <>
+        {debugSwitch}
+        <p className="muted">No turns yet.</p>
+      </>
+    );
   return (
     <section className="turns" aria-label="Turn timeline">
       <h3>Last turns</h3>
+      {debugSwitch}
       <ol>
         {turns.map((turn) => (
           <li key={turn.trace_id} className={`turn turn-${turn.outcome}`}>
@@ -59,6 +80,12 @@ export function TurnTimeline({ client, chatId, status }: { client: ChatdClient; 
                   </li>
                 ))}
             </ul>
+            {debugShown && (
+              <details className="turn-debug" onToggle={(e) => setDebugOpen(turn.trace_id, e.currentTarget.open)}>
+                <summary>Debug runs</summary>
+                {debugOpen.has(turn.trace_id) && <TurnDebugRuns client={client} chatId={chatId} traceId={turn.trace_id} refresh={turns} />}
+              </details>
+            )}
           </li>
         ))}
       </ol>
