@@ -196,6 +196,15 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
     this.#updates.ownershipHint();
   }
 
+  /**
+   * The cron: this chat is still without a generated title long after its last attempt (an object
+   * that crashed, a model that was down). Starts one more bounded attempt (docs/titles.md).
+   */
+  retryTitle(chatId: string): Promise<void> {
+    this.#chatId.seen(chatId);
+    return this.#runtime.titles().retry(chatId);
+  }
+
   /** A child of this chat moved: wake the wait_agent calls watching it. */
   childChanged(report: { parent_chat_id: string; chat_id: string }): void {
     this.#chatId.seen(report.parent_chat_id);

@@ -4,12 +4,18 @@
  * resumes from: they only ever lag what the server holds, so a resume may re-send something
  * (folded idempotently here) but never skips anything.
  */
-import type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, TitleChangePayload } from "../../src/wire/stream-events";
+import type {
+  ChatStreamEvent,
+  PendingToolCall,
+  StreamErrorPayload,
+  SummaryChangePayload,
+  TitleChangePayload,
+} from "../../src/wire/stream-events";
 import type { RetryPayload } from "../../src/llm/retry";
 import type { StreamPart } from "../../src/wire/stream-part";
 import type { ChatMessage, ChatQueuedMessage, ChatStatus } from "./schemas";
 
-export type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, TitleChangePayload, RetryPayload, StreamPart };
+export type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, SummaryChangePayload, TitleChangePayload, RetryPayload, StreamPart };
 
 /** One block of the streaming preview, in the order the model produced them. */
 export type PreviewBlock =
@@ -54,6 +60,8 @@ export interface ChatState {
   title: TitleChangePayload | null;
   /** Plan mode as last switched while this stream was open (null: read `plan_mode` from the chat). */
   planMode: boolean | null;
+  /** The chat's summary and turn status label, as last written (null until a `summary_change`). */
+  summary: SummaryChangePayload | null;
   /** The newest message revision or episode seen: the `history_version` to resume from. */
   historyVersion: number;
   errorHistoryVersion: number;
@@ -72,6 +80,7 @@ export function initialChatState(chatId: string): ChatState {
     actionRequired: null,
     title: null,
     planMode: null,
+    summary: null,
     historyVersion: 0,
     errorHistoryVersion: 0,
     actionRequiredHistoryVersion: 0,
@@ -145,11 +154,20 @@ export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState 
       return { ...state, title: event.title };
     case "plan_mode_change":
       return state.planMode === event.plan_mode ? state : { ...state, planMode: event.plan_mode };
+    case "summary_change":
+      if (newerSummary(state.summary, event.summary)) return state;
+      return { ...state, summary: event.summary };
     case "preview_reset":
       return { ...state, preview: null };
     case "history_reset":
       return { ...state, messages: [], preview: null };
   }
+}
+
+/** Whether `held` was written after `incoming` (a summary event that arrives late changes nothing). */
+function newerSummary(held: SummaryChangePayload | null, incoming: SummaryChangePayload): boolean {
+  const heldAt = held?.summary_updated_at ?? null;
+  return heldAt !== null && incoming.summary_updated_at !== null && heldAt > incoming.summary_updated_at;
 }
 
 /** The stream query a reconnect resumes from (docs/stream.md "Resuming"). */

@@ -29,6 +29,7 @@ import { AttributionKeyCache } from "../../src/chat-worker/attribution";
 import { ChatWorker, type WorkerHost } from "../../src/chat-worker/chat-worker";
 import { r2FileReader } from "../../src/chat-worker/prompt-files";
 import { TitleGenerator } from "../../src/chat-worker/title-generation";
+import { SummaryGenerator } from "../../src/chat-worker/summary-generation";
 import type { PartBuffer } from "../../src/part-buffer/part-buffer";
 import type { ChildObjects } from "../../src/subagents/child-objects";
 import { productionToolsFor } from "../../src/tools/production";
@@ -62,8 +63,8 @@ export interface RuntimeParts {
   notifier: Notifier;
   /** Whether the chat is idle (object-cadence.ts): every command is a sign of life. */
   cadence: { touched(): void };
-  /** The chat's open streams, which hear of a written title at once (titles are outside Sync). */
-  streams: { titleChanged(chat: ChatRow): void; planModeChanged(chat: ChatRow): void };
+  /** The chat's open streams, which hear of a written title or summary at once (metadata is outside Sync). */
+  streams: { titleChanged(chat: ChatRow): void; summaryChanged(chat: ChatRow): void; planModeChanged(chat: ChatRow): void };
   /** Other chats' objects: the subagent tools' children, and a family's members an archive stops. */
   children: ChildObjects;
 }
@@ -92,6 +93,8 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
   #context: CommandContext | undefined;
   #worker: ChatWorker | undefined;
   #keys: VerifiedKeys | undefined;
+  #titles: TitleGenerator | undefined;
+  #summaries: SummaryGenerator | undefined;
   #rateLimits: RateLimits | undefined;
   /** Whether released connections linger (connectionsLinger), applied to the pool when it is built. */
   #linger = true;
@@ -185,6 +188,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
           state.waitUntil(env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: errorText(err) }))),
         titleChanged: (chat) => streams.titleChanged(chat),
         planModeChanged: (chat) => streams.planModeChanged(chat),
+        firstPrompt: (chat, prompt) => this.titles().firstPrompt(chat, prompt),
         hooks,
         otherChats: children,
         queueWait: (queuedAt, chat) => tracing.queueWait(queuedAt, chat),
@@ -218,24 +222,46 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     return this.#rateLimits;
   }
 
+  /**
+   * Title generation (docs/titles.md): started by a chat's first prompt (the commands), retried by
+   * the cron (ChatObject.retryTitle).
+   */
+  titles(): TitleGenerator {
+    this.#titles ??= new TitleGenerator({ ...this.#backgroundDeps(), titleChanged: (chat) => this.parts.streams.titleChanged(chat) });
+    return this.#titles;
+  }
+
+  /** Summaries and turn status labels, after each finished turn (docs/titles.md). */
+  #summaryGenerator(): SummaryGenerator {
+    this.#summaries ??= new SummaryGenerator({
+      ...this.#backgroundDeps(),
+      summaryChanged: (chat) => this.parts.streams.summaryChanged(chat),
+    });
+    return this.#summaries;
+  }
+
+  /** What the background model calls run with: the object's pool, clock and tracing. */
+  #backgroundDeps() {
+    const { store, db, config, tracing } = this.#built();
+    return {
+      tracing,
+      store,
+      db,
+      config,
+      sleep: (ms: number, signal: AbortSignal) => this.parts.clock.sleep(ms, signal),
+      now: () => new Date(),
+      fetch: platformFetch,
+      attributionKeys: ISOLATE_ATTRIBUTION_KEYS,
+      background: (work: Promise<unknown>) => this.keepAlive(work),
+    };
+  }
+
   /** The chat worker (spec "Chat worker"); it never acquires when CHAT_WORKER_ENABLED=false (the API alone). */
   worker(chatId: string): ChatWorker {
     if (!this.#worker) {
       const { store, db, config, hooks, tracing } = this.#built();
-      const { env, clock, parts, streams, children } = this.parts;
+      const { env, clock, parts, children } = this.parts;
       const sleep = (ms: number, signal: AbortSignal) => clock.sleep(ms, signal);
-      const titles = new TitleGenerator({
-        tracing,
-        store,
-        db,
-        config,
-        sleep,
-        now: () => new Date(),
-        fetch: platformFetch,
-        attributionKeys: ISOLATE_ATTRIBUTION_KEYS,
-        background: (work) => this.keepAlive(work),
-        titleChanged: (chat) => streams.titleChanged(chat),
-      });
       const tools = productionToolsFor({
         db,
         now: () => new Date(),
@@ -257,7 +283,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
           now: () => new Date(),
           sleep,
           fetch: platformFetch,
-          turnFinished: (chat, history, model) => titles.afterTurn(chat, history, model),
+          turnFinished: (chat, history, model) => this.#summaryGenerator().afterTurn(chat, history, model),
           files: r2FileReader(env.FILES),
           attributionKeys: ISOLATE_ATTRIBUTION_KEYS,
           tracer: tracing.tracer,

@@ -13,7 +13,7 @@ import { errorText, logger } from "../../src/log/log";
 import { PacedSends } from "./paced-sends";
 import type { CheckedSocket } from "./socket-credentials";
 import { logSocketSession, type SocketSession } from "./socket-session";
-import { type ChatStreamEvent, planModeChangeEvent, titleChangeEvent } from "../../src/wire/stream-events";
+import { type ChatStreamEvent, planModeChangeEvent, summaryChangeEvent, titleChangeEvent } from "../../src/wire/stream-events";
 import type { ChatRow } from "../../src/db/schema/chats";
 import type { SyncReadCursors, SyncReader, SyncSnapshot } from "../../src/stream/sync-snapshot";
 import type { StreamCursors, SyncHints } from "../../src/stream/sync-state";
@@ -79,6 +79,11 @@ export class StreamSockets {
   /** Titles are metadata outside the Sync algorithm: open streams hear of a write at once. */
   titleChanged(chat: ChatRow): void {
     this.broadcast(titleChangeEvent(chat));
+  }
+
+  /** Summaries and turn status labels are metadata too: pushed the same way. */
+  summaryChanged(chat: ChatRow): void {
+    this.broadcast(summaryChangeEvent(chat));
   }
 
   /** Plan mode is metadata too (docs/plan-mode.md). */

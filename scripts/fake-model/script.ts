@@ -183,6 +183,36 @@ function parseParallelCalls(text: string): { name: string; args: string }[] | un
 }
 
 /**
+ * The first line of the service's summary request (src/llm/summary.ts SUMMARY_REQUEST_HEADING; a
+ * unit test keeps the two equal), whose transcript has one `User: ` line per user message and the
+ * last turn after LAST_TURN_MARKER.
+ */
+export const SUMMARY_REQUEST_HEADING = "Summarize this conversation for its chat list.";
+const LAST_TURN_MARKER = "--- last turn ---";
+const USER_LINE = "User: ";
+/** How much of a prompt the fake's summary and status repeat. */
+const SUMMARY_QUOTE_MAX_CHARS = 120;
+
+/**
+ * A summary request, answered as a model following its instructions would, deterministically:
+ * `Summary: The user asked: <first user message>` and `Status: Replied to: <the last turn's user
+ * message>`. When the last turn's prompt is itself `/nonstream-error <status> …`, the call fails as
+ * the title call of such a prompt does.
+ */
+function summaryReply(request: string): Script {
+  const lines = request.split("\n");
+  const users = lines.filter((line) => line.startsWith(USER_LINE)).map((line) => line.slice(USER_LINE.length));
+  const marker = lines.indexOf(LAST_TURN_MARKER);
+  const lastTurnUser = marker >= 0 ? lines.slice(marker + 1).find((line) => line.startsWith(USER_LINE)) : undefined;
+  const first = users[0] ?? EMPTY_ECHO_TEXT;
+  const last = lastTurnUser?.slice(USER_LINE.length) ?? users.at(-1) ?? EMPTY_ECHO_TEXT;
+  const inner = parseScript({ kind: "user", text: last });
+  if (inner.kind === "nonstream_error") return inner;
+  const quote = (text: string) => text.slice(0, SUMMARY_QUOTE_MAX_CHARS);
+  return echo(`Summary: The user asked: ${quote(first)}\nStatus: Replied to: ${quote(last)}`);
+}
+
+/**
  * Builds the script for a turn. Unknown or malformed directives fall back to echoing the whole
  * text. `offered` is what the request's `tools` declared (read by `/offered-tools`).
  */
@@ -195,6 +225,7 @@ export function parseScript(turn: LastTurn, offered: readonly OfferedTool[] = []
     return echo(`${TOOL_RESULT_PREFIX}${turn.text}`);
   }
   const text = turn.text;
+  if (text.startsWith(SUMMARY_REQUEST_HEADING)) return summaryReply(text);
   const trimmed = text.trimStart();
   if (!trimmed.startsWith("/")) return echo(text);
 

@@ -5,7 +5,7 @@
 import { ChatNotFoundError } from "../chatstate/index";
 import type { Config } from "../config/env";
 import type { Database } from "../db/database";
-import type { ChatRow } from "../db/schema/chats";
+import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
 import type { ChatStore } from "../chats/store";
 import type { ChatWorker } from "../chat-worker/chat-worker";
 import type { HookDispatcher } from "../hooks/dispatcher";
@@ -21,6 +21,11 @@ export interface CommandContext {
   titleChanged(chat: ChatRow): void;
   /** Plan mode was switched: tell the chat's stream clients (metadata, outside the Sync algorithm). */
   planModeChanged(chat: ChatRow): void;
+  /**
+   * The chat's first prompt was committed (create with content, or the first message of a chat
+   * created empty): its title generation starts, in the background (docs/titles.md).
+   */
+  firstPrompt(chat: ChatRow, prompt: readonly ChatMessagePart[]): void;
   /** Lifecycle hooks (src/hooks); DISABLED_HOOKS when off. */
   hooks: HookDispatcher;
   /** A queued message this command promoted into history: the spec's queue_wait, from its queueing to now. */

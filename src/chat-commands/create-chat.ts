@@ -66,6 +66,8 @@ export async function createChatCommand(
       await linkContentFiles(ctx, tx, content);
     },
   });
-  // A chat created running may have started its turn at COMMIT (ChatWorker.create).
+  // A chat created running may have started its turn at COMMIT (ChatWorker.create). A chat created
+  // with a prompt and without a title has its first prompt: its title call starts beside the turn.
+  if (cmd.title === undefined) ctx.firstPrompt(created.chat, prompt.parts);
   return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
 }

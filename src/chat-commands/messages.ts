@@ -69,7 +69,10 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
   );
   const { sent, titled } = value;
   if (sent.promotedQueuedAt) ctx.queueWait(sent.promotedQueuedAt, chat);
-  if (titled) ctx.titleChanged(chat);
+  if (titled) {
+    ctx.titleChanged(chat);
+    ctx.firstPrompt(chat, prompt.parts);
+  }
   return {
     ...(sent.message ? { message: messageToWire(sent.message) } : {}),
     messages: sent.messages.map((m) => messageToWire(m)),
@@ -81,7 +84,7 @@ export async function sendMessageCommand(ctx: CommandContext, cmd: SendMessageCo
 
 /**
  * A chat created with empty content is titled "New Chat"; its first message gives it the fallback
- * title instead (the title generation that follows the first turn then replaces it).
+ * title instead, and its title generation starts (the generated title then replaces it).
  */
 function isUntitled(chat: Pick<ChatRow, "title" | "titleSource">): boolean {
   return chat.titleSource === "fallback" && chat.title === DEFAULT_CHAT_TITLE;

@@ -7,6 +7,7 @@ export * from "./errors";
 export * from "./notifier";
 export * from "./queries";
 export * from "./title";
+export * from "./summary";
 export * from "../wire/chat-wire";
 export type { NewMessage } from "./history";
 export type { NewQueuedMessage, Promotion } from "./queue";

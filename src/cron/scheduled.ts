@@ -1,6 +1,7 @@
 /**
  * The Cron Trigger, once a minute: the acquisition sweep, the auto-archive loop, the purge, uploads
- * no message attached within their TTL, and the sign-in failures that count for nothing any more, on one short-lived pool. Each step runs even when an earlier one failed; the first failure is
+ * no message attached within their TTL, the sign-in failures that count for nothing any more, and
+ * the chats left without a generated title (docs/titles.md), on one short-lived pool. Each step runs even when an earlier one failed; the first failure is
  * rethrown at the end so the run shows as failed. Chats the loop archives are told to their
  * objects, as a PATCH would (their open streams see the new state at once).
  */
@@ -14,6 +15,8 @@ import { purgeTick } from "./purge";
 import { purgeUnattachedUploads } from "../files/unattached-purge";
 import { sweep } from "./sweep";
 import { purgeExpiredDebugRuns } from "./debug-runs";
+import { titleRetryTick } from "./titles";
+import { chatObjectStub } from "../placement/chat-object-stub";
 import { objectsNotifier } from "../chats/objects-notifier";
 
 export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
@@ -55,6 +58,7 @@ export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) =>
     );
     await step("sign_in_failures", () => purgeStaleFailures(createDb(pool), now));
     await step("debug_runs", () => purgeExpiredDebugRuns(pool, { retentionHours: config.CHAT_DEBUG_RUN_RETENTION_HOURS, now }));
+    await step("title_retry", () => titleRetryTick(pool, { retryTitle: (id) => chatObjectStub(env, id).retryTitle(id) }, { now }));
   } finally {
     waitUntil(pool.end());
   }

@@ -52,6 +52,11 @@ export const ChatSchema = z
     title: z.string(),
     title_source: z.enum(["fallback", "generated", "user"]),
     title_updated_at: timestamp,
+    /** A short summary of the chat so far, written in the background after a turn (docs/titles.md). */
+    summary: z.string().nullable(),
+    /** The turn status label: what the last turn did, in a few words (the chat list shows it). */
+    last_turn_summary: z.string().nullable(),
+    summary_updated_at: timestamp.nullable(),
     status: z.enum(["waiting", "running", "interrupting", "requires_action", "error"]),
     archived: z.boolean(),
     last_error: z.string().nullable(),

@@ -11,6 +11,11 @@ export interface ChatWire {
   title: string;
   title_source: ChatRow["titleSource"];
   title_updated_at: string;
+  /** A short summary of the chat so far; null until the first turn's summary call answered (docs/titles.md). */
+  summary: string | null;
+  /** The turn status label: what the last turn did, in a few words. */
+  last_turn_summary: string | null;
+  summary_updated_at: string | null;
   status: ChatRow["status"];
   archived: boolean;
   last_error: string | null;
@@ -74,6 +79,9 @@ export function chatToWire(c: ChatRow): ChatWire {
     title: c.title,
     title_source: c.titleSource,
     title_updated_at: c.titleUpdatedAt.toISOString(),
+    summary: c.summary,
+    last_turn_summary: c.lastTurnSummary,
+    summary_updated_at: iso(c.summaryUpdatedAt),
     status: c.status,
     archived: c.archived,
     last_error: c.lastError,

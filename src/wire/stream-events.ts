@@ -42,6 +42,7 @@ export type ChatStreamEvent =
   | { type: "action_required"; chat_id: string; action_required: { tool_calls: PendingToolCall[] } }
   | { type: "title_change"; chat_id: string; title: TitleChangePayload }
   | { type: "plan_mode_change"; chat_id: string; plan_mode: boolean }
+  | { type: "summary_change"; chat_id: string; summary: SummaryChangePayload }
   | { type: "preview_reset"; chat_id: string }
   | { type: "history_reset"; chat_id: string };
 
@@ -61,6 +62,28 @@ export function titleChangeEvent(chat: Pick<ChatRow, "id" | "title" | "titleSour
     type: "title_change",
     chat_id: chat.id,
     title: { title: chat.title, title_source: chat.titleSource, title_updated_at: chat.titleUpdatedAt.toISOString() },
+  };
+}
+
+/**
+ * A summary write (the chat's summary and its turn status label): metadata like a title, sent to
+ * open streams when written; clients keep the newest by `summary_updated_at`.
+ */
+export interface SummaryChangePayload {
+  summary: string | null;
+  last_turn_summary: string | null;
+  summary_updated_at: string | null;
+}
+
+export function summaryChangeEvent(chat: Pick<ChatRow, "id" | "summary" | "lastTurnSummary" | "summaryUpdatedAt">): ChatStreamEvent {
+  return {
+    type: "summary_change",
+    chat_id: chat.id,
+    summary: {
+      summary: chat.summary,
+      last_turn_summary: chat.lastTurnSummary,
+      summary_updated_at: chat.summaryUpdatedAt === null ? null : chat.summaryUpdatedAt.toISOString(),
+    },
   };
 }
 

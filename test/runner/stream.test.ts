@@ -116,8 +116,9 @@ describe("the stream WebSocket", () => {
     await c.until(isStatus("waiting"));
     await send(u, id, "one");
     await c.until(isStatus("waiting"), 20_000, 2);
-    // The last event the turn causes: the title generated after it.
+    // The last events the turn causes: the title its prompt started, the summary after it.
     await c.until((e) => e.type === "title_change" && e.title?.title_source === "generated");
+    await c.until((e) => e.type === "summary_change");
     const settled = c.events.length;
     const row = await expectJson<Record<string, unknown>>(await api(`/chats/${id}`, { token: u.token }), 200);
     const payload = (over: Record<string, unknown>) => ({

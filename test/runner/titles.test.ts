@@ -1,15 +1,25 @@
 /**
- * Chat titles (spec "Core state machine" > titles; the context issue's titles): the fallback title
- * from the first prompt, then a generated one after the first turn from a background,
- * non-streaming call to the chat's model (the fake model echoes the prompt it is given, so the
- * generated title is the first prompt's text without its directive), never over a user title, and
- * pushed to open streams as `title_change`.
+ * Chat titles (spec "Core state machine" > titles, "POST /api/v2/chats"): the fallback title from
+ * the first prompt, and the generated one whose call starts as soon as that prompt exists (create
+ * with content, or the first message), from a background, non-streaming call to the chat's model,
+ * whatever the turn then does. The fake model echoes the title call's user message (the first
+ * prompt, its directive applied), so a generated title is the first prompt's text. Never over a
+ * user title; pushed to open streams as `title_change`; retried by the cron when a chat was left
+ * without one.
  */
+import { env } from "cloudflare:test";
+import { eq } from "drizzle-orm";
 import { afterAll, describe, expect, it } from "vitest";
-import { api, expectJson, type TestUser } from "../worker/support/accounts";
+import { chats } from "../../src/db/schema/chats";
+import { createPool } from "../../src/db/client";
+import { findUntitledChats, TITLE_RETRY_AFTER_MS } from "../../src/chats/title";
+import { chatObjectStub } from "../../src/placement/chat-object-stub";
+import { titleRetryTick } from "../../src/cron/titles";
+import { api, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import { openStream } from "./support/stream-client";
-import { requestsWith } from "../support/fake-model-requests";
+import { titleRequestsWith, turnRequestsWith } from "../support/fake-model-requests";
+import { newGate, openGate } from "../support/fake-model-gate";
 
 interface Chat {
   id: string;
@@ -17,6 +27,9 @@ interface Chat {
   title: string;
   title_source: string;
   title_updated_at: string;
+  last_error: string | null;
+  summary: string | null;
+  last_turn_summary: string | null;
 }
 
 const nonce = () => crypto.randomUUID().slice(0, 8);
@@ -38,62 +51,82 @@ async function titleSource(user: TestUser, id: string, source: string, timeoutMs
   return chatOf(user, id);
 }
 
-async function settled(user: TestUser, id: string): Promise<Chat> {
-  await expect.poll(async () => (await chatOf(user, id)).status, { timeout: 20_000, interval: 100 }).toBe("waiting");
+async function settled(user: TestUser, id: string, status = "waiting"): Promise<Chat> {
+  await expect.poll(async () => (await chatOf(user, id)).status, { timeout: 20_000, interval: 100 }).toBe(status);
   return chatOf(user, id);
 }
-
-/** How many of the fake model's requests carry `text`: a chat's turns and its title calls. */
-const modelRequests = async (text: string): Promise<number> => (await requestsWith(text)).length;
 
 afterAll(() => releaseChatsOf(modelUsers), 60_000);
 
 describe("titles", () => {
-  it("a chat created with a prompt has the fallback title, then a generated one after its first turn", async () => {
+  it("a chat created with a prompt gets its generated title while the first turn still runs", async () => {
     const u = await userWithModel();
+    const gate = newGate("title");
     const text = `Plan a trip to Lisbon ${nonce()}`;
-    const created = await create(u, `/slow 30 ${text}`);
+    // The turn streams one token and holds there until the gate opens; the title call is not held.
+    const created = await create(u, `/gate ${gate} 1 ${text}`);
     expect(created.title_source).toBe("fallback");
-    expect(created.title).toBe(`/slow 30 ${text}`);
+    expect(created.title.startsWith(`/gate ${gate} 1 Plan`)).toBe(true);
     const titled = await titleSource(u, created.id, "generated");
-    // The fake model echoes the title call's user message: the first prompt, directive applied.
     expect(titled.title).toBe(text);
+    expect(titled.status).toBe("running");
     expect(Date.parse(titled.title_updated_at)).toBeGreaterThanOrEqual(Date.parse(created.title_updated_at));
+    await openGate(gate);
+    await settled(u, created.id);
     // The turn's request and the title's both carry the owner's attribution for this chat.
-    const log = { requests: await requestsWith(text) };
-    expect(log.requests).toHaveLength(2);
-    const metadata = log.requests.map((r) => JSON.parse(r.headers["cf-aig-metadata"] ?? "{}") as Record<string, string>);
+    const [turn] = await turnRequestsWith(text);
+    const [title, ...more] = await titleRequestsWith(text);
+    expect(more).toEqual([]);
+    const metadata = [turn, title].map((r) => JSON.parse(r?.headers["cf-aig-metadata"] ?? "{}") as Record<string, string>);
     expect(metadata[0]).toMatchObject({ chat_id: created.id });
     expect(metadata[1]).toEqual(metadata[0]);
   });
 
-  it("a chat created empty is New Chat until its first message, which titles it, then the title is generated", async () => {
+  it("a chat whose first turn errors still gets its title", async () => {
+    const u = await userWithModel();
+    const text = `Why does my build fail ${nonce()}`;
+    // Every streaming request breaks off with the provider's 400 error; non-streaming ones (the
+    // title call) answer the text.
+    const created = await create(u, `/midstream-error 400 99 ${text}`);
+    const failed = await settled(u, created.id, "error");
+    expect(failed.last_error).not.toBeNull();
+    const titled = await titleSource(u, created.id, "generated");
+    expect(titled).toMatchObject({ title: text, status: "error" });
+    expect(await titleRequestsWith(text)).toHaveLength(1);
+    // No turn finished: nothing to summarize.
+    expect(titled).toMatchObject({ summary: null, last_turn_summary: null });
+  });
+
+  it("a chat created empty is New Chat until its first message, which titles it and starts the title call", async () => {
     const u = await userWithModel();
     const created = await create(u, null);
     expect(created).toMatchObject({ title: "New Chat", title_source: "fallback", status: "waiting" });
     const text = `Explain websockets ${nonce()}`;
-    // A slow turn (4 tokens, 500 ms apart): the title call only starts once it is over.
-    await send(u, created.id, `/slow 500 ${text}`);
-    expect(await chatOf(u, created.id)).toMatchObject({ title: `/slow 500 ${text}`, title_source: "fallback" });
+    const gate = newGate("first-message");
+    await send(u, created.id, `/gate ${gate} 1 ${text}`);
+    // The fallback title, cut near 80 characters, until the generated one lands.
+    expect((await chatOf(u, created.id)).title.startsWith(`/gate ${gate} 1 Explain`)).toBe(true);
     const titled = await titleSource(u, created.id, "generated");
-    expect(titled.title).toBe(text);
+    expect(titled).toMatchObject({ title: text, status: "running" });
+    await openGate(gate);
+    await settled(u, created.id);
   });
 
-  it("never overwrites a user title, even one set while the first turn runs", async () => {
+  it("never overwrites a user title, even one set while the title call runs", async () => {
     const u = await userWithModel();
     const first = nonce();
+    // The title call answers after (7 - 1) × 150 ms; the rename lands before it.
     const created = await create(u, `/slow 150 one two three four five six ${first}`);
     const userTitle = `Mine ${nonce()}`;
     await expectJson(await api(`/chats/${created.id}`, { token: u.token, method: "PATCH", body: { title: userTitle } }), 200);
     await settled(u, created.id);
-    // A second turn finishes too: still nothing may replace the user's title. A title call starts
-    // as a turn ends, so by the time the second turn's request is made the first turn's title call
-    // would have been too; it would carry the first prompt, as the first turn's request does.
+    await expect.poll(() => titleRequestsWith(first).then((r) => r.length), { timeout: 10_000 }).toBe(1);
+    // A second turn finishes too: no title call starts, nothing replaces the user's title.
     const second = nonce();
     await send(u, created.id, `again ${second}`);
     await settled(u, created.id);
-    expect(await modelRequests(second)).toBe(1);
-    expect(await modelRequests(first)).toBe(1);
+    expect(await titleRequestsWith(second)).toEqual([]);
+    expect(await titleRequestsWith(first)).toHaveLength(1);
     expect(await chatOf(u, created.id)).toMatchObject({ title: userTitle, title_source: "user" });
   });
 
@@ -102,24 +135,22 @@ describe("titles", () => {
     const first = nonce();
     const created = await create(u, `hello ${first}`, { title: "Given" });
     await settled(u, created.id);
-    // As above: the next turn's request comes after any title call the first turn's end started.
     const second = nonce();
     await send(u, created.id, `again ${second}`);
     await settled(u, created.id);
-    expect(await modelRequests(second)).toBe(1);
-    expect(await modelRequests(first)).toBe(1);
+    expect(await titleRequestsWith(first)).toEqual([]);
     expect(await chatOf(u, created.id)).toMatchObject({ title: "Given", title_source: "user" });
   });
 
   it("a failing title call leaves the fallback title and the chat usable", async () => {
     const u = await userWithModel();
-    // Streaming turns echo; the non-streaming title call gets 503 on every attempt (2 retries here).
+    // Streaming turns echo; non-streaming calls (title, summary) get 503 on every attempt (2 retries here).
     const tag = nonce();
     const created = await create(u, `/nonstream-error 503 fine ${tag}`);
     await settled(u, created.id);
-    // The turn's request, then the title call's three attempts (1 s and 2 s of backoff), each
-    // answered 503: out of retries, the title is left as it was.
-    await expect.poll(() => modelRequests(tag), { timeout: 15_000, interval: 200 }).toBe(4);
+    // The title call's three attempts (0.4 s and 0.8 s of backoff), each answered 503: out of
+    // retries, the title is left as it was.
+    await expect.poll(() => titleRequestsWith(tag).then((r) => r.length), { timeout: 15_000, interval: 200 }).toBe(3);
     const after = await chatOf(u, created.id);
     expect(after).toMatchObject({ title: created.title, title_source: "fallback", status: "waiting" });
     await send(u, created.id, `still works ${nonce()}`);
@@ -129,6 +160,33 @@ describe("titles", () => {
       200,
     );
     expect(messages.map((m) => m.role)).toEqual(["user", "assistant", "user", "assistant"]);
+  });
+
+  it("the cron titles a chat left without a title (its object died before the call)", async () => {
+    const u = await userWithModel();
+    const text = `Compare two databases ${nonce()}`;
+    const created = await create(u, text);
+    await titleSource(u, created.id, "generated");
+    await settled(u, created.id);
+    // As a crash would leave it: the attempt taken, no title written.
+    await withDb((db) => db.update(chats).set({ title: text, titleSource: "fallback", titleAttempts: 1 }).where(eq(chats.id, created.id)));
+    const pool = createPool({ databaseUrl: env.DATABASE_URL, wsProxy: env.NEON_WS_PROXY, max: 1 });
+    try {
+      // Not yet: its attempt is recent.
+      expect(await findUntitledChats(pool, new Date(), 1_000)).not.toContain(created.id);
+      // Past TITLE_RETRY_AFTER_MS: the tick asks the chat's object, which makes the call. (Other
+      // files' chats the tick finds at that time are left alone.)
+      const later = new Date(Date.now() + TITLE_RETRY_AFTER_MS + 60_000);
+      const tick = await titleRetryTick(pool, { retryTitle: onlyThis(created.id) }, { now: later });
+      expect(tick.failed).toBe(0);
+    } finally {
+      await pool.end();
+    }
+    const titled = await titleSource(u, created.id, "generated");
+    expect(titled.title).toBe(text);
+    expect((await titleRequestsWith(text)).length).toBe(2);
+    const [row] = await withDb((db) => db.select({ attempts: chats.titleAttempts }).from(chats).where(eq(chats.id, created.id)));
+    expect(row?.attempts).toBe(2);
   });
 
   it("open streams see the title change without reloading", async () => {
@@ -148,3 +206,10 @@ describe("titles", () => {
     client.ws.close();
   });
 });
+
+/** A retry target that reaches `chatId`'s object and ignores every other chat. */
+function onlyThis(chatId: string) {
+  return async (id: string) => {
+    if (id === chatId) await chatObjectStub(env, id).retryTitle(id);
+  };
+}

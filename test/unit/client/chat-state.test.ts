@@ -103,6 +103,18 @@ describe("applyEvent", () => {
     expect(s.title?.title).toBe("new");
   });
 
+  it("keeps the newest summary and status label by summary_updated_at", () => {
+    const summary = (label: string, at: string): ChatStreamEvent => ({
+      type: "summary_change",
+      chat_id: CHAT,
+      summary: { summary: `about ${label}`, last_turn_summary: label, summary_updated_at: at },
+    });
+    let s = fold([summary("Did A", "2026-01-01T00:00:01.000Z")]);
+    expect(s.summary).toMatchObject({ summary: "about Did A", last_turn_summary: "Did A" });
+    s = fold([summary("Did C", "2026-01-01T00:00:09.000Z"), summary("Did B", "2026-01-01T00:00:05.000Z")], s);
+    expect(s.summary?.last_turn_summary).toBe("Did C");
+  });
+
   it("resumes from what it holds: the episode's last part, never further", () => {
     const s = fold([
       message("a", "user", 2, "q", "2026-01-01T00:00:01.000Z"),
