@@ -37,6 +37,12 @@ const STOP_REASONS: Record<FinishReason, string> = {
   length: "max_tokens",
 };
 
+/** Anthropic counts cache reads apart from input_tokens (the AI SDK adds them back). */
+function inputUsage(reply: Reply): { input_tokens: number; cache_read_input_tokens: number } {
+  const cached = reply.usage.cachedInputTokens ?? 0;
+  return { input_tokens: reply.usage.inputTokens - cached, cache_read_input_tokens: cached };
+}
+
 function anthropicErrorType(status: number): string {
   if (status === OVERLOADED_STATUS) return "overloaded_error";
   if (status === 401) return "authentication_error";
@@ -157,7 +163,7 @@ export const anthropicMessages: WireFormat = {
           stop_reason: null,
           stop_sequence: null,
           // Like the real API: input tokens are final here, output tokens are a placeholder.
-          usage: { input_tokens: reply.usage.inputTokens, output_tokens: 1 },
+          usage: { ...inputUsage(reply), output_tokens: 1 },
         },
       }),
       event("ping"),
@@ -268,7 +274,7 @@ export const anthropicMessages: WireFormat = {
       content: blocks,
       stop_reason: STOP_REASONS[reply.finish],
       stop_sequence: null,
-      usage: { input_tokens: reply.usage.inputTokens, output_tokens: reply.usage.outputTokens, ...serverToolUsage(reply) },
+      usage: { ...inputUsage(reply), output_tokens: reply.usage.outputTokens, ...serverToolUsage(reply) },
     };
   },
 

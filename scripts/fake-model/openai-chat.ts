@@ -47,8 +47,8 @@ function usageBody(reply: Reply): Record<string, unknown> {
     prompt_tokens: inputTokens,
     completion_tokens: outputTokens,
     total_tokens: inputTokens + outputTokens,
-    prompt_tokens_details: { cached_tokens: 0 },
-    completion_tokens_details: { reasoning_tokens: 0 },
+    prompt_tokens_details: { cached_tokens: reply.usage.cachedInputTokens ?? 0 },
+    completion_tokens_details: { reasoning_tokens: reply.usage.reasoningTokens ?? 0 },
   };
 }
 

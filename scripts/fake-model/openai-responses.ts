@@ -46,9 +46,9 @@ function usageBody(reply: Reply): Record<string, unknown> {
   const { inputTokens, outputTokens } = reply.usage;
   return {
     input_tokens: inputTokens,
-    input_tokens_details: { cached_tokens: 0 },
+    input_tokens_details: { cached_tokens: reply.usage.cachedInputTokens ?? 0 },
     output_tokens: outputTokens,
-    output_tokens_details: { reasoning_tokens: 0 },
+    output_tokens_details: { reasoning_tokens: reply.usage.reasoningTokens ?? 0 },
     total_tokens: inputTokens + outputTokens,
   };
 }

@@ -15,6 +15,7 @@ import { openAIResponses } from "./openai-responses";
 import { filesReplyText, RequestLog } from "./request-log";
 import { Gates } from "./gates";
 import { GATE_NAME, parseScript, STAMP_NONSTREAM_TEXT, tokenize } from "./script";
+import { usageDirective } from "./usage-directive";
 import { stampAtWrite } from "./stamp-tokens";
 import type { Script, StreamEnding } from "./script";
 import { BadRequestError } from "./wire";
@@ -219,7 +220,7 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
   }
 
   /** Applies max-token truncation, assigns ids and computes usage. */
-  function buildReply(
+  function buildCountedReply(
     script: Extract<Script, { kind: "text" | "tool_call" | "tool_calls" }>,
     request: ModelRequest,
     inputTokens: number,
@@ -325,6 +326,14 @@ export async function startFakeModel(opts: FakeModelOptions = {}): Promise<FakeM
       sendJson(res, 400, format.encodeError(400, `fake-model: invalid request: ${message}`));
       return { status: 400, script: "invalid_request" };
     }
+
+    // `/usage`: the reply reports the usage the prompt names (usage-directive.ts).
+    const directed = usageDirective(request.turn);
+    request = { ...request, turn: directed.turn };
+    const buildReply = (script: Parameters<typeof buildCountedReply>[0], req: ModelRequest, counted: number): Reply => {
+      const reply = buildCountedReply(script, req, counted);
+      return directed.usage ? { ...reply, usage: directed.usage } : reply;
+    };
 
     const window = contextLimitOf(request.model, contextLimit);
     if (window !== null && inputTokens > window) {

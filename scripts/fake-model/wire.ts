@@ -79,7 +79,8 @@ export interface Reply {
   content: ReplyContent;
   finish: FinishReason;
   tokenDelayMs: number;
-  usage: { inputTokens: number; outputTokens: number };
+  /** Input counts the cached tokens, output the reasoning ones (absent: 0), as the AI SDK reports them. */
+  usage: { inputTokens: number; outputTokens: number; cachedInputTokens?: number; reasoningTokens?: number };
   includeUsage: boolean;
   /**
    * Not "finish": the stream stops right after the last text token (the server then closes, resets,
