@@ -21,7 +21,11 @@ export type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, SummaryChang
 export type PreviewBlock =
   | { kind: "text"; text: string }
   | { kind: "reasoning"; text: string }
-  | { kind: "tool-call"; toolCallId: string; toolName: string; argsText: string; args: unknown; complete: boolean };
+  | { kind: "tool-call"; toolCallId: string; toolName: string; argsText: string; args: unknown; complete: boolean }
+  /** A tool the provider runs itself (web search): its call, then its result once it arrives. */
+  | { kind: "provider-tool"; toolCallId: string; toolName: string; args: unknown; result?: unknown; isError?: boolean; complete: boolean }
+  /** A web page the step drew on. */
+  | { kind: "source"; url: string; title?: string };
 
 /** The assistant step being generated: the parts of one episode (history_version, generation_attempt). */
 export interface Preview {
@@ -225,6 +229,30 @@ function applyPart(preview: Preview, part: StreamPart): Preview {
       else blocks.push(block);
       return { ...preview, blocks };
     }
+    case "provider-tool-call":
+    case "provider-tool-result": {
+      const index = blocks.findIndex((b) => b.kind === "provider-tool" && b.toolCallId === part.tool_call_id);
+      const prior = index >= 0 ? (blocks[index] as Extract<PreviewBlock, { kind: "provider-tool" }>) : undefined;
+      const block: PreviewBlock =
+        part.type === "provider-tool-call"
+          ? { kind: "provider-tool", toolCallId: part.tool_call_id, toolName: part.tool_name, args: part.args, complete: false }
+          : {
+              kind: "provider-tool",
+              toolCallId: part.tool_call_id,
+              toolName: part.tool_name,
+              args: prior?.args,
+              result: part.result,
+              isError: part.is_error,
+              complete: true,
+            };
+      if (index >= 0) blocks[index] = block;
+      else blocks.push(block);
+      return { ...preview, blocks };
+    }
+    case "source":
+      if (blocks.some((b) => b.kind === "source" && b.url === part.url)) return preview;
+      blocks.push(part.title === undefined ? { kind: "source", url: part.url } : { kind: "source", url: part.url, title: part.title });
+      return { ...preview, blocks };
     case "warning":
       return { ...preview, warnings: [...preview.warnings, { code: part.code, message: part.message }] };
   }

@@ -24,6 +24,8 @@ import { transportFor } from "../llm/transport";
 import type { StageModel } from "../observability/stage-tracing";
 import { providerAttempts } from "./provider-attempts";
 import { stageModel } from "./task-tracing";
+import { chatToolNames, type ProviderTools, providerToolsFor } from "../llm/provider-tools";
+import { logger } from "../log/log";
 import type { DebugCapture } from "../debug-runs/capture";
 
 export interface PreparedGeneration {
@@ -37,6 +39,8 @@ export interface PreparedGeneration {
   providerOptions: ProviderOptions | undefined;
   /** The model attributes of the stages that run on it. */
   model: StageModel;
+  /** Tools the provider runs itself (web search), offered next to `tools` (src/llm/provider-tools.ts). */
+  providerTools: ProviderTools;
   /** The call's debug capture, when the chat records debug runs: told how the call ended, then saved. */
   debug: DebugCapture | undefined;
 }
@@ -74,15 +78,18 @@ export async function prepareGeneration(
     const stage = ctx.trace.stage("mcp_connect", { startMs: startedAtMs, attributes: { connected, failed } });
     stage.end({ endMs: startedAtMs + ms, ...(connected === 0 ? { error: `no MCP server connected (${failed} failed)` } : {}) });
   }
+  const provider = providerToolsFor(model.client.transport, resolved.config, chatToolNames(chat, tools.registry));
+  for (const name of provider.shadowed) logger.warn("provider_tool_shadowed", { chat_id: chat.id, tool_name: name });
   const files = await loadPromptFiles(ctx.store.pool, ctx.files, chat.id, history, model.client.transport);
   return {
     client: model.client,
     tools,
     config: resolved.config,
     resolved,
-    prompt: buildPrompt({ chat, history, toolGuidance: tools.guidance, ...files }),
+    prompt: buildPrompt({ chat, history, toolGuidance: tools.guidance, ...files, providerTools: provider.tools }),
     providerOptions: model.providerOptions(chat.lastReasoningEffort),
     model: traced,
+    providerTools: provider.tools,
     debug: model.debug,
   };
 }

@@ -5,6 +5,7 @@
 import type { AssistantModelMessage, JSONValue, ModelMessage, ToolResultPart, UserModelMessage } from "ai";
 import type { ChatMessagePart, ChatRow } from "../db/schema/chats";
 import { type HistoryRow, promptRows } from "./active-history";
+import { type ProviderToolReplay, providerPartContent, replayableProviderCalls } from "./provider-tool-parts";
 
 export interface PromptInput {
   chat: Pick<ChatRow, "systemPrompt">;
@@ -20,6 +21,11 @@ export interface PromptInput {
   toolGuidance?: readonly string[];
   /** Bytes of user uploads to send as file content, by file id; any other file is a placeholder. */
   fileContents?: ReadonlyMap<string, FileContent>;
+  /**
+   * The wire and provider tools of the call this prompt is for: stored provider-executed parts of
+   * that family and tool go back natively, any other as text (provider-tool-parts.ts). Unset: all text.
+   */
+  providerTools?: ProviderToolReplay;
 }
 
 export interface FileContent {
@@ -58,7 +64,8 @@ export function buildPrompt(input: PromptInput): ModelPrompt {
         break;
       }
       case "assistant": {
-        const content = row.content.flatMap((part) => assistantPart(part, evicted));
+        const replayable = replayableProviderCalls(row.content, input.providerTools);
+        const content = row.content.flatMap((part) => assistantPart(part, evicted, replayable));
         for (const part of content) if (part.type === "tool-call") calls.add(part.toolCallId);
         if (content.length > 0) messages.push({ role: "assistant", content });
         break;
@@ -108,7 +115,7 @@ function userPart(part: ChatMessagePart, evicted: ReadonlySet<string>, contents:
   }
 }
 
-function assistantPart(part: ChatMessagePart, evicted: ReadonlySet<string>): AssistantContentPart[] {
+function assistantPart(part: ChatMessagePart, evicted: ReadonlySet<string>, replayable: ReadonlySet<string>): AssistantContentPart[] {
   switch (part.type) {
     case "text":
       return part.text ? [{ type: "text", text: part.text }] : [];
@@ -119,7 +126,11 @@ function assistantPart(part: ChatMessagePart, evicted: ReadonlySet<string>): Ass
     case "file":
       // "evicted assistant and tool files are dropped"
       return evicted.has(part.file_id) ? [] : [{ type: "text", text: filePlaceholder(part) }];
+    case "provider-tool-call":
+    case "provider-tool-result":
+      return providerPartContent(part, replayable);
     default:
+      // Source parts list what results and citations already hold.
       return [];
   }
 }

@@ -2,11 +2,15 @@
  * Folds the AI SDK's stream parts into one response: the assistant message's parts (docs/api.md
  * ChatMessagePart, in the order the model produced them), the calls to run, the results of calls
  * the SDK rejected, and how the stream ended. Reports each streamed part in the StreamPart shape.
+ *
+ * Tools the provider ran itself (web search) become provider-tool-call / provider-tool-result
+ * parts and the pages they drew on `source` parts: recorded, never among the calls to run.
  */
 import type { CallWarning, FinishReason, LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
 import type { ToolResultPart } from "../chatstate/rules";
 import type { ChatMessagePart } from "../db/schema/chats";
 import type { StreamPart } from "../wire/stream-part";
+import { MAX_SOURCES_PER_MESSAGE, streamedProviderResult } from "./provider-tool-parts";
 
 export interface StepToolCall {
   tool_call_id: string;
@@ -29,10 +33,15 @@ export class ResponseCollector {
   /** Text and reasoning blocks by stream id: each block is one part. */
   readonly #blocks = new Map<string, TextLike>();
   readonly #toolNames = new Map<string, string>();
+  /** Inputs the provider streams for a tool it runs itself: not shown as a call being written. */
+  readonly #providerInputs = new Set<string>();
+  readonly #sourceUrls = new Set<string>();
 
   constructor(
     private readonly dynamicNames: ReadonlySet<string>,
     private readonly emit: (part: StreamPart) => void,
+    /** The provider family ("openai", "anthropic") recorded on provider-executed parts. */
+    private readonly provider = "",
   ) {}
 
   accept(part: TextStreamPart<ToolSet>): void {
@@ -47,13 +56,18 @@ export class ResponseCollector {
         this.emit({ type: part.type, text: part.text });
         break;
       case "tool-input-start":
+        if (part.providerExecuted) this.#providerInputs.add(part.id);
         this.#toolNames.set(part.id, part.toolName);
         break;
       case "tool-input-delta":
+        if (this.#providerInputs.has(part.id)) break;
         this.emit({ type: "tool-input-delta", tool_call_id: part.id, tool_name: this.#toolNames.get(part.id) ?? "", delta: part.delta });
         break;
       case "tool-call": {
-        if (part.providerExecuted) break;
+        if (part.providerExecuted) {
+          this.#providerCall(part.toolCallId, part.toolName, part.input);
+          break;
+        }
         const invalid = "invalid" in part && part.invalid === true;
         // A rejected call may carry its raw, unparsable input; providers want an object back.
         const args = invalid && (typeof part.input !== "object" || part.input === null) ? {} : part.input;
@@ -69,7 +83,15 @@ export class ResponseCollector {
         }
         break;
       }
+      case "tool-result":
+        // Results of our own tools are never in this stream (no tool has an execute); only the provider's.
+        if (part.providerExecuted) this.#providerResult(part.toolCallId, part.toolName, part.output, false);
+        break;
       case "tool-error":
+        if (part.providerExecuted) {
+          this.#providerResult(part.toolCallId, part.toolName, part.error, true);
+          break;
+        }
         // The SDK's answer to a call it rejected (unknown tool, input not JSON or not matching the schema).
         this.toolErrors.push({
           type: "tool-result",
@@ -78,6 +100,9 @@ export class ResponseCollector {
           result: { error: errorText(part.error) },
           is_error: true,
         });
+        break;
+      case "source":
+        if (part.sourceType === "url") this.#source(part.url, part.title);
         break;
       case "finish":
         this.finish = { finishReason: part.finishReason, usage: part.totalUsage };
@@ -95,6 +120,27 @@ export class ResponseCollector {
     return this.#parts
       .filter((part) => (part.type === "text" || part.type === "reasoning" ? part.text.length > 0 : true))
       .map((p) => ({ ...p }));
+  }
+
+  #providerCall(toolCallId: string, toolName: string, input: unknown): void {
+    const call = { tool_call_id: toolCallId, tool_name: toolName, args: input ?? {}, provider: this.provider };
+    this.#parts.push({ type: "provider-tool-call", ...call });
+    this.emit({ type: "provider-tool-call", ...call });
+  }
+
+  #providerResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void {
+    const part = { tool_call_id: toolCallId, tool_name: toolName, result: result ?? null, is_error: isError, provider: this.provider };
+    this.#parts.push({ type: "provider-tool-result", ...part });
+    this.emit({ type: "provider-tool-result", ...part, result: streamedProviderResult(part.result) });
+  }
+
+  /** Once per URL, and at most MAX_SOURCES_PER_MESSAGE: a provider may list a page per result and per citation. */
+  #source(url: string, title: string | undefined): void {
+    if (this.#sourceUrls.has(url) || this.#sourceUrls.size >= MAX_SOURCES_PER_MESSAGE) return;
+    this.#sourceUrls.add(url);
+    const part = title ? { type: "source" as const, url, title } : { type: "source" as const, url };
+    this.#parts.push(part);
+    this.emit(part);
   }
 
   #append(type: "text" | "reasoning", id: string, delta: string): void {

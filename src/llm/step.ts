@@ -79,13 +79,17 @@ export async function runModelStep(input: RunModelStepInput): Promise<StepOutcom
   if (abortSignal.aborted) return { kind: "aborted", assistant: [] };
 
   const provider = providerFamily(model);
-  const collected = new ResponseCollector(input.tools?.dynamicNames ?? new Set(), (part) => {
-    try {
-      input.onPart(part);
-    } catch {
-      // Spec: "If AddPart returns an error, the goroutine ignores it."
-    }
-  });
+  const collected = new ResponseCollector(
+    input.tools?.dynamicNames ?? new Set(),
+    (part) => {
+      try {
+        input.onPart(part);
+      } catch {
+        // Spec: "If AddPart returns an error, the goroutine ignores it."
+      }
+    },
+    provider,
+  );
   // The SDK's own chunk timeout would not cover the first token: its providers read the first
   // chunk before that timer starts.
   const idle = new IdleTimer(input.idleTimeoutMs);

@@ -31,6 +31,23 @@ export const ChatMessagePartSchema = z
       is_error: z.boolean(),
     }),
     z.object({ type: z.literal("file"), file_id: z.string(), media_type: z.string(), name: z.string() }),
+    // A tool the provider ran itself (web search): recorded, never executed or answered by the service.
+    z.object({
+      type: z.literal("provider-tool-call"),
+      tool_call_id: z.string(),
+      tool_name: z.string(),
+      args: z.unknown(),
+      provider: z.string(),
+    }),
+    z.object({
+      type: z.literal("provider-tool-result"),
+      tool_call_id: z.string(),
+      tool_name: z.string(),
+      result: z.unknown(),
+      is_error: z.boolean(),
+      provider: z.string(),
+    }),
+    z.object({ type: z.literal("source"), url: z.string(), title: z.string().optional() }),
   ])
   .openapi("ChatMessagePart");
 

@@ -82,7 +82,77 @@ function Part({ part, client, markdown }: { part: ChatMessagePart; client: Chatd
       );
     case "file":
       return <Attachment part={part} client={client} />;
+    case "provider-tool-call":
+      return <ProviderToolCall toolName={part.tool_name} args={part.args} />;
+    case "provider-tool-result":
+      return <ProviderToolResult toolName={part.tool_name} result={part.result} isError={part.is_error} />;
+    case "source":
+      return <SourceLink url={part.url} title={part.title} />;
   }
+}
+
+/** A tool the provider ran itself (web search): what it was asked. */
+function ProviderToolCall({ toolName, args }: { toolName: string; args: unknown }) {
+  const query = typeof args === "object" && args !== null && "query" in args ? String((args as { query: unknown }).query) : null;
+  return (
+    <div className="tool provider-tool">
+      {toolName === "web_search" ? "Web search" : <code>{toolName}</code>}
+      {query ? <span className="query"> “{query}”</span> : null}
+    </div>
+  );
+}
+
+/** Its result: the pages found, as links, or the error. */
+function ProviderToolResult({ toolName, result, isError }: { toolName: string; result: unknown; isError: boolean }) {
+  const pages = pagesOf(result);
+  if (isError || pages === null) {
+    return (
+      <div className={`tool provider-tool ${isError ? "tool-error" : ""}`}>
+        Result of <code>{toolName}</code>
+        <pre>{JSON.stringify(result, null, 2)}</pre>
+      </div>
+    );
+  }
+  return (
+    <ul className="tool provider-tool pages">
+      {pages.map((page) => (
+        <li key={page.url}>
+          <SourceLink url={page.url} title={page.title} />
+        </li>
+      ))}
+    </ul>
+  );
+}
+
+/** Search results (Anthropic's list, OpenAI's `sources`) as url and title. */
+function pagesOf(result: unknown): { url: string; title?: string | undefined }[] | null {
+  const list = Array.isArray(result)
+    ? result
+    : typeof result === "object" && result !== null && Array.isArray((result as { sources?: unknown }).sources)
+      ? (result as { sources: unknown[] }).sources
+      : null;
+  if (list === null) return null;
+  return list.flatMap((item) => {
+    if (typeof item !== "object" || item === null || typeof (item as { url?: unknown }).url !== "string") return [];
+    const { url, title } = item as { url: string; title?: unknown };
+    return [{ url, title: typeof title === "string" ? title : undefined }];
+  });
+}
+
+/** A link only for http(s) pages: a provider's URL is shown, never run (no javascript: links). */
+function SourceLink({ url, title }: { url: string; title?: string | undefined }) {
+  const safe = /^https?:\/\//i.test(url);
+  return (
+    <div className="source">
+      {safe ? (
+        <a href={url} target="_blank" rel="noopener noreferrer nofollow">
+          {title ?? url}
+        </a>
+      ) : (
+        <span>{title ?? url}</span>
+      )}
+    </div>
+  );
 }
 
 export function PreviewView({ preview }: { preview: Preview }) {
@@ -97,6 +167,13 @@ export function PreviewView({ preview }: { preview: Preview }) {
             <summary>Reasoning</summary>
             <div>{b.text}</div>
           </details>
+        ) : b.kind === "provider-tool" ? (
+          <div key={key}>
+            <ProviderToolCall toolName={b.toolName} args={b.args} />
+            {b.complete ? <ProviderToolResult toolName={b.toolName} result={b.result} isError={b.isError ?? false} /> : null}
+          </div>
+        ) : b.kind === "source" ? (
+          <SourceLink key={key} url={b.url} title={b.title} />
         ) : (
           <div key={key} className="tool">
             Tool call <code>{b.toolName}</code>

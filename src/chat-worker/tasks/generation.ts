@@ -28,6 +28,7 @@ import { retryDelayMs, retryPayload, shouldFinishError } from "../../llm/retry";
 import { messageUsage, runModelStep, type StepOutcome } from "../../llm/step";
 import { modelTools } from "../../llm/tools";
 import { pricingOf, stepCostUsd } from "../../model-configs/pricing";
+import { withProviderTools } from "../../llm/provider-tools";
 import { type EpisodeKey, episodeKey } from "../../part-buffer/part-buffer";
 import { type ChatSnapshot, fencedRead, fencedRecordAttempt, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
@@ -201,7 +202,7 @@ async function streamModelStep(ctx: TaskContext, key: EpisodeKey, prepared: Prep
     const outcome = await runModelStep({
       model: prepared.client.model,
       prompt: prepared.prompt,
-      tools: modelTools(chat, prepared.tools.registry, prepared.tools.hidden),
+      tools: withProviderTools(modelTools(chat, prepared.tools.registry, prepared.tools.hidden), prepared.providerTools),
       abortSignal: ctx.signal,
       idleTimeoutMs: MODEL_IDLE_TIMEOUT_MS,
       providerOptions: prepared.providerOptions,

@@ -36,7 +36,16 @@ export type ChatMessagePart =
   | { type: "reasoning"; text: string }
   | { type: "tool-call"; tool_call_id: string; tool_name: string; args: unknown }
   | { type: "tool-result"; tool_call_id: string; tool_name: string; result: unknown; is_error: boolean }
-  | { type: "file"; file_id: string; media_type: string; name: string };
+  | { type: "file"; file_id: string; media_type: string; name: string }
+  /**
+   * A tool the provider ran itself (web search, src/llm/provider-tools.ts): never executed here,
+   * never pending. `provider` is the family whose wire can take it back ("openai", "anthropic");
+   * `args` and `result` are as that provider's AI SDK reported them, opaque replay data included.
+   */
+  | { type: "provider-tool-call"; tool_call_id: string; tool_name: string; args: unknown; provider: string }
+  | { type: "provider-tool-result"; tool_call_id: string; tool_name: string; result: unknown; is_error: boolean; provider: string }
+  /** A web page the response drew on (a search result or a citation), once per URL per message. */
+  | { type: "source"; url: string; title?: string };
 
 /** One hook context row waiting with a queued message. */
 export interface QueuedHookContext {
