@@ -71,7 +71,7 @@ export function mcpToolFamily(deps: McpToolDeps): ToolFamily {
             message: `MCP server "${outcome.serverName}" could not be reached (${outcome.reason}); its tools are skipped`,
           });
       }
-      const tools = toolsOf(live, deps.toolOutputMaxBytes);
+      const tools = mcpLocalTools(live, deps.toolOutputMaxBytes);
       const offered = tools.length === 0 ? { tools } : await withToolSearch(deps, chat, step, live, tools);
       return { ...offered, warnings, ...(sessions.connect ? { mcpConnect: sessions.connect } : {}) };
     },
@@ -94,8 +94,16 @@ async function withToolSearch(
   const turn = step?.turn ?? -1;
   const search = step?.searchedThisTurn || (await (step?.decisions ? step.decisions.mcpToolSearch(turn, read) : read()));
   if (!search) return { tools };
-  const found = step?.foundTools ?? new Set<string>();
-  // The servers' own descriptions (toolsOf lists the sessions' tools in this same order).
+  return searchOffer(live, tools, step?.foundTools ?? new Set<string>());
+}
+
+/** find_tools over the sessions' tools, which are all deferred but those `found`. */
+export function searchOffer(
+  live: readonly McpSession[],
+  tools: readonly LocalTool[],
+  found: ReadonlySet<string>,
+): Pick<FamilyTools, "tools" | "deferred"> {
+  // The servers' own descriptions (mcpLocalTools lists the sessions' tools in this same order).
   const descriptions = live.flatMap((s) => s.tools.map((t) => t.description ?? ""));
   const catalog = tools.map((t, i) => ({ name: t.name, description: descriptions[i] ?? "" }));
   const finder = findToolsTool(
@@ -107,7 +115,8 @@ async function withToolSearch(
   return { tools: [finder, ...runnable], deferred: runnable.filter((t) => !found.has(t.name)).map((t) => t.name) };
 }
 
-function toolsOf(sessions: readonly McpSession[], maxBytes: number): LocalTool[] {
+/** The sessions' tools as local tools, under the names they are offered as. */
+export function mcpLocalTools(sessions: readonly McpSession[], maxBytes: number): LocalTool[] {
   const entries = sessions.flatMap((session) => session.tools.map((tool) => ({ session, tool })));
   const names = assignToolNames(entries.map((e) => ({ server: e.session.serverName, tool: e.tool.name })));
   return entries.map(({ session, tool }, i) => mcpTool(names[i]!, session, tool, maxBytes));

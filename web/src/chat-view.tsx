@@ -65,6 +65,8 @@ export function ChatView(props: {
   // The chat's summary, newest from the stream, as the heading's tooltip (docs/web-app.md).
   const summary = state?.summary?.summary ?? chat?.summary ?? null;
   const busy = status === "running" || status === "interrupting" || status === "requires_action";
+  // Plan mode (docs/plan-mode.md): a switch from the stream wins over the row read when the chat opened.
+  const planMode = state?.planMode ?? chat?.plan_mode ?? false;
   return (
     <section className="chat" aria-label={`Chat ${title}`}>
       <header className="chat-head">
@@ -73,6 +75,11 @@ export function ChatView(props: {
         </button>
         <h2 title={summary ?? undefined}>{title || "New chat"}</h2>
         <StatusBadge status={status} />
+        {planMode && (
+          <span className="badge badge-plan" title="The model plans with read-only tools; switch plan mode off to let it act">
+            planning
+          </span>
+        )}
         {live && !live.connected && (
           <span className="badge badge-offline" role="status">
             {live.stream.connections > 1 ? "reconnecting…" : "connecting…"}
@@ -84,6 +91,14 @@ export function ChatView(props: {
               Stop
             </button>
           )}
+          <button
+            type="button"
+            aria-pressed={planMode}
+            title="Plan mode: the model plans with read-only tools only"
+            onClick={() => act(async () => setChat(await client.updateChat({ chat: chatId, body: { plan_mode: !planMode } })))}
+          >
+            Plan
+          </button>
           <button type="button" onClick={() => act(() => client.compact({ chat: chatId }))}>
             Compact
           </button>
