@@ -64,6 +64,8 @@ export interface SpawnWranglerOptions {
    * benches, which must never leave a workerd sharing the cores, SIGKILL.
    */
   signalOnExit: "SIGTERM" | "SIGKILL";
+  /** Environment variables besides ours and this process's (the Hyperdrive bindings' local database). */
+  env?: Record<string, string>;
 }
 
 export interface WranglerProcess {
@@ -89,6 +91,7 @@ export function spawnWrangler(opts: SpawnWranglerOptions): WranglerProcess {
       NO_COLOR: "1",
       // wrangler's own logs and dev registry stay in .data/, not the home folder.
       XDG_CONFIG_HOME: `${DATA_DIR}/wrangler-home`,
+      ...opts.env,
     },
   });
   const out = createWriteStream(opts.logFile, { flags: "a" });

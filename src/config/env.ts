@@ -220,6 +220,10 @@ export const configSchema = z.object({
   // With NEON_WS_PROXY only: "password" pipelines a new connection's startup and password
   // (src/db/client.ts). The local stack sets it for its embedded Postgres.
   NEON_PIPELINE_CONNECT: z.enum(["off", "password"], { error: 'NEON_PIPELINE_CONNECT must be "off" or "password"' }).default("off"),
+  // How the Worker's own routes reach Postgres (src/http/request-db.ts): "neon", the Neon driver as
+  // the chat objects use it, or "hyperdrive", node-postgres over the HYPERDRIVE_UNCACHED and
+  // HYPERDRIVE_CACHED bindings (docs/deploy.md "Hyperdrive"). Chat objects keep the Neon driver.
+  WORKER_DB_DRIVER: z.enum(["neon", "hyperdrive"], { error: 'WORKER_DB_DRIVER must be "neon" or "hyperdrive"' }).default("neon"),
 });
 
 export type Config = z.infer<typeof configSchema>;

@@ -98,7 +98,8 @@ export const modelConfigs = createRouter()
   .openapi(listRoute, async (c) => {
     const { organization } = c.req.valid("param");
     await requireOrganization(c, organization, "member");
-    return c.json((await listModelConfigs(c.var.db, organization)).map(modelConfigJson), 200);
+    // A list that may lag by the cached Hyperdrive config's max-age (src/http/request-db.ts); the access check above did not.
+    return c.json((await listModelConfigs(c.var.cachedDb, organization)).map(modelConfigJson), 200);
   })
   .openapi(getRoute, async (c) => {
     const { organization, id } = c.req.valid("param");

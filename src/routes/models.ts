@@ -30,7 +30,8 @@ const route = createRoute({
 export const models = createRouter().openapi(route, async (c) => {
   const { organization } = c.req.valid("param");
   await requireOrganization(c, organization, "member");
-  const db = c.var.db;
+  // Lists that may lag by the cached Hyperdrive config's max-age (src/http/request-db.ts); the access check above did not.
+  const db = c.var.cachedDb;
   // One after the other: side by side, the second read would open a second connection on the request's pool.
   const configs = await listModelConfigs(db, organization);
   const providers = await listProviders(db);

@@ -81,7 +81,8 @@ export const providers = createRouter()
   })
   .openapi(listRoute, async (c) => {
     requireSiteOwner(c);
-    return c.json((await listProviders(c.var.db)).map(providerJson), 200);
+    // A list that may lag by the cached Hyperdrive config's max-age (src/http/request-db.ts).
+    return c.json((await listProviders(c.var.cachedDb)).map(providerJson), 200);
   })
   .openapi(getRoute, async (c) => {
     requireSiteOwner(c);

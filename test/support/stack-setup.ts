@@ -8,9 +8,13 @@ import type { TestProject } from "vitest/node";
 import { startTestMcpServer } from "../../scripts/test-mcp/server";
 import { acquireStack, releaseStack } from "./shared-stack";
 import { startFakeDoh } from "./fake-doh";
+import { hyperdriveLocalEnv } from "../../scripts/lib/hyperdrive-local";
 
 export default async function setup(project: TestProject): Promise<() => Promise<void>> {
   const stack = await acquireStack();
+  // The [[hyperdrive]] bindings' local database (scripts/lib/hyperdrive-local.ts), read by the
+  // workerd projects' pool as it loads wrangler.toml in this process; without it wrangler refuses.
+  Object.assign(process.env, hyperdriveLocalEnv(stack.databaseUrl));
   project.provide("databaseUrl", stack.databaseUrl);
   project.provide("wsProxy", stack.wsProxy);
   project.provide("pipelineConnect", stack.pipelineConnect);

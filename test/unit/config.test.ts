@@ -127,6 +127,12 @@ describe("deployment options", () => {
     );
   });
 
+  it("serves the Worker's routes over the Neon driver unless told Hyperdrive", () => {
+    expect(parseConfig(valid).WORKER_DB_DRIVER).toBe("neon");
+    expect(parseConfig({ ...valid, WORKER_DB_DRIVER: "hyperdrive" }).WORKER_DB_DRIVER).toBe("hyperdrive");
+    expect(() => parseConfig({ ...valid, WORKER_DB_DRIVER: "pg" })).toThrow(/WORKER_DB_DRIVER must be "neon" or "hyperdrive"/);
+  });
+
   it("pipelines a local connect only when told to", () => {
     expect(parseConfig(valid).NEON_PIPELINE_CONNECT).toBe("off");
     expect(parseConfig({ ...valid, NEON_PIPELINE_CONNECT: "password" }).NEON_PIPELINE_CONNECT).toBe("password");

@@ -21,6 +21,7 @@
  */
 import { dirname } from "node:path";
 import { freePort } from "../../lib/free-port";
+import { hyperdriveLocalEnv } from "../../lib/hyperdrive-local";
 import { log } from "../../lib/log";
 import { ROOT_DIR } from "../../lib/paths";
 import { quietInspector } from "../../lib/quiet-inspector";
@@ -104,7 +105,14 @@ export async function startWorkerCli(opts: WorkerProcessOptions): Promise<Worker
 
 async function spawnDevServer(opts: WorkerProcessOptions, port: number, args: string[], mode: string): Promise<WorkerProcess> {
   // A bench must never leave a workerd behind to share the cores with the next one.
-  const wrangler = spawnWrangler({ args, cwd: dirname(opts.config), logFile: opts.logFile, signalOnExit: "SIGKILL" });
+  const wrangler = spawnWrangler({
+    args,
+    cwd: dirname(opts.config),
+    logFile: opts.logFile,
+    signalOnExit: "SIGKILL",
+    // chatd's [[hyperdrive]] bindings need a local database, or wrangler refuses to start.
+    env: hyperdriveLocalEnv(opts.vars.DATABASE_URL),
+  });
   const stop = async () => {
     await wrangler.stop();
     log("info", "bench_worker_stopped", { pid: wrangler.child.pid });
