@@ -3,10 +3,11 @@
  * the network: its bindings and [vars] repeat the top level's (wrangler inherits neither), every
  * var is valid for the Worker, the secrets it needs are set and none sits in [vars], the location
  * hint is set and matches the Neon region of its database, and the database URLs are the right
- * kind. Each problem is one sentence that says what to do (docs/deploy.md).
+ * kind, and the Hyperdrive configs are real ones when the Worker's routes use them. Each problem is one sentence that says what to do (docs/deploy.md).
  */
 import { ConfigError, configSchema, LOCATION_HINTS, parseConfig } from "../../src/config/env";
 import { RATE_LIMITS } from "../../src/limits/rate-limits";
+import { checkHyperdrive } from "./deploy-hyperdrive";
 import type { DeployTarget } from "./deploy-target";
 import { neonHost, redacted } from "./neon-host";
 import { SECRET_PLACEHOLDERS, WORKER_SECRETS } from "./worker-secrets";
@@ -45,6 +46,7 @@ export function checkDeploy(inputs: DeployInputs): DeployCheck {
   checkSecrets(inputs, vars, result);
   checkDatabaseUrls(inputs, result);
   checkLocationHint(inputs, vars, result);
+  checkHyperdrive(inputs.target, vars, inputs.requireDatabase, result);
   return result;
 }
 

@@ -17,6 +17,7 @@ export interface WorkerConfig {
   r2Buckets: { binding: string; bucketName: string }[];
   rateLimits: { name: string; limit: number; period: number }[];
   crons: string[];
+  hyperdrive: { binding: string; id: string }[];
 }
 
 export interface DeployTarget {
@@ -70,5 +71,6 @@ function workerConfig(config: ResolvedConfig): WorkerConfig {
       period: r.simple.period,
     })),
     crons: [...(config.triggers?.crons ?? [])],
+    hyperdrive: (config.hyperdrive ?? []).map((h: { binding: string; id: string }) => ({ binding: h.binding, id: h.id })),
   };
 }

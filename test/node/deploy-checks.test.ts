@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkDeploy, type DeployInputs } from "../../scripts/lib/deploy-checks";
-import { readDeployTarget } from "../../scripts/lib/deploy-target";
+import { type DeployTarget, readDeployTarget } from "../../scripts/lib/deploy-target";
 import { journal, migrationStatus } from "../../scripts/lib/migration-status";
 import { neonHost } from "../../scripts/lib/neon-host";
 import { readSecretsFile, secretNamesFromFile } from "../../scripts/lib/secret-sources";
@@ -24,10 +24,23 @@ const NEON_DIRECT = "postgresql://owner:pw@ep-cool-darkness-a1b2c3d4.us-east-2.a
 const NEON_POOLED = "postgresql://owner:pw@ep-cool-darkness-a1b2c3d4-pooler.us-east-2.aws.neon.tech/chatd?sslmode=require";
 const REQUIRED = new Set(["DATABASE_URL", "CHAT_SECRETS_KEYS"]);
 
+/** Ids as `wrangler hyperdrive create` prints them, in place of wrangler.toml's placeholders. */
+const UNCACHED_ID = "0123456789abcdef0123456789abcdef";
+const CACHED_ID = "fedcba9876543210fedcba9876543210";
+
+/** An environment of wrangler.toml once its operator created its two Hyperdrive configs. */
+function withHyperdriveIds(target: DeployTarget, uncached = UNCACHED_ID, cached = CACHED_ID): DeployTarget {
+  const ids: Record<string, string> = { HYPERDRIVE_UNCACHED: uncached, HYPERDRIVE_CACHED: cached };
+  return {
+    ...target,
+    worker: { ...target.worker, hyperdrive: target.worker.hyperdrive.map((h) => ({ ...h, id: ids[h.binding] ?? h.id })) },
+  };
+}
+
 /** wrangler.toml's staging environment with everything a dry run needs, and the changes a case makes. */
 function inputs(changes: Partial<DeployInputs> = {}): DeployInputs {
   return {
-    target: readDeployTarget("staging"),
+    target: withHyperdriveIds(readDeployTarget("staging")),
     secretNames: REQUIRED,
     varOverrides: { CHAT_OBJECT_LOCATION_HINT: "enam" },
     requireDatabase: false,
@@ -38,7 +51,7 @@ function inputs(changes: Partial<DeployInputs> = {}): DeployInputs {
 describe("the deploy checks", () => {
   it("let both of wrangler.toml's environments through once the hint is set and the required secrets are", () => {
     for (const env of ["staging", "production"]) {
-      const check = checkDeploy(inputs({ target: readDeployTarget(env) }));
+      const check = checkDeploy(inputs({ target: withHyperdriveIds(readDeployTarget(env)) }));
       expect(check.problems, env).toEqual([]);
       expect(check.notes.join("\n")).toContain("migrations not checked: DATABASE_URL_DIRECT is not set");
     }
@@ -103,6 +116,45 @@ describe("the deploy checks", () => {
     expect(text).toContain("[[env.staging.r2_buckets]] lacks FILES");
     expect(text).toContain("[[env.staging.ratelimits]] lacks RATE_LIMIT_SIGN_IN");
     expect(text).toMatch(/env staging: .*CHAT_SECRETS_KEYS|env staging: .*k1/);
+  });
+
+  it("refuse a deploy with placeholder Hyperdrive ids, and note them in a dry run", () => {
+    const real = { directUrl: NEON_DIRECT, databaseUrl: NEON_POOLED, requireDatabase: true };
+    for (const env of ["staging", "production"]) {
+      const placeholders = readDeployTarget(env);
+      expect(placeholders.worker.vars.WORKER_DB_DRIVER, env).toBe("hyperdrive");
+      const refused = checkDeploy(inputs({ ...real, target: placeholders }));
+      expect(refused.problems, env).toEqual([
+        expect.stringContaining(`[[env.${env}.hyperdrive]] HYPERDRIVE_UNCACHED has the placeholder id "set-me"`),
+        expect.stringContaining(`[[env.${env}.hyperdrive]] HYPERDRIVE_CACHED has the placeholder id "set-me"`),
+      ]);
+      // The command that makes the uncached config turns its caching off.
+      expect(refused.problems[0]).toContain(`npx wrangler hyperdrive create chatd-${env}-hyperdrive-uncached`);
+      expect(refused.problems[0]).toContain("--caching-disabled");
+      expect(refused.problems[1]).not.toContain("--caching-disabled");
+      const dry = checkDeploy(inputs({ target: placeholders }));
+      expect(dry.problems, env).toEqual([]);
+      expect(dry.notes.join("\n")).toContain(
+        `HYPERDRIVE_UNCACHED has the placeholder id "set-me" (a dry run may go with it; a deploy may not)`,
+      );
+      expect(checkDeploy(inputs({ ...real, target: withHyperdriveIds(placeholders) })).problems, env).toEqual([]);
+    }
+  });
+
+  it("refuse one Hyperdrive config for both bindings, and a missing binding while the routes use Hyperdrive", () => {
+    const target = readDeployTarget("staging");
+    const same = checkDeploy(inputs({ target: withHyperdriveIds(target, UNCACHED_ID, UNCACHED_ID) }));
+    expect(same.problems).toEqual([expect.stringContaining("HYPERDRIVE_UNCACHED and HYPERDRIVE_CACHED have the same id")]);
+    const without = { ...target, worker: { ...target.worker, hyperdrive: [] } };
+    expect(checkDeploy(inputs({ target: without })).problems).toEqual([
+      expect.stringContaining(`[[env.staging.hyperdrive]] lacks HYPERDRIVE_UNCACHED, which WORKER_DB_DRIVER "hyperdrive" needs`),
+      expect.stringContaining(`[[env.staging.hyperdrive]] lacks HYPERDRIVE_CACHED`),
+    ]);
+    // With the Neon driver the Worker needs no Hyperdrive config at all.
+    const neon = { CHAT_OBJECT_LOCATION_HINT: "enam", WORKER_DB_DRIVER: "neon" };
+    expect(checkDeploy(inputs({ target: without, varOverrides: neon, requireDatabase: true, directUrl: NEON_DIRECT })).problems).toEqual(
+      [],
+    );
   });
 
   it("know every secret by a setting of src/config/env.ts", () => {
