@@ -10,6 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { expect, inject } from "vitest";
+import type { HyperdriveLocal } from "../../../scripts/lib/hyperdrive-local";
 import { startWranglerDev, type WranglerDev } from "../../../scripts/lib/wrangler-dev";
 import { createApiKey, TOKEN_LOGIN_TYPE } from "../../../src/accounts/api-keys";
 import { addMember } from "../../../src/accounts/organizations";
@@ -32,8 +33,10 @@ export interface Deployment {
    * `wsProxy`: the runtime's way to the database (`host:port`), the stack's proxy by default.
    * `port`: listen there (a restart on the same address, so clients reconnect to it); a free one by default.
    * `bundle`: a Worker bundled from another entry than the run's shared one (R3's fault injector).
+   * `hyperdriveUrl`: the database the [[hyperdrive]] bindings reach (counting proxies', one per binding or one for
+   * both); the deployment's own by default.
    */
-  start(opts?: { state?: string; wsProxy?: string; port?: number; bundle?: string }): Promise<WranglerDev>;
+  start(opts?: { state?: string; wsProxy?: string; port?: number; bundle?: string; hyperdriveUrl?: HyperdriveLocal }): Promise<WranglerDev>;
   /** What the runtime started with this `state` logged so far (for a failure's message). */
   logOf(state?: string): string;
   /** Stops every runtime, drops the database, removes the folder. */
@@ -85,9 +88,10 @@ export async function deployment(prefix: string, vars: Record<string, string>, o
   return {
     own,
     token,
-    start: async ({ state = "state", wsProxy = inject("wsProxy"), port, bundle = inject("workerBundle") } = {}) => {
+    start: async ({ state = "state", wsProxy = inject("wsProxy"), port, bundle = inject("workerBundle"), hyperdriveUrl } = {}) => {
       const dev = await startWranglerDev({
         bundle,
+        ...(hyperdriveUrl === undefined ? {} : { hyperdriveUrl }),
         ...(port === undefined ? {} : { port }),
         vars: {
           DATABASE_URL: own.url,
