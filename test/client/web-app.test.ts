@@ -147,6 +147,25 @@ describe("the web app in Chromium", () => {
     await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("tool result received: yes");
   });
 
+  it("shows the open chat's cost in its header and the user's total in the sidebar", async () => {
+    const client = sdk();
+    const organization = (await client.me()).organization_ids[0]!;
+    const config = (await client.listModels({ organization })).configs.find((c) => c.is_default)!;
+    const pricing = { input_micros_per_million_tokens: 2_000_000, output_micros_per_million_tokens: 10_000_000 };
+    await client.updateModelConfig({ organization, id: config.id, body: { pricing } });
+    try {
+      const chat = await client.createChat({ body: { content: [text(`/usage 1000 0 100 0 priced reply`)] } });
+      await openChat(page, chat.id);
+      await expect.poll(() => lastAssistant(page).textContent(), WAIT).toBe("priced reply");
+      // 1000 tokens at $2 and 100 at $10 per million: $0.003.
+      await expect.poll(() => page.locator(".badge-cost").textContent(), WAIT).toBe("Cost $0.0030");
+      expect(await page.locator(".badge-cost").getAttribute("title")).toContain("$0.003 exactly: 1000 input and 100 output tokens");
+      await expect.poll(() => page.locator(".user-cost").textContent(), WAIT).toMatch(/^Last 30 days: \$\d+\.\d+$/);
+    } finally {
+      await client.updateModelConfig({ organization, id: config.id, body: { pricing: null } });
+    }
+  });
+
   it("shows the retry countdown while the model fails, then the error banner with the error's detail", async () => {
     // The page watches the chat before the send, and keeps every retry banner it draws: the banner
     // stands for the 1 s backoff only, shorter than a page load on a loaded machine.

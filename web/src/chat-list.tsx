@@ -4,6 +4,7 @@
  */
 import { useEffect, useState } from "react";
 import type { Chat, ChatdClient } from "../../client/src/index";
+import { UserCost } from "./cost";
 
 const POLL_MS = 3000;
 
@@ -85,6 +86,7 @@ export function ChatList(props: {
       )}
       <ul className="chat-list">{roots.map((c) => item(c, 0))}</ul>
       {chats?.length === 0 && <p className="muted">{archived ? "No archived chats." : "No chats yet."}</p>}
+      <UserCost client={client} version={version} />
       <button type="button" className="link" onClick={props.onSettings}>
         Settings
       </button>

@@ -10,6 +10,7 @@ import { Composer } from "./composer";
 import { type Account, useChatStream, useNow } from "./hooks";
 import { MessageView, PreviewView } from "./messages";
 import { TurnTimeline } from "./turn-timeline";
+import { ChatCost } from "./cost";
 
 export function ChatView(props: {
   client: ChatdClient;
@@ -75,6 +76,7 @@ export function ChatView(props: {
         </button>
         <h2 title={summary ?? undefined}>{title || "New chat"}</h2>
         <StatusBadge status={status} />
+        <ChatCost client={client} chatId={chatId} status={status} />
         {planMode && (
           <span className="badge badge-plan" title="The model plans with read-only tools; switch plan mode off to let it act">
             planning
