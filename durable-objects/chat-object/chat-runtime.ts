@@ -313,6 +313,10 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     this.parts.incarnation.leaseTaken(chatId, workerId);
   }
 
+  leaseEnded(chatId: string, workerId: string): void {
+    this.parts.incarnation.leaseEnded(chatId, workerId);
+  }
+
   scheduleTick(inMs: number): void {
     this.#tickAt = Date.now() + inMs;
     this.parts.clock.arm();

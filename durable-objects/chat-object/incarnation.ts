@@ -18,11 +18,18 @@ export interface LeftLease {
   readonly workerId: string;
 }
 
+/** What of the object's storage it uses (DurableObjectStorage has these). */
+export interface LeaseStorage {
+  get<T>(key: string): Promise<T | undefined>;
+  put<T>(key: string, value: T): Promise<void>;
+  delete(key: string): Promise<boolean>;
+}
+
 export class Incarnation {
   #remembered: string | undefined;
   #read = false;
 
-  constructor(private readonly storage: DurableObjectStorage) {}
+  constructor(private readonly storage: LeaseStorage) {}
 
   /** The worker acquired `chatId` under `workerId`: the next instance may find its lease. */
   leaseTaken(chatId: string, workerId: string): void {
@@ -30,6 +37,16 @@ export class Incarnation {
     if (this.#remembered === key) return;
     this.#remembered = key;
     void this.storage.put<LeftLease>(LEASE, { chatId, workerId });
+  }
+
+  /**
+   * The runner is gone: the next instance has nothing to reclaim. Without this, every instance
+   * after an idle chat's hibernation would spend its first alarm probing a chat nobody owns.
+   */
+  leaseEnded(chatId: string, workerId: string): void {
+    if (this.#remembered !== `${chatId}:${workerId}`) return;
+    this.#remembered = undefined;
+    void this.storage.delete(LEASE);
   }
 
   /** Once per instance: the lease a previous instance left, if it left one (null otherwise). */

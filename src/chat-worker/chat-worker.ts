@@ -34,6 +34,8 @@ export interface WorkerHost {
   slotReleased(chatId: string, isRoot: boolean): void;
   /** The worker acquired the chat under `workerId`: the host's next instance may reclaim it (docs/deploy.md "Restarts"). */
   leaseTaken(chatId: string, workerId: string): void;
+  /** The worker's runner is gone (the lease released or lost): nothing is left to reclaim. */
+  leaseEnded(chatId: string, workerId: string): void;
 }
 
 export class ChatWorker {
@@ -252,6 +254,7 @@ export class ChatWorker {
     if (this.#runner !== runner) return;
     this.#runner = null;
     this.host.keepAlive(runner.stop());
+    this.host.leaseEnded(this.chatId, this.workerId);
     this.host.slotReleased(this.chatId, this.#isRoot);
   }
 }

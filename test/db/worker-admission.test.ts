@@ -505,7 +505,7 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
       CHAT_SUBAGENT_CONCURRENCY: 1,
       CHAT_STALE_THRESHOLD_MS: STALE_MS,
     } as Config;
-    const host = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {}, leaseTaken: () => {} };
+    const host = { keepAlive: () => {}, scheduleTick: () => {}, slotReleased: () => {}, leaseTaken: () => {}, leaseEnded: () => {} };
     const chatWorker = new ChatWorker(chat.chatId, { store: env.store, config } as unknown as RunnerDeps, host);
     const sent = await chatWorker.update(chat.chatId, (tx) => sendMessage(tx, send("go")), {
       prefetchTail: prefetchFor(sendMessage, send("go")),
