@@ -1,6 +1,7 @@
 /**
  * A model call with its debug capture (src/debug-runs): the capture is told how the call ended (what
- * it produced, or its error) and saved in the background. Without a capture the call runs as it is.
+ * it produced, or its error) and saved for the recorder's next flush, which the task calls once the
+ * step's commit is done. Without a capture the call runs as it is.
  */
 import type { DebugCallEnd, DebugCapture } from "../debug-runs/capture";
 import type { ChatRow } from "../db/schema/chats";

@@ -1,7 +1,8 @@
 /**
  * Debug runs for one chat object (docs/debug-runs.md): whether a chat's model calls are recorded
- * (CHAT_DEBUG_RUNS and the chat's own flag), a capture per call, and the write after the call, in
- * the background: the turn never waits for it, and a failed write is logged, never the turn's error.
+ * (CHAT_DEBUG_RUNS and the chat's own flag), a capture per call, and the write after the step's
+ * commit, in the background: the turn never waits for it, and a failed write is logged, never the
+ * turn's error.
  * The chat's MCP credentials are opened for the redaction then, off the turn's path.
  */
 import type { Config } from "../config/env";
@@ -12,7 +13,7 @@ import type { DebugRunKind } from "../db/schema/debug-runs";
 import { errorText, logger } from "../log/log";
 import { openedMcpServer } from "../mcp/server-secrets";
 import { mcpServersByIds } from "../mcp/servers";
-import { type DebugCallIdentity, DebugCapture } from "./capture";
+import { type DebugCallIdentity, DebugCapture, type NewDebugRun } from "./capture";
 import { insertDebugRuns } from "./store";
 
 export type DebugRunsMode = Config["CHAT_DEBUG_RUNS"];
@@ -39,7 +40,14 @@ export interface DebugRecorderDeps {
   background(work: Promise<unknown>): void;
 }
 
+interface Pending {
+  capture: DebugCapture;
+  chat: Pick<ChatRow, "organizationId" | "mcpServerIds">;
+}
+
 export class DebugRecorder {
+  readonly #pending: Pending[] = [];
+
   constructor(private readonly deps: DebugRecorderDeps) {}
 
   /** A call to record for `chat`, or undefined when its calls are not recorded. */
@@ -49,21 +57,47 @@ export class DebugRecorder {
     return { chatId: chat.id, kind, traceId, capture: (model) => new DebugCapture({ chatId: chat.id, kind, traceId, ...model }, maxBytes) };
   }
 
-  /** Writes what `capture` saw, in the background. */
+  /**
+   * Keeps what `capture` saw for the next flush. The caller flushes once the step's own writes are
+   * done (its commit): a write beside the commit would take the warm connection the commit needs.
+   */
   save(capture: DebugCapture | undefined, chat: Pick<ChatRow, "organizationId" | "mcpServerIds">): void {
-    if (!capture || capture.requests === 0) return;
-    const { chatId } = capture.identity;
+    if (capture && capture.requests > 0) this.#pending.push({ capture, chat });
+  }
+
+  /** Writes the saved captures, in the background, in one statement per chat. */
+  flush(): void {
+    const batch = this.#pending.splice(0);
+    const first = batch[0];
+    if (!first) return;
+    const chatId = first.capture.identity.chatId;
     const started = performance.now();
-    const work = this.#write(capture, chat)
+    const work = this.#write(batch)
       .then((runs) => logger.debug("debug_runs_written", { chat_id: chatId, runs, ms: Math.round(performance.now() - started) }))
       .catch((err: unknown) => logger.warn("debug_runs_write_failed", { chat_id: chatId, error: errorText(err) }));
     this.deps.background(work);
   }
 
-  async #write(capture: DebugCapture, chat: Pick<ChatRow, "organizationId" | "mcpServerIds">): Promise<number> {
-    const runs = capture.runs(await this.#mcpSecrets(chat));
-    await insertDebugRuns(this.deps.pool, capture.identity.chatId, runs, this.deps.config.CHAT_DEBUG_RUNS_PER_CHAT);
-    return runs.length;
+  async #write(batch: Pending[]): Promise<number> {
+    let written = 0;
+    // An object serves one chat: the batch is that chat's, read for its MCP credentials once.
+    const secrets = new Map<string, string[]>();
+    const byChat = new Map<string, NewDebugRun[]>();
+    for (const { capture, chat } of batch) {
+      const chatId = capture.identity.chatId;
+      let known = secrets.get(chatId);
+      if (!known) {
+        known = await this.#mcpSecrets(chat);
+        secrets.set(chatId, known);
+      }
+      const runs = capture.runs(known);
+      byChat.set(chatId, [...(byChat.get(chatId) ?? []), ...runs]);
+    }
+    for (const [chatId, runs] of byChat) {
+      await insertDebugRuns(this.deps.pool, chatId, runs, this.deps.config.CHAT_DEBUG_RUNS_PER_CHAT);
+      written += runs.length;
+    }
+    return written;
   }
 
   /** The chat's MCP servers' bearer tokens and header values: what a tool result might echo. */

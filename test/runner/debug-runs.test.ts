@@ -12,6 +12,8 @@ import { createProvider, type ProviderType } from "../../src/model-configs/provi
 import { testKeys } from "../support/test-keys";
 import { api, createTestUser, expectJson, type TestUser, withDb } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf } from "./support/model-user";
+import { compactionUser, storedRows } from "./support/compaction-models";
+import { summaries } from "./support/compaction-chats";
 
 const EXPERIMENTAL = "http://chatd.test/api/experimental";
 const REDACTED = "[REDACTED]";
@@ -50,6 +52,7 @@ interface RunSummary {
   trace_id: string | null;
   provider: string;
   model: string;
+  model_config_id: string | null;
   transport: string;
   status: number | null;
   finish_reason: string | null;
@@ -184,6 +187,78 @@ describe("debug runs", () => {
 
     await expectJson(await xapi(`/chats/${loud}/debug`, user, { method: "PUT", body: { enabled: false } }), 200);
     expect(await runsOf(user, loud)).toEqual([]);
+  });
+
+  it("redact the chat's MCP server credentials wherever they appear", async () => {
+    const admin = await createTestUser({ role: "admin" });
+    modelUsers.push(admin);
+    await withDb(async (db) => {
+      const provider = await createProvider(
+        db,
+        {
+          type: "openai",
+          name: `debug-${crypto.randomUUID().slice(0, 8)}`,
+          baseUrl: `${inject("fakeModelUrl")}/v1`,
+          apiKey: "x",
+          enabled: true,
+        },
+        testKeys,
+      );
+      await createModelConfig(db, admin.organizationId, { providerId: provider.id, model: "gpt-4o", isDefault: true }, new Date());
+    });
+    const bearer = `mcp-bearer-${crypto.randomUUID()}`;
+    const header = `mcp-header-${crypto.randomUUID()}`;
+    const mcp = inject("mcpServer");
+    const { id: serverId } = await expectJson<{ id: string }>(
+      await api(`/organizations/${admin.organizationId}/mcp-servers`, {
+        token: admin.token,
+        body: { name: "secrets", url: mcp.url, bearer_token: bearer, headers: { "X-Test-Header": header } },
+      }),
+      201,
+    );
+    const { id: chatId } = await expectJson<{ id: string }>(
+      await api("/chats", { token: admin.token, body: { content: [], mcp_server_ids: [serverId] } }),
+      201,
+    );
+    await expectJson(await xapi(`/chats/${chatId}/debug`, admin, { method: "PUT", body: { enabled: true } }), 200);
+    // The server refuses these credentials (the turn goes on without its tools); the prompt quotes them.
+    await send(admin, chatId, `token ${bearer} and header ${header}`);
+    await expect.poll(async () => (await runsOf(admin, chatId)).length, { timeout: 10_000, interval: 100 }).toBeGreaterThan(0);
+    const [summary] = await runsOf(admin, chatId);
+    const run = await expectJson<Run>(await xapi(`/chats/${chatId}/debug/runs/${summary?.id}`, admin), 200);
+    const stored = JSON.stringify(run);
+    expect(stored).not.toContain(bearer);
+    expect(stored).not.toContain(header);
+    expect(JSON.stringify(run.request.body)).toContain(`token ${REDACTED} and header ${REDACTED}`);
+  });
+
+  it("record a compaction's summary request under the model that made it: the organization's compaction model", async () => {
+    const u = await compactionUser({ contextLimit: 8000, compressionThreshold: 90 }, { contextLimit: 16000 });
+    await expectJson(
+      await api(`/organizations/${u.organizationId}/chats/model-overrides/compaction`, {
+        method: "PUT",
+        token: u.token,
+        body: { model_config_id: u.overrideId },
+      }),
+      200,
+    );
+    const chatId = await createChat(u);
+    await expectJson(await xapi(`/chats/${chatId}/debug`, u, { method: "PUT", body: { enabled: true } }), 200);
+    await send(u, chatId, `before compaction ${crypto.randomUUID().slice(0, 8)}`);
+    await expectJson(await api(`/chats/${chatId}/compact`, { method: "POST", token: u.token }), 202);
+    await expect.poll(async () => summaries(await storedRows(chatId)).length, { timeout: 30_000, interval: 100 }).toBe(1);
+
+    await expect
+      .poll(async () => (await runsOf(u, chatId)).filter((r) => r.kind === "compaction").length, { timeout: 10_000, interval: 100 })
+      .toBe(1);
+    const runs = await runsOf(u, chatId);
+    const step = runs.find((r) => r.kind === "step");
+    const compaction = runs.find((r) => r.kind === "compaction");
+    expect(step).toMatchObject({ model: "fake-ctx8000", model_config_id: u.chatModelId });
+    expect(compaction).toMatchObject({ model: "fake-ctx16000", model_config_id: u.overrideId, status: 200, finish_reason: "stop" });
+    const run = await expectJson<Run>(await xapi(`/chats/${chatId}/debug/runs/${compaction?.id}`, u), 200);
+    expect(JSON.stringify(run.request.body)).toContain('"fake-ctx16000"');
+    expect(JSON.stringify(run.outcome?.parts)).not.toBe("null");
   });
 
   it("refuse a bad body with 400 naming the field", async () => {

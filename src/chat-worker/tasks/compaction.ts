@@ -230,6 +230,7 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
     await failTurn(ctx, { error: compactionFailure(err), detail: errorDetail(err) });
   } finally {
     ctx.parts.closeEpisode(key);
+    ctx.debugRuns?.flush();
   }
 }
 

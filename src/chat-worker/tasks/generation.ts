@@ -190,6 +190,8 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
       ctx.trace.leave(backoff);
     } finally {
       ctx.parts.closeEpisode(key);
+      // The step's commit is done (or failed): its debug runs are written now, not beside it.
+      ctx.debugRuns?.flush();
     }
   }
 }
