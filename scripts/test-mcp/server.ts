@@ -14,7 +14,8 @@
  * `GET /_stats` answers what it saw (sessions opened and closed, tool calls by name), so tests can
  * tell a reused connection from a new one and see sessions closed at the end of a turn. `/broken`
  * answers 500 with BROKEN_BODY, a server failing with a body of its own. `/catalog/<n>/mcp` (n up to
- * 1000) is a server listing `n` generated tools instead (./catalog.ts), for MCP tool search.
+ * 1000) is a server listing `n` generated tools instead (./catalog.ts), for MCP tool search. Any of
+ * these under `/scoped/<name>/` counts in its own stats (`GET /_stats?scope=<name>`).
  */
 import { randomUUID } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -123,15 +124,28 @@ async function readJson(req: IncomingMessage): Promise<unknown> {
 export async function startTestMcpServer(options: { port?: number; host?: string } = {}): Promise<TestMcpServer> {
   const token = `mcp-${randomUUID()}`;
   const headerValue = `hv-${randomUUID().slice(0, 8)}`;
-  const stats: TestMcpStats = { sessionsOpened: 0, sessionsClosed: 0, unauthorized: 0, calls: {}, cancelled: 0 };
+  const newStats = (): TestMcpStats => ({ sessionsOpened: 0, sessionsClosed: 0, unauthorized: 0, calls: {}, cancelled: 0 });
+  const stats = newStats();
+  // Paths under /scoped/<name>/ count apart (GET /_stats?scope=<name>), so a test file that counts
+  // sessions and calls on /mcp is not thrown by another file's chats running at the same time.
+  const scoped = new Map<string, TestMcpStats>();
+  const statsOf = (scope: string | undefined): TestMcpStats => {
+    if (scope === undefined) return stats;
+    const found = scoped.get(scope) ?? newStats();
+    scoped.set(scope, found);
+    return found;
+  };
   const sessions = new Map<string, StreamableHTTPServerTransport>();
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const path = new URL(req.url ?? "/", "http://x").pathname;
+    const url = new URL(req.url ?? "/", "http://x");
+    const scope = /^\/scoped\/([\w-]{1,64})\//.exec(url.pathname)?.[1];
+    const path = scope === undefined ? url.pathname : url.pathname.slice(`/scoped/${scope}`.length);
     if (path === "/_stats") {
-      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(stats));
+      res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify(statsOf(url.searchParams.get("scope") ?? undefined)));
       return;
     }
+    const counts = statsOf(scope);
     if (path === "/broken") {
       // A server that fails with a body of its own, which must never reach a chat (docs/mcp.md).
       res.writeHead(500, { "content-type": "text/plain" }).end(BROKEN_BODY);
@@ -143,7 +157,7 @@ export async function startTestMcpServer(options: { port?: number; host?: string
       return;
     }
     if (req.headers.authorization !== `Bearer ${token}` || req.headers[TEST_MCP_HEADER.toLowerCase()] !== headerValue) {
-      stats.unauthorized += 1;
+      counts.unauthorized += 1;
       res.writeHead(401, { "content-type": "application/json" }).end(JSON.stringify({ error: "unauthorized" }));
       return;
     }
@@ -159,13 +173,13 @@ export async function startTestMcpServer(options: { port?: number; host?: string
         sessionIdGenerator: () => randomUUID(),
         onsessioninitialized: (id) => {
           sessions.set(id, created);
-          stats.sessionsOpened += 1;
+          counts.sessionsOpened += 1;
         },
         onsessionclosed: (id) => {
-          if (sessions.delete(id)) stats.sessionsClosed += 1;
+          if (sessions.delete(id)) counts.sessionsClosed += 1;
         },
       });
-      await (catalogSize === undefined ? toolsServer(stats) : catalogServer(Number(catalogSize), stats)).connect(created);
+      await (catalogSize === undefined ? toolsServer(counts) : catalogServer(Number(catalogSize), counts)).connect(created);
       transport = created;
     }
     await transport.handleRequest(req, res, body);

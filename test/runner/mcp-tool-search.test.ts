@@ -11,6 +11,8 @@ import { modelUsers, releaseChatsOf, userWithProvider } from "./support/model-us
 import type { Message } from "./support/wire";
 
 const mcp = inject("mcpServer");
+/** This file's servers count apart from other files' (scripts/test-mcp/server.ts `/scoped/`). */
+const SCOPED = new URL("/scoped/tool-search/mcp", mcp.url).href;
 const nonce = () => crypto.randomUUID().slice(0, 8);
 
 afterAll(() => releaseChatsOf(modelUsers), 60_000);
@@ -37,7 +39,7 @@ async function steps(chatId: string): Promise<Logged[]> {
 async function registerCatalog(admin: TestUser, size: number): Promise<string> {
   const body = {
     name: "cat",
-    url: new URL(`/catalog/${size}/mcp`, mcp.url).href,
+    url: new URL(`/scoped/tool-search/catalog/${size}/mcp`, mcp.url).href,
     bearer_token: mcp.token,
     headers: { "X-Test-Header": mcp.headerValue },
   };
@@ -117,7 +119,7 @@ describe("MCP tool search", () => {
 
   it("holds the turn's decision across its steps when the setting changes, and decides again on the next turn", async () => {
     const u = await userWithProvider("openai", "gpt-4o", {}, { role: "admin" });
-    const body = { name: "tools", url: mcp.url, bearer_token: mcp.token, headers: { "X-Test-Header": mcp.headerValue } };
+    const body = { name: "tools", url: SCOPED, bearer_token: mcp.token, headers: { "X-Test-Header": mcp.headerValue } };
     const server = (
       await expectJson<{ id: string }>(await api(`/organizations/${u.organizationId}/mcp-servers`, { token: u.token, body }), 201)
     ).id;
@@ -127,13 +129,16 @@ describe("MCP tool search", () => {
     ).id;
 
     // A turn of three steps (the runner project's step limit), each calling tools__sleep again.
-    const sleeps = async () =>
-      ((await (await fetch(new URL("/_stats", mcp.url))).json()) as { calls: Record<string, number> }).calls.sleep ?? 0;
-    const before = await sleeps();
+    const parts = async () =>
+      (await messagesOf(u, id)).flatMap((m) => m.content) as { type: string; tool_name?: string; is_error?: boolean }[];
+    const sleepCalls = async () => (await parts()).filter((p) => p.type === "tool-call" && p.tool_name === "tools__sleep");
+    const sleepResults = async () =>
+      (await parts()).filter((p) => p.type === "tool-result" && p.tool_name === "tools__sleep" && !p.is_error);
     await send(u, id, '/tool-loop tools__sleep {"ms":1500}');
-    // Tool search switched on while the first step's call runs: the runner decided "off" on that
-    // first step and keeps it for the turn's later steps.
-    await expect.poll(sleeps, { timeout: 20_000, interval: 50 }).toBeGreaterThan(before);
+    // Tool search switched on while the first step's call runs (its call is committed, its result
+    // 1.5 s away): the runner decided "off" on that first step and keeps it for the turn's later steps.
+    await expect.poll(async () => (await sleepCalls()).length, { timeout: 20_000, interval: 50 }).toBeGreaterThan(0);
+    expect(await sleepResults()).toHaveLength(0);
     await setSearch(u, true);
     await untilWaiting(u, id);
     const turn = await steps(id);
@@ -142,7 +147,7 @@ describe("MCP tool search", () => {
       expect(step.toolNames).not.toContain("find_tools");
       expect(step.toolNames).toContain("tools__sleep");
     }
-    expect((await sleeps()) - before).toBe(3);
+    expect(await sleepResults()).toHaveLength(3);
 
     // The next turn reads the setting again: find_tools, no schemas.
     await send(u, id, `/offered-tools ${nonce()}`);

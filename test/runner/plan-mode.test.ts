@@ -11,6 +11,8 @@ import { openStream } from "./support/stream-client";
 import type { Message } from "./support/wire";
 
 const mcp = inject("mcpServer");
+/** This file's servers count apart from other files' (scripts/test-mcp/server.ts `/scoped/`). */
+const SCOPED = new URL("/scoped/plan-mode/mcp", mcp.url).href;
 const nonce = () => crypto.randomUUID().slice(0, 8);
 const PLAN_LINE = "You are in plan mode.";
 
@@ -19,19 +21,21 @@ afterAll(() => releaseChatsOf(modelUsers), 60_000);
 interface Logged {
   toolNames: string[];
   system: string;
+  params: { stream?: boolean };
 }
 
+/** The turn steps' requests whose prompt holds `contains` (background calls, such as the title's, do not stream). */
 async function requests(contains: string): Promise<Logged[]> {
   const res = await fetch(`${inject("fakeModelUrl")}/_requests?contains=${encodeURIComponent(contains)}`);
-  return ((await res.json()) as { requests: Logged[] }).requests;
+  return ((await res.json()) as { requests: Logged[] }).requests.filter((r) => r.params.stream === true);
 }
 
 async function mcpCalls(): Promise<Record<string, number>> {
-  return ((await (await fetch(new URL("/_stats", mcp.url))).json()) as { calls: Record<string, number> }).calls;
+  return ((await (await fetch(new URL("/_stats?scope=plan-mode", mcp.url))).json()) as { calls: Record<string, number> }).calls;
 }
 
 async function register(admin: TestUser): Promise<string> {
-  const body = { name: "tools", url: mcp.url, bearer_token: mcp.token, headers: { "X-Test-Header": mcp.headerValue } };
+  const body = { name: "tools", url: SCOPED, bearer_token: mcp.token, headers: { "X-Test-Header": mcp.headerValue } };
   return (
     await expectJson<{ id: string }>(await api(`/organizations/${admin.organizationId}/mcp-servers`, { token: admin.token, body }), 201)
   ).id;
