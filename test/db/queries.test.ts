@@ -111,6 +111,10 @@ describe.concurrent("wire shapes", () => {
         "worker_id",
         "created_at",
         "updated_at",
+        "plan_mode",
+        "summary",
+        "last_turn_summary",
+        "summary_updated_at",
       ].sort(),
     );
     expect(wire).toMatchObject({ id: chat.chatId, status: "running", archived: false, snapshot_version: expect.any(Number) });

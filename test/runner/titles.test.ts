@@ -175,9 +175,10 @@ describe("titles", () => {
       // Not yet: its attempt is recent.
       expect(await findUntitledChats(pool, new Date(), 1_000)).not.toContain(created.id);
       // Past TITLE_RETRY_AFTER_MS: the tick asks the chat's object, which makes the call. (Other
-      // files' chats the tick finds at that time are left alone.)
+      // files' chats the tick finds at that time are left alone; the limit reaches past them all,
+      // since a whole suite's untitled chats are older than this one.)
       const later = new Date(Date.now() + TITLE_RETRY_AFTER_MS + 60_000);
-      const tick = await titleRetryTick(pool, { retryTitle: onlyThis(created.id) }, { now: later });
+      const tick = await titleRetryTick(pool, { retryTitle: onlyThis(created.id) }, { now: later, limit: 100_000 });
       expect(tick.failed).toBe(0);
     } finally {
       await pool.end();

@@ -20,7 +20,10 @@ describe("/users/me/chat-preferences", () => {
   it("starts unset, stores a threshold and clears it with null", async () => {
     const u = await createTestUser();
     expect(await threshold(u)).toBeNull();
-    expect(await expectJson(await putPrefs(u, { compaction_threshold_percent: 35 }), 200)).toEqual({ compaction_threshold_percent: 35 });
+    expect(await expectJson(await putPrefs(u, { compaction_threshold_percent: 35 }), 200)).toEqual({
+      compaction_threshold_percent: 35,
+      mcp_tool_search: null,
+    });
     expect(await threshold(u)).toBe(35);
     for (const edge of [0, 100]) {
       await expectJson(await putPrefs(u, { compaction_threshold_percent: edge }), 200);
