@@ -35,7 +35,8 @@ export class SyncPoller {
       this.#polledAt = null;
       return null;
     }
-    if (this.#polledAt === null) return this.deps.now();
+    // None yet in this instance: overdue (0, not now, so an alarm at or after any instant finds it due).
+    if (this.#polledAt === null) return 0;
     const now = this.deps.now();
     return this.#polledAt + this.deps.cadence.intervalMs(this.deps.pollMs(), now);
   }

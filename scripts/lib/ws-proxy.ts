@@ -30,7 +30,8 @@ export interface WsProxy {
   openConnections(): number;
   /**
    * Since the start (or the last reset): database round trips, connections opened, and the time
-   * connections were held open, summed over connections (ms; an idle object's cost to a pooler).
+   * connections were held open, summed over connections, each from its opening to its Terminate
+   * or its close (ms; an idle object's cost to a pooler).
    */
   counters(): { roundTrips: number; connections: number; connectionMs: number };
   resetCounters(): void;
@@ -127,7 +128,11 @@ function pipe(
     const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.from(data as ArrayBuffer);
     // A Terminate ends the connection and waits for nothing: a pool closing an idle connection
     // inside a bench's window is not a round trip of the path it measures.
-    const startsRoundTrip = !awaitingAnswer && !isTerminate(bytes);
+    const terminate = isTerminate(bytes);
+    // The Postgres session ends here: held time stops, whenever the socket itself closes (local
+    // workerd may leave a closed WebSocket's TCP connection up until the peer gives up on it).
+    if (terminate) opts.held.closed(ws);
+    const startsRoundTrip = !awaitingAnswer && !terminate;
     if (startsRoundTrip) {
       awaitingAnswer = true;
       opts.counts.roundTrips++;

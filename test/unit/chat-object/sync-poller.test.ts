@@ -46,8 +46,9 @@ describe("SyncPoller", () => {
     streams.count = 0;
     expect(poller.dueAt()).toBeNull();
     streams.count = 1;
-    // After a restart (no schedule) a poll is due at once.
-    expect(poller.dueAt()).toBe(1_000);
+    // After a restart (no schedule) a poll is overdue: due at any instant.
+    expect(poller.dueAt()).toBe(0);
+    expect(poller.isDue(1_000)).toBe(true);
   });
 
   it("polls only when due, then schedules the next one an interval after the alarm", async () => {
