@@ -14,6 +14,7 @@ import type { ChatCommand } from "../src/chat-commands/context";
 import type { CreateChatCommand } from "../src/chat-commands/create-chat";
 import type { EditMessageCommand, SendMessageCommand } from "../src/chat-commands/messages";
 import type { QueueCommand } from "../src/chat-commands/queue";
+import type { MessagesCommand } from "../src/chat-commands/reads";
 import type { TurnsCommand } from "../src/chat-commands/turns";
 import type { ChatCostCommand } from "../src/chat-commands/cost";
 import type { ListDebugRunsCommand, ReadDebugRunCommand, SetDebugRunsCommand } from "../src/chat-commands/debug-runs";
@@ -176,7 +177,7 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   read(from: Sender, cmd: Unsigned<ChatCommand>) {
     return this.#commands.read(from, cmd);
   }
-  messages(from: Sender, cmd: Unsigned<ChatCommand>) {
+  messages(from: Sender, cmd: Unsigned<MessagesCommand>) {
     return this.#commands.messages(from, cmd);
   }
 

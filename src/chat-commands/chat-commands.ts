@@ -17,7 +17,7 @@ import { type CreateChatCommand, createChatCommand } from "./create-chat";
 import { type EditMessageCommand, editMessageCommand, type SendMessageCommand, sendMessageCommand } from "./messages";
 import { type Outcome, outcome } from "./outcome";
 import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "./queue";
-import { readChatCommand, readMessagesCommand } from "./reads";
+import { type MessagesCommand, readChatCommand, readMessagesCommand } from "./reads";
 import { type TurnsCommand, turnsCommand } from "./turns";
 import { type ChatCostCommand, chatCostCommand } from "./cost";
 import {
@@ -163,7 +163,7 @@ export class ChatCommands {
     return this.#signed(from, "read_chat", readChatCommand, cmd);
   }
 
-  messages(from: Sender, cmd: Unsigned<ChatCommand>) {
+  messages(from: Sender, cmd: Unsigned<MessagesCommand>) {
     return this.#signed(from, "read_messages", readMessagesCommand, cmd);
   }
 

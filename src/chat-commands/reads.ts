@@ -19,9 +19,16 @@ export async function readChatCommand(ctx: CommandContext, cmd: ChatCommand): Pr
 export interface MessagesWire {
   messages: ChatMessageWire[];
   queued_messages: ChatQueuedMessageWire[];
+  /** Older messages exist before the first of `messages` (always false for the whole history). */
+  has_more: boolean;
 }
 
-export async function readMessagesCommand(ctx: CommandContext, cmd: ChatCommand): Promise<MessagesWire> {
-  const { messages, queue } = await ctx.store.messagesAndQueue(cmd.chatId, (chat) => ownedBy(chat, cmd));
-  return { messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire) };
+/** A page of the history: absent, the whole shown history as before paging existed. */
+export interface MessagesCommand extends ChatCommand {
+  page?: { beforeId?: string | undefined; limit: number } | undefined;
+}
+
+export async function readMessagesCommand(ctx: CommandContext, cmd: MessagesCommand): Promise<MessagesWire> {
+  const { messages, queue, hasMore } = await ctx.store.messagesAndQueue(cmd.chatId, (chat) => ownedBy(chat, cmd), cmd.page);
+  return { messages: messages.map((m) => messageToWire(m)), queued_messages: queue.map(queuedToWire), has_more: hasMore };
 }

@@ -42,10 +42,17 @@ export interface ListChatsOptions {
   parentChatId?: string;
   /** Chats whose labels contain every one of these pairs. */
   labels?: Record<string, string>;
+  /** Words that must each appear in the title, case-insensitively (the search's free text). */
+  titleWords?: readonly string[];
   limit?: number;
   /** Keyset pagination: chats created before this one (newest first). */
   afterId?: string;
+  /** Rows of the ordered list to skip (after `afterId`, when both are given). */
+  offset?: number;
 }
+
+/** The most rows `offset` may skip: a deeper page costs a scan of every row before it. */
+export const LIST_CHATS_MAX_OFFSET = 10_000;
 
 /**
  * The owner's chats in the organizations they still belong to, newest first (`created_at DESC,
@@ -70,12 +77,26 @@ export async function listChats(db: Queryable, options: ListChatsOptions): Promi
     values.push(options.afterId);
     where.push(`(c.created_at, c.id) < (SELECT a.created_at, a.id FROM chats a WHERE a.id = $${values.length})`);
   }
+  for (const word of options.titleWords ?? []) {
+    values.push(`%${likeEscaped(word)}%`);
+    where.push(`c.title ILIKE $${values.length}`);
+  }
   values.push(Math.max(1, Math.min(options.limit ?? 50, 500)));
+  const limit = `$${values.length}`;
+  values.push(Math.max(0, Math.min(options.offset ?? 0, LIST_CHATS_MAX_OFFSET)));
+  const offset = `$${values.length}`;
+  // (created_at, id) is a total order that no later write changes, so an offset names the same
+  // place on every page; only a chat created meanwhile shifts it (docs/api.md "Paging").
   const { rows } = await db.query(
-    `SELECT c.* FROM chats c WHERE ${where.join(" AND ")} ORDER BY c.created_at DESC, c.id DESC LIMIT $${values.length}`,
+    `SELECT c.* FROM chats c WHERE ${where.join(" AND ")} ORDER BY c.created_at DESC, c.id DESC LIMIT ${limit} OFFSET ${offset}`,
     values,
   );
   return rows.map(chatFromRaw);
+}
+
+/** `s` matched literally by LIKE: its own `%`, `_` and the escape character lose their meaning. */
+function likeEscaped(s: string): string {
+  return s.replace(/[\\%_]/g, (ch) => `\\${ch}`);
 }
 
 /** A root chat and its descendants, the root first. */
@@ -107,6 +128,47 @@ export async function listMessages(db: Queryable, chatId: string, options: ListM
   }
   const { rows } = await db.query(`SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY seq`, values);
   return rows.map(messageFromRaw);
+}
+
+/** One page of the history the UI shows, by `seq`: the newest `limit` messages before a cursor. */
+export interface MessagePageOptions {
+  /** Only messages older than the one with this seq (absent: from the newest). */
+  beforeSeq?: number;
+  limit: number;
+}
+
+export interface MessagePage {
+  /** Oldest first, like the whole history. */
+  messages: ChatMessageRow[];
+  /** Older shown messages exist before the first of this page. */
+  hasMore: boolean;
+}
+
+/**
+ * A page of the shown history (active, not model-only), newest end first. A chat's rows are
+ * inserted under its row lock, so a later message always has a higher seq: a message committed
+ * while a client pages backwards lands after the newest it has, never inside a page it has yet to read.
+ */
+export async function listMessagePage(db: Queryable, chatId: string, options: MessagePageOptions): Promise<MessagePage> {
+  const values: unknown[] = [chatId];
+  const where = ["chat_id = $1", "NOT deleted", "NOT model_only"];
+  if (options.beforeSeq !== undefined) {
+    values.push(options.beforeSeq);
+    where.push(`seq < $${values.length}`);
+  }
+  values.push(options.limit + 1);
+  const { rows } = await db.query(
+    `SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT $${values.length}`,
+    values,
+  );
+  const hasMore = rows.length > options.limit;
+  return { messages: rows.slice(0, options.limit).reverse().map(messageFromRaw), hasMore };
+}
+
+/** The seq of a message of the chat, deleted or hidden ones included; undefined when the chat holds no such message. */
+export async function messageSeq(db: Queryable, chatId: string, messageId: string): Promise<number | undefined> {
+  const { rows } = await db.query(`SELECT seq FROM chat_messages WHERE chat_id = $1 AND id = $2`, [chatId, messageId]);
+  return rows[0] === undefined ? undefined : Number(rows[0].seq);
 }
 
 export async function listQueue(db: Queryable, chatId: string): Promise<ChatQueuedMessageRow[]> {
