@@ -3,12 +3,13 @@
  * so no script on the page can read it; Secure everywhere but a local host (where the dev server
  * speaks plain HTTP); SameSite=Lax. A request it authenticates that changes something, and a
  * WebSocket upgrade it authenticates, must come from the service's own origin or an allowed one
- * (originAllowed): a cookie goes with a cross-site request, an Origin header cannot be forged by a
- * page.
+ * (originAllowed): a cookie goes with a cross-site request, while a page can forge neither the
+ * Origin nor the Referer header. The Referer counts only when the browser sent no Origin at all.
  */
 import type { Context } from "hono";
 import { deleteCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "./app-env";
+import { isAllowedOrigin, pageOrigin } from "./page-origin";
 
 export const SESSION_COOKIE = "coder_session_token";
 
@@ -40,9 +41,8 @@ export function needsOriginCheck(c: Context<AppEnv>): boolean {
   return !SAFE_METHODS.has(c.req.method) || c.req.header("Upgrade")?.toLowerCase() === "websocket";
 }
 
-/** The request's Origin is the service's own or one of `allowed`; a request without one is not allowed. */
+/** The request comes from a page of the service's own origin or one of `allowed`; a request that names no page is not allowed. */
 export function originAllowed(c: Context<AppEnv>, allowed: readonly string[]): boolean {
-  const origin = c.req.header("Origin")?.toLowerCase();
-  if (!origin) return false;
-  return origin === new URL(c.req.url).origin.toLowerCase() || allowed.includes(origin);
+  const page = pageOrigin(c.req.header("Origin"), c.req.header("Referer"));
+  return isAllowedOrigin(page, new URL(c.req.url).origin, allowed);
 }

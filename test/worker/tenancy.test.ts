@@ -191,6 +191,18 @@ async function call(op: string, sweep: Sweep, v: Victim, token: string): Promise
   return api(path, { method, token, ...(body !== undefined ? { body } : {}) });
 }
 
+/** `op` as a browser sends it from another page: the victim's session cookie, and `page`'s Origin and Referer. */
+function callWithCookie(op: string, sweep: Sweep, v: Victim, page: Record<string, string>): Promise<Response> {
+  const [method, template] = op.split(" ") as [string, string];
+  const path = fillPath(template, v) + (sweep.query?.(v) ?? "");
+  const headers: Record<string, string> = { ...page, Cookie: `coder_session_token=${v.user.token}` };
+  const json = sweep.body?.(v);
+  if (sweep.raw) headers["Content-Type"] = sweep.raw.contentType;
+  else if (json !== undefined) headers["Content-Type"] = "application/json";
+  const body = sweep.raw ? sweep.raw.bytes : json === undefined ? undefined : JSON.stringify(json);
+  return SELF.fetch(`${BASE}${path}`, { method, headers, body });
+}
+
 /** Everything of the victim's a cross-tenant call could touch, as one comparable text. */
 async function victimRows(v: Victim): Promise<string> {
   return withDb(async (db) => {
@@ -403,6 +415,28 @@ describe("tenancy sweep", () => {
       );
       intruder.token = fresh.token;
     }
+  });
+
+  it("a foreign page riding the victim's own session cookie changes nothing through any operation", { timeout: 120_000 }, async () => {
+    const before = await victimRows(victim);
+    const pages: Record<string, Record<string, string>> = {
+      "a foreign Origin": { Origin: "https://evil.example" },
+      "Origin: null": { Origin: "null", Referer: `${new URL(BASE).origin}/` },
+      "only a foreign Referer": { Referer: "https://evil.example/csrf.html" },
+      "no Origin or Referer": {},
+    };
+    const passed: string[] = [];
+    for (const [op, sweep] of Object.entries(SWEEP)) {
+      if (op.startsWith("GET ")) continue;
+      for (const [name, page] of Object.entries(pages)) {
+        const res = await callWithCookie(op, sweep, victim, page);
+        const body = await res.text();
+        if (res.status !== 403 || !body.includes('"origin_not_allowed"'))
+          passed.push(`${name}: ${op} -> ${res.status} ${body.slice(0, 200)}`);
+      }
+    }
+    expect(passed).toEqual([]);
+    expect(await victimRows(victim)).toBe(before);
   });
 
   it("another tenant's chat answers exactly like a chat that does not exist", async () => {
