@@ -97,7 +97,7 @@ export const operations = {
   updateChat: op({ method: "patch", path: "/chats/{chat}", body: "UpdateChatRequest", response: "Chat" }),
 
   // messages and queue
-  listMessages: op({ method: "get", path: "/chats/{chat}/messages", response: "ChatMessages" }),
+  listMessages: op({ method: "get", path: "/chats/{chat}/messages", query: "ListMessagesQuery", response: "ChatMessages" }),
   sendMessage: op({ method: "post", path: "/chats/{chat}/messages", body: "SendMessageRequest", response: "SendMessageResponse" }),
   editMessage: op({
     method: "patch",

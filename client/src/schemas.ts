@@ -103,6 +103,7 @@ export interface Components {
 /** Query strings are not components in the document; they are listed by their own names. */
 export interface Queries {
   ListChatsQuery: typeof chat.ListChatsQuery;
+  ListMessagesQuery: typeof chat.ListMessagesQuery;
   ChatTurnsQuery: typeof turns.ChatTurnsQuery;
   ChatCostQuery: typeof cost.ChatCostQuery;
   UserCostQuery: typeof cost.UserCostQuery;

@@ -10,6 +10,8 @@ import {
   ChatParams,
   EditMessageBody,
   EditMessageResponse,
+  ListMessagesQuery,
+  MESSAGES_PAGE_DEFAULT,
   MessageParams,
   MessagesResponse,
   SendMessageBody,
@@ -22,14 +24,17 @@ chatMessages.use(requireCredentials);
 const read = createRoute({
   method: "get",
   path: "/{chat}/messages",
-  summary: "The chat's active history and its queue",
-  request: { params: ChatParams },
+  summary: "The chat's active history (all of it, or a page by `before_id` and `limit`) and its queue",
+  request: { params: ChatParams, query: ListMessagesQuery },
   responses: { 200: jsonContent(MessagesResponse, "History and queue"), ...errorResponses(400, 401, 404) },
 });
 
 chatMessages.openapi(read, async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await answered(c, chatObjectOf(c, chatId).messages(senderOf(c), { chatId })), 200);
+  const { before_id: beforeId, limit } = c.req.valid("query");
+  // No parameter: the whole history, as before paging existed (this project's web app reads it so).
+  const page = beforeId === undefined && limit === undefined ? undefined : { beforeId, limit: limit ?? MESSAGES_PAGE_DEFAULT };
+  return c.json(await answered(c, chatObjectOf(c, chatId).messages(senderOf(c), { chatId, page })), 200);
 });
 
 const send = createRoute({

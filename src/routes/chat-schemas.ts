@@ -5,6 +5,7 @@
 import { z } from "@hono/zod-openapi";
 import { McpServerIdsField } from "./mcp-server-schemas";
 import { REASONING_EFFORTS } from "../model-configs/options";
+import { LIST_CHATS_MAX_OFFSET } from "../chats/queries";
 
 /** Limits on what one request may carry; the body limit bounds the bytes as well. */
 export const MAX_TEXT_PART_CHARS = 1_000_000;
@@ -223,8 +224,22 @@ export const EditMessageResponse = z
   .openapi("EditMessageResponse");
 
 export const MessagesResponse = z
-  .object({ messages: z.array(ChatMessageSchema), queued_messages: z.array(ChatQueuedMessageSchema) })
+  .object({
+    messages: z.array(ChatMessageSchema),
+    queued_messages: z.array(ChatQueuedMessageSchema),
+    has_more: z.boolean().openapi({ description: "Older messages exist before the first of `messages`; false for the whole history" }),
+  })
   .openapi("ChatMessages");
+
+/** The most messages one page holds, and a page's size when `before_id` comes without `limit`. */
+export const MESSAGES_PAGE_MAX = 500;
+export const MESSAGES_PAGE_DEFAULT = 50;
+
+export const ListMessagesQuery = z.object({
+  /** The page holds the messages older than this one; it names a message of the chat (404 otherwise). */
+  before_id: z.uuid().optional(),
+  limit: z.coerce.number().int().min(1).max(MESSAGES_PAGE_MAX).optional(),
+});
 
 export const PromoteResponse = z
   .object({
@@ -244,11 +259,15 @@ export const ToolResultsBody = z
   .openapi("SubmitToolResultsRequest");
 
 export const ListChatsQuery = z.object({
+  /** Coder's search syntax: `archived:true|false` and free text matched in titles (src/chats/chat-search.ts). */
+  q: z.string().optional(),
   archived: z.enum(["true", "false"]).optional(),
   /** `key:value`, repeatable. */
   label: z.union([z.string(), z.array(z.string())]).optional(),
   limit: z.coerce.number().int().min(1).max(500).optional(),
   after_id: z.uuid().optional(),
+  /** Rows of the ordered list to skip, after `after_id` when both are given. */
+  offset: z.coerce.number().int().min(0).max(LIST_CHATS_MAX_OFFSET).optional(),
   /** Only the direct children (subagents) of this chat; the caller's own chats only, like every list. */
   parent_chat_id: z.uuid().optional(),
 });

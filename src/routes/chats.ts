@@ -7,6 +7,7 @@
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { listChats } from "../chats/queries";
+import { ChatSearchError, parseChatSearch } from "../chats/chat-search";
 import { chatToWire } from "../wire/chat-wire";
 import { requireCaller, requireCredentials } from "../http/auth";
 import { jsonBodyLimit } from "../http/body-limit";
@@ -55,7 +56,7 @@ chats.openapi(create, async (c) => {
 const list = createRoute({
   method: "get",
   path: "/",
-  summary: "The caller's chats, newest first",
+  summary: "The caller's chats, newest first; `q` searches, `limit` with `after_id` or `offset` pages",
   middleware: [requestDb, requireCaller],
   request: { query: ListChatsQuery },
   responses: { 200: jsonContent(z.array(ChatSchema), "Chats"), ...errorResponses(400, 401) },
@@ -73,16 +74,36 @@ chats.openapi(list, async (c) => {
       ]);
     labels[pair.slice(0, colon)] = pair.slice(colon + 1);
   }
+  const search = searchOf(q.q);
+  const archivedParam = q.archived === undefined ? undefined : q.archived === "true";
+  if (archivedParam !== undefined && search.archived !== undefined && archivedParam !== search.archived)
+    throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [
+      { field: "q", detail: "archived in q disagrees with the archived parameter" },
+    ]);
+  const archived = archivedParam ?? search.archived;
   const rows = await listChats(c.var.db.$client, {
     ownerId: c.var.caller.userId,
-    ...(q.archived === undefined ? {} : { archived: q.archived === "true" }),
+    ...(archived === undefined ? {} : { archived }),
     labels,
+    titleWords: search.titleWords,
     ...(q.limit === undefined ? {} : { limit: q.limit }),
     ...(q.after_id === undefined ? {} : { afterId: q.after_id }),
+    ...(q.offset === undefined ? {} : { offset: q.offset }),
     ...(q.parent_chat_id === undefined ? {} : { parentChatId: q.parent_chat_id }),
   });
   return c.json(rows.map(chatToWire), 200);
 });
+
+/** `q` parsed; a term the syntax refuses is a 400 naming it. */
+function searchOf(q: string | undefined) {
+  if (q === undefined) return parseChatSearch("");
+  try {
+    return parseChatSearch(q);
+  } catch (err) {
+    if (!(err instanceof ChatSearchError)) throw err;
+    throw new ApiError(400, "validation_failed", "Request validation failed.", undefined, [{ field: "q", detail: err.message }]);
+  }
+}
 
 const get = createRoute({
   method: "get",

@@ -99,6 +99,7 @@ const components = {
 
 const queries = {
   ListChatsQuery: chat.ListChatsQuery,
+  ListMessagesQuery: chat.ListMessagesQuery,
   ChatTurnsQuery: turns.ChatTurnsQuery,
   ChatCostQuery: cost.ChatCostQuery,
   UserCostQuery: cost.UserCostQuery,
