@@ -133,6 +133,7 @@ describe.concurrent("wire shapes", () => {
         "reasoning_effort",
         "created_by",
         "created_at",
+        "usage",
       ].sort(),
     );
     expect(messageToWire(message!, { withDeleted: true }).deleted).toBe(false);
