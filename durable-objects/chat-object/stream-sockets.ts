@@ -64,16 +64,32 @@ export class StreamSockets {
     this.#loopFor(socket, chatId, cursors, session).start();
   }
 
-  /** Sync(hints) on every socket's loop. */
+  /**
+   * Sync(hints) on every socket's loop. A loop restored after hibernation catches up with a forced
+   * Sync, unless the hints say the chat's turn is over: then its saved cursors decide, as any
+   * loop's do (an idle chat's poll after a hibernation fetches nothing when nothing changed).
+   */
   hint(hints: SyncHints): void {
     this.#epoch++;
-    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.sync(hints);
+    const turnOver = hints.status === "waiting" || hints.status === "error";
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket, !turnOver)?.sync(hints);
+  }
+
+  /** The chat of the object's streams, from a socket's attachment (how a fresh instance learns it). */
+  chatIdFromSockets(): string | undefined {
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) {
+      const attachment = socket.deserializeAttachment() as StreamAttachment | null;
+      if (attachment?.kind !== "stream") continue;
+      this.deps.chatSeen(attachment.chatId);
+      return attachment.chatId;
+    }
+    return undefined;
   }
 
   /** A forced Sync on every socket's loop (the poll found no row: each loop learns the chat is gone). */
   resync(): void {
     this.#epoch++;
-    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket)?.resync();
+    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket, true)?.resync();
   }
 
   /** Titles are metadata outside the Sync algorithm: open streams hear of a write at once. */
@@ -139,15 +155,15 @@ export class StreamSockets {
     if (attachment?.kind === "stream") logSocketSession("stream", attachment.chatId, attachment.session, code);
   }
 
-  /** The loop of a socket, rebuilt from its attachment after hibernation (and then resynced). */
-  #loop(socket: WebSocket): StreamLoop | undefined {
+  /** The loop of a socket, rebuilt from its attachment after hibernation (and resynced when `catchUp`). */
+  #loop(socket: WebSocket, catchUp: boolean): StreamLoop | undefined {
     const loop = this.#loops.get(socket);
     if (loop) return loop;
     const attachment = socket.deserializeAttachment() as StreamAttachment | null;
     if (attachment?.kind !== "stream") return undefined;
     this.deps.chatSeen(attachment.chatId);
     const restored = this.#loopFor(socket, attachment.chatId, attachment.cursors, attachment.session);
-    restored.resync();
+    if (catchUp) restored.resync();
     return restored;
   }
 

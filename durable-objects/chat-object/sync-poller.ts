@@ -11,7 +11,7 @@ import type { ObjectCadence } from "./object-cadence";
 
 export interface SyncPollerDeps {
   /** The object's stream sockets (durable-objects/chat-object/stream-sockets.ts). */
-  streams: { readonly count: number; hint(hints: SyncHints): void; resync(): void };
+  streams: { readonly count: number; hint(hints: SyncHints): void; resync(): void; chatIdFromSockets(): string | undefined };
   /** The chat the object serves, once a call or a restored socket named it. */
   chatId(): string | undefined;
   /** The chat's versions; undefined when its row is gone. */
@@ -60,9 +60,10 @@ export class SyncPoller {
   }
 
   async #poll(): Promise<void> {
-    const chatId = this.deps.chatId();
+    // A fresh instance with hibernated sockets learns its chat from their attachments.
+    const chatId = this.deps.chatId() ?? this.deps.streams.chatIdFromSockets();
     if (!chatId) {
-      // A fresh instance with hibernated sockets: hinting restores their loops (and their chat id).
+      // No attachment names it: hinting restores their loops, each catching up by itself.
       this.deps.streams.hint({});
       return;
     }

@@ -4,7 +4,7 @@ import { SyncPoller } from "../../../durable-objects/chat-object/sync-poller";
 import type { SyncHints } from "../../../src/stream/sync-state";
 
 /** A poller on a hand-moved time, over streams that record what they were told. */
-function setup(opts: { chatId?: string; hints?: SyncHints; fails?: boolean; idleMs?: number } = {}) {
+function setup(opts: { chatId?: string; socketsChat?: string; hints?: SyncHints; fails?: boolean; idleMs?: number } = {}) {
   let now = 1_000;
   const cadence = new ObjectCadence({ now: () => now, busy: () => false, idleMs: () => opts.idleMs ?? 0, woke: () => {} });
   const told: string[] = [];
@@ -12,6 +12,7 @@ function setup(opts: { chatId?: string; hints?: SyncHints; fails?: boolean; idle
     count: 0,
     hint: (h: SyncHints) => told.push(`hint ${JSON.stringify(h)}`),
     resync: () => told.push("resync"),
+    chatIdFromSockets: () => opts.socketsChat,
   };
   const poller = new SyncPoller({
     streams,
@@ -101,6 +102,12 @@ describe("SyncPoller", () => {
     fresh.streams.count = 1;
     await fresh.poller.pollIfDue(1_000);
     expect(fresh.told).toEqual(["hint {}"]);
+
+    // A fresh instance whose sockets' attachments name the chat reads its versions as usual.
+    const restored = setup({ socketsChat: "c", hints: { snapshotVersion: 7, status: "waiting" } });
+    restored.streams.count = 1;
+    await restored.poller.pollIfDue(1_000);
+    expect(restored.told).toEqual(['hint {"snapshotVersion":7,"status":"waiting"}']);
 
     const failing = setup({ chatId: "c", fails: true });
     failing.streams.count = 1;
