@@ -80,6 +80,9 @@ export function DebugRunsSwitch({ client, chatId, onChange }: { client: ChatdCli
 }
 
 /** One turn's runs, read when shown; `refresh` changes when the turn list was read again. */
+/** How many times an empty list of a turn's runs is read again, a second apart. */
+const RUN_READ_RETRIES = 15;
+
 export function TurnDebugRuns({
   client,
   chatId,
@@ -97,7 +100,8 @@ export function TurnDebugRuns({
   // biome-ignore lint/correctness/useExhaustiveDependencies: `refresh` is when the turn's runs may have been written
   useEffect(() => {
     let stopped = false;
-    // A turn's runs are written just after its calls end: a turn that just ended may have none yet.
+    // A turn's runs are written just after its calls end: a turn that just ended may have none yet
+    // (on a loaded server, for some seconds), so an empty answer is asked again, once a second.
     const read = (triesLeft: number) =>
       experimental<RunSummary[]>(client, `/chats/${chatId}/debug/runs?trace_id=${encodeURIComponent(traceId)}&limit=20`)
         .then((found) => {
@@ -106,7 +110,7 @@ export function TurnDebugRuns({
           if (found.length === 0 && triesLeft > 0) setTimeout(() => void read(triesLeft - 1), 1000);
         })
         .catch((err: unknown) => setError(String(err)));
-    void read(5);
+    void read(RUN_READ_RETRIES);
     return () => {
       stopped = true;
     };
