@@ -240,8 +240,11 @@ describe("the web app in Chromium", () => {
     const timeline = page.getByRole("region", { name: "Turn timeline" });
     await expect.poll(() => timeline.locator(".turn-outcome").first().textContent(), WAIT).toBe("completed");
     await timeline.locator(".turn-debug summary").first().click();
+    // The turn's whole section is read (it always exists), so a failure shows what it held instead:
+    // still loading, an error, or no runs.
+    await expect.poll(() => timeline.locator(".turn-debug").first().textContent(), WAIT).toMatch(/step · .+ · 200 · \d+ ms · stop/);
     const run = timeline.locator(".debug-runs button").first();
-    await expect.poll(() => run.textContent(), WAIT).toMatch(/^step · .+ · 200 · \d+ ms · stop/);
+    expect(await run.textContent()).toMatch(/^step · .+ · 200 · \d+ ms · stop/);
     await run.click();
     const shown = page.getByRole("region", { name: "Debug run" });
     await expect.poll(() => shown.textContent(), WAIT).toContain("debug this turn please");
