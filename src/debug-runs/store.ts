@@ -5,18 +5,11 @@
  */
 import type { Queryable, RawRow } from "../db/rows";
 import type { DebugHttpRequest, DebugHttpResponse, DebugRunKind, DebugRunOutcome } from "../db/schema/debug-runs";
-import type { NewDebugRun } from "./capture";
+import type { DebugCallIdentity, NewDebugRun } from "./capture";
 
-/** A run as listed: everything but the request and response bodies. */
-export interface DebugRunSummary {
+/** A run as listed: its call's identity and how it went, everything but the request and response bodies. */
+export interface DebugRunSummary extends DebugCallIdentity {
   id: string;
-  chatId: string;
-  kind: DebugRunKind;
-  traceId: string | null;
-  provider: string;
-  model: string;
-  modelConfigId: string | null;
-  transport: string;
   startedAt: Date;
   durationMs: number;
   status: number | null;
