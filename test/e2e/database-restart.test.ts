@@ -195,7 +195,9 @@ async function round(): Promise<void> {
       await new Promise((r) => setTimeout(r, 200));
     } while (Date.now() - back < RECOVERY_MS);
     expect(health, `/health within ${RECOVERY_MS} ms of the database's return (its last answer)`).toMatchObject({ status: 200 });
-    recoveredMs = Date.now() - back;
+    // Back is when the first 200 was asked for, not when it arrived: on a loaded machine the answer
+    // itself may take a second, and that second is the machine's, not the recovery's.
+    recoveredMs = roundStarted + (health.sentMs ?? 0) - back;
     expect(recoveredMs, "ms from the database's return to a 200 from /health").toBeLessThanOrEqual(RECOVERY_MS);
 
     expect(duringOutage.length, "requests answered while the database was down").toBeGreaterThan(0);
