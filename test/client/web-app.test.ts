@@ -235,6 +235,15 @@ describe("the web app in Chromium", () => {
     await expect.poll(() => recording.isChecked(), WAIT).toBe(false);
     await recording.check();
     await expect.poll(() => recording.isChecked(), WAIT).toBe(true);
+    // The box shows checked before the server has the switch: a turn sent before the PUT lands is
+    // not recorded, so the test waits for the server's word (a flake on a loaded machine, until this).
+    const serverSwitch = async () => {
+      const res = await fetch(`${base()}/api/experimental/chats/${chat.id}/debug`, {
+        headers: { authorization: `Bearer ${inject("clientToken")}` },
+      });
+      return ((await res.json()) as { enabled?: boolean }).enabled;
+    };
+    await expect.poll(serverSwitch, WAIT).toBe(true);
 
     await sdk().sendMessage({ chat: chat.id, body: { content: [text("debug this turn please")] } });
     const timeline = page.getByRole("region", { name: "Turn timeline" });
