@@ -94,7 +94,7 @@ export const operations = {
   createChat: op({ method: "post", path: "/chats", body: "CreateChatRequest", response: "Chat", status: 201 }),
   listChats: op({ method: "get", path: "/chats", query: "ListChatsQuery", response: "Chat[]" }),
   getChat: op({ method: "get", path: "/chats/{chat}", response: "Chat" }),
-  updateChat: op({ method: "patch", path: "/chats/{chat}", body: "UpdateChatRequest", response: "Chat" }),
+  updateChat: op({ method: "patch", path: "/chats/{chat}", body: "UpdateChatRequest", response: null, status: 204 }),
 
   // messages and queue
   listMessages: op({ method: "get", path: "/chats/{chat}/messages", query: "ListMessagesQuery", response: "ChatMessages" }),
@@ -110,8 +110,14 @@ export const operations = {
 
   // one-transition actions
   interrupt: op({ method: "post", path: "/chats/{chat}/interrupt", response: "Chat" }),
-  submitToolResults: op({ method: "post", path: "/chats/{chat}/tool-results", body: "SubmitToolResultsRequest", response: "Chat" }),
-  compact: op({ method: "post", path: "/chats/{chat}/compact", response: "Chat", status: 202 }),
+  submitToolResults: op({
+    method: "post",
+    path: "/chats/{chat}/tool-results",
+    body: "SubmitToolResultsRequest",
+    response: null,
+    status: 204,
+  }),
+  compact: op({ method: "post", path: "/chats/{chat}/compact", response: "Chat" }),
   clear: op({ method: "post", path: "/chats/{chat}/clear", response: "Chat" }),
   reconcileInvalid: op({ method: "post", path: "/chats/{chat}/reconcile-invalid", response: "Chat" }),
 

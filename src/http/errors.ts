@@ -17,6 +17,12 @@ export interface ErrorBody {
   validations?: { field: string; detail: string }[];
 }
 
+/**
+ * The 409 `invalid_state` message, word for word what Coder's web UI compares a failed chat
+ * mutation's message with before it offers to reconcile the chat (its answers carry no code).
+ */
+export const CHAT_INVALID_STATE_MESSAGE = "Chat is in an invalid state.";
+
 /** An error that already knows its HTTP answer. */
 export class ApiError extends Error {
   override name = "ApiError";
@@ -84,7 +90,8 @@ export function apiErrorOf(value: ErrorValue): ApiError {
         `${value.transition} is not allowed from ${value.from}`,
       );
     case "InvalidStateError":
-      return new ApiError(409, value.code, "The chat is in an invalid state.", value.message);
+      // The exact message Coder's web UI matches to offer reconciling the chat.
+      return new ApiError(409, value.code, CHAT_INVALID_STATE_MESSAGE, value.message);
     case "ChatNotFoundError":
       return new ApiError(404, "not_found", "Resource not found.", "Chat not found.");
     case "ChatStateError":

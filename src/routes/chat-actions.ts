@@ -1,6 +1,6 @@
 /**
- * The one-transition endpoints that answer with the chat: interrupt, tool-results, compact,
- * clear and reconcile-invalid.
+ * The one-transition endpoints: interrupt, compact, clear and reconcile-invalid answer with the
+ * chat (200); tool-results answers 204 with no body, the status Coder's Go client requires.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { requireCredentials } from "../http/auth";
@@ -21,15 +21,6 @@ const action = (path: string, summary: string) =>
     responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404, 409) },
   });
 
-/** Accepted: the worker runs the compaction turn. */
-const compact = createRoute({
-  method: "post",
-  path: "/{chat}/compact",
-  summary: "Request a manual compaction (RequestCompaction)",
-  request: { params: ChatParams },
-  responses: { 202: jsonContent(ChatSchema, "The chat, now running the compaction"), ...errorResponses(400, 401, 404, 409) },
-});
-
 chatActions.openapi(
   action("interrupt", "Interrupt (with FinishInterruption in the same transaction when no worker owns the chat)"),
   async (c) => {
@@ -38,9 +29,10 @@ chatActions.openapi(
   },
 );
 
-chatActions.openapi(compact, async (c) => {
+// 200, not 202, though the worker runs the compaction turn afterwards: Coder's client takes only 200.
+chatActions.openapi(action("compact", "Request a manual compaction (RequestCompaction); the chat answered is running it"), async (c) => {
   const { chat: chatId } = c.req.valid("param");
-  return c.json(await answered(c, chatObjectOf(c, chatId).compact(senderOf(c), { chatId })), 202);
+  return c.json(await answered(c, chatObjectOf(c, chatId).compact(senderOf(c), { chatId })), 200);
 });
 
 chatActions.openapi(action("clear", "Clear the model's context (ClearContext)"), async (c) => {
@@ -59,11 +51,12 @@ const toolResults = createRoute({
   summary: "Answer the pending dynamic tool calls (CompleteRequiresAction)",
   middleware: [jsonBodyLimit],
   request: { params: ChatParams, body: jsonBody(ToolResultsBody) },
-  responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404, 409, 413) },
+  responses: { 204: { description: "The results were taken; the chat runs on" }, ...errorResponses(400, 401, 404, 409, 413) },
 });
 
 chatActions.openapi(toolResults, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const { results } = c.req.valid("json");
-  return c.json(await answered(c, chatObjectOf(c, chatId).submitToolResults(senderOf(c), { chatId, results })), 200);
+  await answered(c, chatObjectOf(c, chatId).submitToolResults(senderOf(c), { chatId, results }));
+  return c.body(null, 204);
 });

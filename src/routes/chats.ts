@@ -125,13 +125,14 @@ const update = createRoute({
   summary: "Archive or unarchive the family (SetArchived), set the title, labels, pin order or MCP servers",
   middleware: [requireCredentials, jsonBodyLimit],
   request: { params: ChatParams, body: jsonBody(UpdateChatBody) },
-  responses: { 200: jsonContent(ChatSchema, "The chat"), ...errorResponses(400, 401, 404, 409, 413) },
+  responses: { 204: { description: "The chat was updated; read it with GET /chats/{chat}" }, ...errorResponses(400, 401, 404, 409, 413) },
 });
 
+// 204 with no body, the status Coder's Go client requires of this route.
 chats.openapi(update, async (c) => {
   const { chat: chatId } = c.req.valid("param");
   const body = c.req.valid("json");
-  const result = await answered(
+  await answered(
     c,
     chatObjectOf(c, chatId).update(senderOf(c), {
       chatId,
@@ -144,5 +145,5 @@ chats.openapi(update, async (c) => {
       planMode: body.plan_mode,
     }),
   );
-  return c.json(result.chat, 200);
+  return c.body(null, 204);
 });

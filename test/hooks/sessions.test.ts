@@ -149,7 +149,7 @@ describe("lifecycle hooks", () => {
     await until(u, id, "waiting");
     await script(u, "pre_compact", { body: { model_context: "keep every name" } });
     await script(u, "post_compact", { body: { user_context: "compacted under policy" } });
-    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
+    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 200);
     await expect.poll(async () => names(await eventsOf(u)).filter((n) => n === "stop").length, { timeout: 30_000 }).toBe(2);
     await until(u, id, "waiting");
     const events = (await eventsOf(u)).filter((e) => e.envelope.event.endsWith("_compact"));

@@ -156,7 +156,7 @@ describe("automatic compaction", () => {
     };
     await expectJson(
       await api(`/chats/${id}/tool-results`, { token: u.token, body: { results: [{ tool_call_id: call.tool_call_id, output: "yes" }] } }),
-      200,
+      204,
     );
     await until(u, id, "waiting");
     const rows = await storedRows(id);

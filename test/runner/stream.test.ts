@@ -141,7 +141,7 @@ describe("the stream WebSocket", () => {
     await stub.notify(payload({ snapshot_version: 1, history_version: 1, status: "running" }) as never);
     await stub.notify(payload({ snapshot_version: 2, status: "running" }) as never);
     // Then a real change, whose notification comes after those: its event is the first and only one.
-    await expectJson(await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { title: "marker" } }), 200);
+    await expectJson(await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { title: "marker" } }), 204);
     await c.until((e) => e.type === "title_change" && e.title?.title === "marker", 20_000, settled);
     expect(c.events.slice(settled).map((e) => [e.type, e.title?.title])).toEqual([["title_change", "marker"]]);
     c.ws.close();

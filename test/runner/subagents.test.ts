@@ -340,8 +340,8 @@ describe("subagents", () => {
     expect(await plain.json()).toMatchObject({ code: "transition_not_allowed", detail: "SetArchived is not allowed from R0" });
     expect(await messagesOf(u, parent)).toEqual(parentBefore);
     const stop = { archived: true, interrupt: true };
-    const archived = await expectJson<Chat>(await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: stop }), 200);
-    expect(archived).toMatchObject({ archived: true, status: "waiting" });
+    await expectJson(await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: stop }), 204);
+    expect(await chatOf(u, parent)).toMatchObject({ archived: true, status: "waiting" });
     for (const c of children) expect(await chatOf(u, c.id)).toMatchObject({ archived: true, status: "waiting" });
     // The parent's history keeps everything it had; its pending wait_agent call got its (cancelled) result.
     const parentAfter = await messagesOf(u, parent);
@@ -371,7 +371,7 @@ describe("subagents", () => {
     const listed = await expectJson<{ queued_messages: { id: number }[] }>(await api(`/chats/${child}/messages`, { token: u.token }), 200);
     const [queued] = listed.queued_messages;
     expect((await api(`/chats/${child}/queue/${queued!.id}`, { method: "DELETE", token: u.token })).status).toBe(204);
-    await expectJson(await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: stop }), 200);
+    await expectJson(await api(`/chats/${parent}`, { method: "PATCH", token: u.token, body: stop }), 204);
     expect(await chatOf(u, child)).toMatchObject({ archived: true, status: "waiting" });
   });
 
@@ -380,7 +380,7 @@ describe("subagents", () => {
     const { parent, child } = await spawned(u, { prompt: "/hang" });
     await untilStatus(u, child, "running");
     const stop = { archived: true, interrupt: true };
-    await expectJson(await api(`/chats/${child}`, { method: "PATCH", token: u.token, body: stop }), 200);
+    await expectJson(await api(`/chats/${child}`, { method: "PATCH", token: u.token, body: stop }), 204);
     expect(await chatOf(u, child)).toMatchObject({ archived: true, status: "waiting" });
     expect((await chatOf(u, parent)).archived).toBe(false);
     // interrupt means nothing without archiving.

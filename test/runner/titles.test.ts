@@ -118,7 +118,7 @@ describe("titles", () => {
     // The title call answers after (7 - 1) × 150 ms; the rename lands before it.
     const created = await create(u, `/slow 150 one two three four five six ${first}`);
     const userTitle = `Mine ${nonce()}`;
-    await expectJson(await api(`/chats/${created.id}`, { token: u.token, method: "PATCH", body: { title: userTitle } }), 200);
+    await expectJson(await api(`/chats/${created.id}`, { token: u.token, method: "PATCH", body: { title: userTitle } }), 204);
     await settled(u, created.id);
     await expect.poll(() => titleRequestsWith(first).then((r) => r.length), { timeout: 10_000 }).toBe(1);
     // A second turn finishes too: no title call starts, nothing replaces the user's title.
@@ -202,7 +202,7 @@ describe("titles", () => {
     const last = client.events.filter((e) => e.type === "title_change").at(-1);
     expect(last?.title).toEqual({ title: stored.title, title_source: stored.title_source, title_updated_at: stored.title_updated_at });
     // And a user rename is pushed the same way.
-    await expectJson(await api(`/chats/${created.id}`, { token: u.token, method: "PATCH", body: { title: "Renamed" } }), 200);
+    await expectJson(await api(`/chats/${created.id}`, { token: u.token, method: "PATCH", body: { title: "Renamed" } }), 204);
     await client.until((e) => e.type === "title_change" && e.title?.title === "Renamed" && e.title.title_source === "user");
     client.ws.close();
   });

@@ -200,7 +200,7 @@ describe("turn spans", () => {
     const submitted = Date.now();
     await expectJson(
       await api(`/chats/${id}/tool-results`, { token: u.token, body: { results: [{ tool_call_id: call.tool_call_id, output: "yes" }] } }),
-      200,
+      204,
     );
     await until(u, id, "waiting");
     const [, second] = await turnsOf(u, id, 2);
@@ -310,7 +310,7 @@ describe("turn spans", () => {
     expect(title!.parentSpanId).toBeNull();
     expect(title!.attributes).toMatchObject({ scope: "background", chat_kind: "root" });
 
-    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 202);
+    await expectJson(await api(`/chats/${id}/compact`, { method: "POST", token: u.token }), 200);
     await until(u, id, "waiting");
     const [, compacted] = await turnsOf(u, id, 2);
     expect(compacted!.outcome).toBe("completed");

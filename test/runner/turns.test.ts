@@ -156,7 +156,7 @@ describe("a chat runs by itself", () => {
     const call = (await messagesOf(u, id)).flatMap((m) => m.content).find((p) => p.type === "tool-call")!;
     await expectJson(
       await api(`/chats/${id}/tool-results`, { token: u.token, body: { results: [{ tool_call_id: call.tool_call_id, output: "yes" }] } }),
-      200,
+      204,
     );
     await until(u, id, "waiting");
     const last = (await messagesOf(u, id)).at(-1)!;

@@ -157,7 +157,7 @@ describe.each(WIRES)("over $name", (wire) => {
         token: u.token,
         body: { results: [{ tool_call_id: call.tool_call_id, output: "yes" }] },
       }),
-      200,
+      204,
     );
     await until(u, chat.id, "waiting");
     // New prices apply from here on; what was committed keeps its cost.

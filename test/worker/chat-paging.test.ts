@@ -51,7 +51,7 @@ describe("GET /chats with q and offset", () => {
     const u = await createTestUser();
     const made: Chat[] = [];
     for (const title of ["alpha deploy", "beta", "gamma deploy", "delta", "epsilon"]) made.push(await newChat(u, title));
-    await expectJson(await api(`/chats/${made[1]!.id}`, { token: u.token, method: "PATCH", body: { archived: true } }), 200);
+    await expectJson(await api(`/chats/${made[1]!.id}`, { token: u.token, method: "PATCH", body: { archived: true } }), 204);
     const newestFirst = ids(made).reverse();
 
     const page1 = ids(await expectJson<Chat[]>(await api("/chats?limit=2", { token: u.token }), 200));

@@ -49,7 +49,7 @@ describe("the scheduled handler", () => {
       { type: "text", text: "see file" },
       { type: "file", file_id: fileId },
     ]);
-    await expectJson(await api(`/chats/${doomed}`, { method: "PATCH", token: u.token, body: { archived: true } }), 200);
+    await expectJson(await api(`/chats/${doomed}`, { method: "PATCH", token: u.token, body: { archived: true } }), 204);
     const storageKey = await withDb(async (db) => {
       await db.$client.query(`UPDATE chats SET archived_at = now() - interval '4000 days' WHERE id = $1`, [doomed]);
       const { rows } = await db.$client.query<{ storage_key: string }>(`SELECT storage_key FROM chat_files WHERE id = $1`, [fileId]);

@@ -39,6 +39,12 @@ export function ChatView(props: {
     if (status) onChanged();
   }, [status, onChanged]);
 
+  /** PATCH answers 204 with no body (as Coder's clients expect): the chat is read again after it. */
+  const updateThenRead = async (body: Parameters<ChatdClient["updateChat"]>[0]["body"]) => {
+    await client.updateChat({ chat: chatId, body });
+    setChat(await client.getChat({ chat: chatId }));
+  };
+
   /** Runs an action; a refusal (409 and the like) is shown, not thrown. */
   const act = async (fn: () => Promise<unknown>): Promise<boolean> => {
     setActionError(null);
@@ -97,7 +103,7 @@ export function ChatView(props: {
             type="button"
             aria-pressed={planMode}
             title="Plan mode: the model plans with read-only tools only"
-            onClick={() => act(async () => setChat(await client.updateChat({ chat: chatId, body: { plan_mode: !planMode } })))}
+            onClick={() => act(() => updateThenRead({ plan_mode: !planMode }))}
           >
             Plan
           </button>
@@ -112,7 +118,7 @@ export function ChatView(props: {
             // Archiving stops a running chat (and its subagents) first instead of refusing.
             onClick={() => {
               const body = chat?.archived ? { archived: false } : { archived: true, interrupt: true };
-              act(async () => setChat(await client.updateChat({ chat: chatId, body })));
+              act(() => updateThenRead(body));
             }}
           >
             {chat?.archived ? "Unarchive" : "Archive"}

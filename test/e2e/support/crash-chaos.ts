@@ -296,7 +296,7 @@ export class CrashChaos {
           const status = await this.#status(c.id);
           if (status !== "requires_action") continue;
           const answer = await this.#submitToolResults(c);
-          if (answer.status !== 200)
+          if (answer.status !== 204)
             throw new Error(
               `chat ${c.index} (${c.kind}): tool results after the restart answered ${answer.status}: ${JSON.stringify(answer.body)}`,
             );
@@ -494,12 +494,12 @@ export class CrashChaos {
       case "tool_results":
         name = "tool results";
         answer = await this.#submitToolResults(c);
-        if (answer.status === 200) c.toolPending = false;
+        if (answer.status === 204) c.toolPending = false;
         break;
       case "compact":
         name = "compact";
         answer = await this.#request("POST", `/chats/${c.id}/compact`);
-        if (answer.status === 202) c.compactAnswered = true;
+        if (answer.status === 200) c.compactAnswered = true;
         else if (answer.status === "none" || answer.status >= 500) c.compactUnknown = true;
         break;
     }

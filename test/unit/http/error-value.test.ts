@@ -73,6 +73,12 @@ describe("errors as values", () => {
       code: "not_found",
       detail: "Chat not found.",
     });
+    // Coder's web UI offers reconciling only on a 409 with exactly this message.
+    expect(toApiError(new InvalidStateError({ chatId: "c", status: "running", archived: true, queueLength: 0 }))).toMatchObject({
+      status: 409,
+      code: "invalid_state",
+      message: "Chat is in an invalid state.",
+    });
     expect(toApiError(new QueueFullError("c", 3))).toMatchObject({ status: 429, code: "queue_full" });
     expect(errorBody(toApiError(new AuthenticationError("The user is suspended.")))).toEqual({
       message: "Unauthorized.",
