@@ -2,6 +2,7 @@
  * Retry policy of the generation goroutine (spec "Generation goroutine"): backoff 1 s doubling to
  * 60 s; FinishError once generation_attempt exceeds CHAT_MAX_GENERATION_RETRIES.
  */
+import { type CoderErrorKind, coderErrorKind } from "../wire/error-kind";
 import type { ModelCallError } from "./model-call-error";
 
 export const RETRY_INITIAL_DELAY_MS = 1_000;
@@ -21,7 +22,10 @@ export interface RetryPayload {
   attempt: number;
   delay_ms: number;
   error: string;
-  kind: string;
+  /** One of Coder's kinds (src/wire/error-kind.ts). */
+  kind: CoderErrorKind;
+  /** This service's finer classification of the failure (ModelErrorKind). */
+  reason: string;
   provider: string;
   status_code: number | null;
   retrying_at: string;
@@ -32,7 +36,8 @@ export function retryPayload(error: ModelCallError, attempt: number, delayMs: nu
     attempt,
     delay_ms: delayMs,
     error: error.message,
-    kind: error.kind,
+    kind: coderErrorKind(error.kind),
+    reason: error.kind,
     provider: error.provider,
     status_code: error.statusCode ?? null,
     retrying_at: new Date(now.getTime() + delayMs).toISOString(),

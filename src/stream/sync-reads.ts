@@ -8,6 +8,7 @@
  */
 import type { Pool, PoolClient } from "@neondatabase/serverless";
 import { type ChatVersions, pendingToolCalls, versionsFromRow } from "../chatstate/index";
+import { coderErrorKind } from "../wire/error-kind";
 import type { PendingToolCall, StreamErrorPayload } from "../wire/stream-events";
 import type { SyncChatRow, SyncReadCursors, SyncSnapshot } from "./sync-snapshot";
 import { ACTIVE_TAIL_SQL } from "../chats/active-tail";
@@ -47,15 +48,18 @@ const SYNC_HINTS_SQL = `
   WHERE id = ANY($1::uuid[])`;
 
 /**
- * The `error` event's payload for a chat's persisted error; null when it has none. Errors without
- * structured detail (no model configured, a reconciled state) are of kind "generation_failed".
+ * The `error` event's payload for a chat's persisted error; null when it has none. `kind` is
+ * Coder's, `reason` ours; errors without structured detail (no model configured, a reconciled
+ * state) have the reason "generation_failed".
  */
 export function errorPayloadOf(lastError: string | null, detail: LastErrorDetail | null = null): StreamErrorPayload | null {
   if (lastError === null) return null;
+  const reason = detail?.kind ?? "generation_failed";
   return {
     message: lastError,
     detail: detail?.detail ?? null,
-    kind: detail?.kind ?? "generation_failed",
+    kind: coderErrorKind(reason),
+    reason,
     provider: detail?.provider ?? null,
     retryable: detail?.retryable ?? false,
     status_code: detail?.status_code ?? null,

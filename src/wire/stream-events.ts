@@ -6,13 +6,17 @@ import type { ChatStatus } from "../chatstate/states";
 import type { ChatMessageWire, ChatQueuedMessageWire } from "./chat-wire";
 import type { TitleSource } from "../chatstate/rules";
 import type { ChatRow, RetryState } from "../db/schema/chats";
+import type { CoderErrorKind } from "./error-kind";
 import type { StreamPart } from "./stream-part";
 
 /** The chat's persisted error, as the `error` event carries it. */
 export interface StreamErrorPayload {
   message: string;
   detail: string | null;
-  kind: string;
+  /** One of Coder's kinds (./error-kind.ts). */
+  kind: CoderErrorKind;
+  /** This service's finer classification, e.g. `server`, `network`, `context_overflow`. */
+  reason: string;
   provider: string | null;
   retryable: boolean;
   status_code: number | null;

@@ -145,7 +145,8 @@ describe.concurrent("readSyncSnapshot", () => {
     expect(errorPayloadOf("model failed")).toEqual({
       message: "model failed",
       detail: null,
-      kind: "generation_failed",
+      kind: "generic",
+      reason: "generation_failed",
       provider: null,
       retryable: false,
       status_code: null,

@@ -182,7 +182,8 @@ describe("the stream WebSocket", () => {
     // streams: parts are best-effort, and a reply that ends before that Sync has none to relay.
     await send(u, id, `/error 503 1 /slow 50 recovered-${crypto.randomUUID().slice(0, 8)} after one retry`);
     const retry = await c.until((e) => e.type === "retry", 20_000, from);
-    expect(c.events[retry]!.retry!.attempt).toBe(1);
+    // A 503 is our "server" failure; Coder's kinds have none closer than "generic".
+    expect(c.events[retry]!.retry).toMatchObject({ attempt: 1, kind: "generic", reason: "server", status_code: 503 });
     await c.until(isStatus("waiting"), 20_000, retry);
     const afterRetry = c.events.slice(retry);
     expect(types(afterRetry)).toContain("preview_reset");
@@ -200,7 +201,7 @@ describe("the stream WebSocket", () => {
     await send(u, id, `/error 400 ${crypto.randomUUID().slice(0, 8)}`);
     const at = await c.until((e) => e.type === "error");
     // The persisted error with its structured detail, not only the message.
-    expect(c.events[at]!.error).toMatchObject({ status_code: 400, retryable: false });
+    expect(c.events[at]!.error).toMatchObject({ status_code: 400, retryable: false, kind: "generic", reason: "bad_request" });
     await c.until(isStatus("error"));
     // A second client bootstraps into the same error once; the first gets nothing more on a poll.
     const late = await openStream(u, id);

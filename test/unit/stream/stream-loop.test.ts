@@ -527,7 +527,7 @@ describe("StreamLoop: relay and Part", () => {
         row({
           snapshotVersion: 2,
           status: "error",
-          error: { message: "x", detail: null, kind: "k", provider: null, retryable: false, status_code: null },
+          error: { message: "x", detail: null, kind: "generic", reason: "k", provider: null, retryable: false, status_code: null },
         }),
       ),
     );

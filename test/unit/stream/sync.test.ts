@@ -84,7 +84,8 @@ const RETRY: RetryState = { attempt: 1, delay_ms: 2000, error: "overloaded" };
 const ERROR: StreamErrorPayload = {
   message: "provider failed",
   detail: null,
-  kind: "provider_error",
+  kind: "generic",
+  reason: "server",
   provider: "anthropic",
   retryable: false,
   status_code: 500,
