@@ -17,12 +17,14 @@
  * chat, alternating which goes first. Markdown on stdout, progress on stderr.
  */
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
+import { ROOT_DIR } from "../lib/paths";
 import { loadavg } from "node:os";
 import { log } from "../lib/log";
 import { seedDev } from "../lib/seed";
 import { type Stack, startStack } from "../lib/stack";
 import { localWorkerVars } from "../lib/worker-vars";
 import { startWranglerDev, type WranglerDev } from "../lib/wrangler-dev";
+import { type BareTurnTiming, measureBareTurn } from "./turn-latency/bare-turn";
 import { measureModelStream } from "./turn-latency/model-baseline";
 import { type ModelTap, startModelTap } from "./turn-latency/model-tap";
 import { measureQueuedTurn, type QueuedTurnTiming } from "./turn-latency/queued-turn";
@@ -69,6 +71,7 @@ interface Options {
   thinkMs: number;
   queued: boolean;
   exportCompare: boolean;
+  bare: boolean;
   dbLatencyMs: number;
   keep: boolean;
 }
@@ -95,6 +98,8 @@ const USAGE = `usage: tsx scripts/bench/turn-latency.ts [options]
   --queued               with --trace-model: time the turn a queued message starts instead: a
                          second message sent while the prompt's turn runs; from the first model
                          call's last byte to the queued message's model call (the promotion)
+  --no-bare              skip the bare turn (a Worker and Durable Object with no database, under a
+                         second \`wrangler dev\`) that chatd's turn is also compared with
   --export-compare       also run a service that exports traces to a local OTLP receiver, and
                          report its turns against the non-exporting one (on ÷ off, per rep)
   --db-latency-ms N      one-way delay of the database proxy (default: CHATD_DB_LATENCY_MS, else 0);
@@ -121,6 +126,7 @@ function parseOptions(): Options {
       "think-ms": { type: "string" },
       queued: { type: "boolean", default: false },
       "export-compare": { type: "boolean", default: false },
+      "no-bare": { type: "boolean", default: false },
       "db-latency-ms": { type: "string" },
       keep: { type: "boolean", default: false },
     },
@@ -152,6 +158,7 @@ function parseOptions(): Options {
         queued: values.queued,
         thinkMs: values["think-ms"] === undefined ? DEFAULT_THINK_MS : int("think-ms", values["think-ms"], 0, 600_000),
         exportCompare: values["export-compare"],
+        bare: !values["no-bare"] && !values.queued,
         dbLatencyMs: values["db-latency-ms"] === undefined ? latencyFromEnv() : int("db-latency-ms", values["db-latency-ms"], 0, 10_000),
         keep: values.keep,
       };
@@ -160,6 +167,16 @@ function parseOptions(): Options {
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** The three measurements of a rep in every order; rep i runs ORDERS[i % 6]. */
+const ORDERS = [
+  ["model", "chatd", "bare"],
+  ["chatd", "model", "bare"],
+  ["bare", "model", "chatd"],
+  ["model", "bare", "chatd"],
+  ["chatd", "bare", "model"],
+  ["bare", "chatd", "model"],
+] as const;
 
 async function main(): Promise<number> {
   const opts = parseOptions();
@@ -171,6 +188,7 @@ async function main(): Promise<number> {
   let watcher: TurnEndWatcher | undefined;
   let tap: ModelTap | undefined;
   let exporting: { worker: Promise<WranglerDev>; receiver: OtlpReceiver } | undefined;
+  let bareStarting: Promise<WranglerDev> | undefined;
   let interrupted = false;
   let cleaning: Promise<void> | undefined;
   const removeRunDir = () => {
@@ -188,6 +206,8 @@ async function main(): Promise<number> {
         await other?.stop().catch((err) => log("warn", "bench_worker_stop_failed", { error: String(err) }));
         await exporting.receiver.close();
       }
+      const bareWorker = bareStarting && (await settledWithin(bareStarting, interrupted ? STARTING_GRACE_MS : undefined));
+      await bareWorker?.stop().catch((err) => log("warn", "bench_worker_stop_failed", { error: String(err) }));
       await watcher?.close().catch(() => {});
       await tap?.close();
       const stack = stackStarting && (await settledWithin(stackStarting, interrupted ? STARTING_GRACE_MS : undefined));
@@ -255,6 +275,16 @@ async function main(): Promise<number> {
       };
     }
     const exportingWorker = exporting ? await exporting.worker : undefined;
+    // The bare turn: a second dev server started the same way (the CLI, its inspector seat held),
+    // so both pay the same hops; its model is the one chatd's provider points at.
+    if (opts.bare)
+      bareStarting = startWranglerDev({
+        config: `${ROOT_DIR}scripts/bench/turn-latency/bare/wrangler.toml`,
+        vars: { MODEL_BASE_URL: `${tap?.url ?? stack.fakeModelUrl}/v1` },
+        persistTo: `${runDir}/wrangler-bare`,
+        logFile: `${runDir}/wrangler-bare.log`,
+      });
+    const bareWorker = bareStarting ? await bareStarting : undefined;
 
     watcher = await turnEndWatcher({
       mode: opts.turnEnd,
@@ -281,6 +311,18 @@ async function main(): Promise<number> {
     const runBaseline = () => measureModelStream({ fakeModelUrl, prompt: opts.prompt, timeoutMs: opts.turnTimeoutMs });
     const runService = () => measureServiceTurn(service);
     const runExporting = exportingWorker && (() => measureServiceTurn({ ...service, baseUrl: exportingWorker.url }));
+    const runBare =
+      bareWorker &&
+      (() =>
+        measureBareTurn({
+          baseUrl: bareWorker.url,
+          prompt: opts.prompt,
+          parts: opts.parts,
+          followUp: opts.followUp,
+          thinkMs: opts.thinkMs,
+          selectSettleMs: opts.selectSettleMs,
+          timeoutMs: opts.turnTimeoutMs,
+        }));
     if (opts.queued && tap) {
       const queued = { ...service, tap, db: stack.db };
       return (await runQueuedReps(
@@ -303,12 +345,21 @@ async function main(): Promise<number> {
       // With --export-compare the exporting turn goes first on odd reps and last on even ones.
       const exportedEarly = runExporting && !baselineFirst ? await runExporting() : undefined;
       if (exportedEarly) await sleep(opts.gapMs);
-      const first = baselineFirst ? await runBaseline() : await runService();
-      await sleep(opts.gapMs);
-      const second = baselineFirst ? await runService() : await runBaseline();
-      await sleep(opts.gapMs);
-      const baseline = (baselineFirst ? first : second) as Awaited<ReturnType<typeof runBaseline>>;
-      const turn = (baselineFirst ? second : first) as Awaited<ReturnType<typeof runService>>;
+      // The model's stream, chatd's turn and the bare turn, in an order that rotates rep by rep
+      // (each goes first, second and last equally often), so a drift in load hits all three alike.
+      const order = ORDERS[runBare ? i % ORDERS.length : baselineFirst ? 0 : 1]!.filter((k) => runBare || k !== "bare");
+      let baseline: Awaited<ReturnType<typeof runBaseline>> | undefined;
+      let turn: Awaited<ReturnType<typeof runService>> | undefined;
+      let bare: BareTurnTiming | undefined;
+      for (const kind of order) {
+        if (kind === "model") baseline = await runBaseline();
+        else if (kind === "chatd") turn = await runService();
+        else if (runBare) bare = await runBare();
+        await sleep(opts.gapMs);
+      }
+      if (!baseline || !turn) throw new Error("a rep ran without its model stream or its chatd turn");
+      if (bare && bare.text !== baseline.text)
+        log("warn", "bench_bare_text_differs", { rep: i, chars: [bare.text.length, baseline.text.length] });
       if (turn.partText !== undefined && turn.partText !== baseline.text) {
         turn.partProblems.push(`part text differs from the model's (${turn.partText.length} vs ${baseline.text.length} chars)`);
       }
@@ -321,7 +372,7 @@ async function main(): Promise<number> {
       const round = (v: number | undefined) => (v === undefined ? null : Math.round(v * 10) / 10);
       log("info", warm ? "bench_warmup" : "bench_rep", {
         rep: warm ? i : rep,
-        order: baselineFirst ? "baseline-first" : "service-first",
+        order: order.join(","),
         ttft_ms: round(baseline.ttftMs),
         model_total_ms: round(baseline.totalMs),
         post_ack_ms: round(turn.postAckMs),
@@ -338,8 +389,11 @@ async function main(): Promise<number> {
         db_round_trips_to_ack: turn.dbRoundTripsToAck,
         db_round_trips_to_waiting: turn.dbRoundTripsToWaiting,
         frames: turn.partFrames,
+        ...(bare
+          ? { bare_post_ack_ms: round(bare.postAckMs), bare_first_part_ms: round(bare.firstPartMs), bare_turn_ms: round(bare.turnMs) }
+          : {}),
       });
-      if (!warm) reps.push({ rep, order: baselineFirst ? "baseline-first" : "service-first", baseline, service: turn });
+      if (!warm) reps.push({ rep, order: order.join(","), baseline, service: turn, ...(bare ? { bare } : {}) });
       if (runExporting) {
         // Paired with this rep's baseline and plain turn.
         const exported = exportedEarly ?? (await runExporting());

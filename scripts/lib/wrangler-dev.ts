@@ -18,6 +18,8 @@ export interface WranglerDev {
 
 export interface WranglerDevOptions {
   port?: number;
+  /** Another worker's wrangler.toml (a bench's reference worker); default the root's, chatd's. */
+  config?: string;
   vars: Record<string, string>;
   persistTo: string;
   /** Where wrangler's own output goes; it is noisy, so a file by default. */
@@ -52,6 +54,7 @@ export async function startWranglerDev(opts: WranglerDevOptions): Promise<Wrangl
   const assets = opts.snapshotAssets ? snapshotAssets(opts.persistTo) : null;
   const inspectorPort = await freePort();
   const args = wranglerDevArgs({
+    config: opts.config,
     port,
     inspectorPort,
     persistTo: opts.persistTo,

@@ -2,15 +2,18 @@
  * Per-rep records → summary figures → the Markdown tables printed on stdout.
  * Ratios and overheads are paired: each rep's service figure against the same rep's baseline.
  */
+import type { BareTurnTiming } from "./bare-turn";
 import type { ModelStreamTiming } from "./model-baseline";
 import type { ServiceTurnTiming } from "./service-turn";
 
 export interface RepRecord {
   rep: number;
-  /** Which ran first in this rep; alternated so drift hits both sides alike. */
-  order: "baseline-first" | "service-first";
+  /** The order the rep ran its measurements in ("baseline-first", "service-first", or e.g. "model,chatd,bare"); rotated so drift hits all alike. */
+  order: string;
   baseline: ModelStreamTiming;
   service: ServiceTurnTiming;
+  /** The bare reference turn (bare/worker.js), unless --no-bare. */
+  bare?: BareTurnTiming;
 }
 
 export interface Summary {
@@ -44,6 +47,8 @@ export interface Figures {
   timings: Record<string, Summary | undefined>;
   ratios: Record<string, Summary | undefined>;
   overheads: Record<string, Summary | undefined>;
+  /** chatd against the bare turn, paired per rep (empty with --no-bare). */
+  bare: Record<string, Summary | undefined>;
   /** Counted by the database proxy: independent of machine noise. */
   roundTrips: Record<string, Summary | undefined>;
 }
@@ -79,6 +84,25 @@ export function computeFigures(reps: RepRecord[]): Figures {
       "traced: model first byte → first part at client": col((r) => diff(r.service.firstPartMs, r.service.modelFirstByteMs)),
       "traced: model last byte → status waiting": col((r) => diff(r.service.turnMs, r.service.modelLastByteMs)),
     },
+    bare: {
+      "first part ÷ bare first part": col((r) =>
+        r.bare?.firstPartMs === undefined ? undefined : over(r.service.firstPartMs, r.bare.firstPartMs),
+      ),
+      "POST /messages response ÷ bare POST response": col((r) => (r.bare ? over(r.service.postAckMs, r.bare.postAckMs) : undefined)),
+      "turn ÷ bare turn": col((r) => (r.bare ? over(r.service.turnMs, r.bare.turnMs) : undefined)),
+      "per-turn overhead ÷ bare's (each: turn − the model's stream total)": col((r) =>
+        r.bare ? over(r.service.turnMs - r.baseline.totalMs, r.bare.turnMs - r.baseline.totalMs) : undefined,
+      ),
+      "first part − bare first part, ms": col((r) => (r.bare ? diff(r.service.firstPartMs, r.bare.firstPartMs) : undefined)),
+      "POST response − bare POST response, ms": col((r) => (r.bare ? r.service.postAckMs - r.bare.postAckMs : undefined)),
+      "turn − bare turn, ms": col((r) => (r.bare ? r.service.turnMs - r.bare.turnMs : undefined)),
+      "bare: POST response, ms": col((r) => r.bare?.postAckMs),
+      "bare: POST → first part, ms": col((r) => r.bare?.firstPartMs),
+      "bare: POST → done frame (turn), ms": col((r) => r.bare?.turnMs),
+      "bare: per-turn overhead (turn − the model's stream total), ms": col((r) =>
+        r.bare ? r.bare.turnMs - r.baseline.totalMs : undefined,
+      ),
+    },
     roundTrips: {
       "POST /messages → response": col((r) => r.service.dbRoundTripsToAck),
       "traced: POST → model request": col((r) => r.service.dbRoundTripsToModel),
@@ -107,6 +131,11 @@ export function markdown(figures: Figures, heading: string): string {
   const row = (name: string, s: Summary | undefined, fmt: (v: number) => string) => lines.push(...summaryRow(name, s, fmt));
   lines.push("| **ratios (paired per rep)** | | | | | |");
   for (const [name, s] of Object.entries(figures.ratios)) row(name, s, x);
+  const bare = Object.entries(figures.bare).filter(([, s]) => s !== undefined);
+  if (bare.length > 0) {
+    lines.push("| **against the bare turn (paired per rep)** | | | | | |");
+    for (const [name, s] of bare) row(name, s, name.endsWith("ms") ? ms : x);
+  }
   lines.push("| **overheads, ms (paired per rep)** | | | | | |");
   for (const [name, s] of Object.entries(figures.overheads)) row(name, s, ms);
   lines.push("| **timings, ms** | | | | | |");
