@@ -357,7 +357,10 @@ async function main(session: Session, opts: Options): Promise<number> {
     for (const target of order) {
       if (session.interrupted) break;
       if (target === "chatd") {
-        const worker = await session.startChatd(stack, { cli: opts.inspector, label: `chatd-${rep}`, inspector: opts.heap });
+        // The bench's sockets are all the seeded owner's: lift the per-chat socket quotas to them (docs/fairness.md).
+        const quota = String(opts.sockets + 10);
+        const vars = { CHAT_MAX_SOCKETS_PER_CHAT: quota, CHAT_MAX_SOCKETS_PER_USER_PER_CHAT: quota };
+        const worker = await session.startChatd(stack, { cli: opts.inspector, label: `chatd-${rep}`, inspector: opts.heap, vars });
         const api = apiClient(worker.directOrigin, seeded.token);
         await warmChatd(api, worker.directOrigin, seeded.token, opts.timeoutMs);
         const chat = await api<ChatWire>("POST", "/chats", { content: [] });

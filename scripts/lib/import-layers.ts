@@ -66,6 +66,8 @@ const SPECIFIER = /(?:\bfrom\s*|\bimport\s*\(\s*|^\s*import\s+)["'](\.{1,2}\/[^"
 
 function sourceFiles(root: string, dir: string, out: string[] = []): string[] {
   for (const name of readdirSync(join(root, dir))) {
+    // A bench's own installed packages (scripts/bench/relay installs its pinned ones) are not ours.
+    if (name === "node_modules") continue;
     const path = join(dir, name);
     if (statSync(join(root, path)).isDirectory()) sourceFiles(root, path, out);
     else if (/\.tsx?$/.test(name) && !name.endsWith(".d.ts")) out.push(path);

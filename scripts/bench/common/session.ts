@@ -34,10 +34,10 @@ export interface Session {
    */
   startStack(opts?: { fakeModelUrl?: string; dbLatencyMs?: number }): Promise<{ stack: Stack; seeded: SeedResult }>;
   /** chatd, started as the benches' baselines are (inspector off) or, with `cli`, by `wrangler dev`. */
-  /** `vars`: on top of the local stack's (e.g. an OTLP endpoint). */
+  /** `vars`: on top of the local stack's (e.g. an OTLP endpoint). `ref`: serve that commit's sources instead (a before/after run). */
   startChatd(
     stack: Stack,
-    opts: { cli: boolean; label?: string; inspector?: boolean; vars?: Record<string, string> },
+    opts: { cli: boolean; label?: string; inspector?: boolean; vars?: Record<string, string>; ref?: string },
   ): Promise<WorkerProcess>;
   /** Versions and machine facts for the report and the JSON file (machineLine reads them). */
   environment(): Record<string, unknown>;
@@ -108,11 +108,12 @@ export async function runBench(opts: { keep: boolean; worktree: boolean }, main:
     },
     async startChatd(stack, chatdOpts) {
       const label = chatdOpts.label ?? "chatd";
-      snapshot ??= snapshotSources(`${dir}/chatd-src`, opts.worktree);
+      if (!chatdOpts.ref) snapshot ??= snapshotSources(`${dir}/chatd-src`, opts.worktree);
+      const sources = chatdOpts.ref ? snapshotSources(`${dir}/chatd-src-${label}`, false, chatdOpts.ref) : snapshot!;
       const start = chatdOpts.cli ? startWorkerCli : startWorkerProcess;
       const worker = await start({
         name: label,
-        config: `${snapshot}/wrangler.toml`,
+        config: `${sources}/wrangler.toml`,
         vars: localWorkerVars(stack, chatdOpts.vars),
         persistTo: `${dir}/${label}-state`,
         logFile: `${dir}/${label}.log`,
@@ -165,18 +166,18 @@ const SNAPSHOT_PATHS = ["src", "durable-objects", "wrangler.toml", "package.json
  * bundles and restarts workerd on every change; others edit src/ while a bench runs, so the bench
  * serves a snapshot nobody edits. It resolves packages from the root's node_modules (a parent).
  */
-function snapshotSources(target: string, worktree: boolean): string {
+function snapshotSources(target: string, worktree: boolean, ref = "HEAD"): string {
   mkdirSync(target, { recursive: true });
   if (worktree) {
     for (const path of SNAPSHOT_PATHS) cpSync(`${ROOT_DIR}${path}`, `${target}/${path}`, { recursive: true });
   } else {
-    const tar = execFileSync("git", ["archive", "--format=tar", "HEAD", "--", ...SNAPSHOT_PATHS], { cwd: ROOT_DIR, maxBuffer: 1 << 30 });
+    const tar = execFileSync("git", ["archive", "--format=tar", ref, "--", ...SNAPSHOT_PATHS], { cwd: ROOT_DIR, maxBuffer: 1 << 30 });
     execFileSync("tar", ["-x", "-C", target], { input: tar });
   }
   // wrangler.toml serves the web app's build as assets and refuses to start without the folder;
   // the benches never load the app, so an empty one will do.
   mkdirSync(`${target}/dist/web`, { recursive: true });
-  log("info", "bench_chatd_snapshot", { from: worktree ? "working tree" : "HEAD", dir: target });
+  log("info", "bench_chatd_snapshot", { from: worktree ? "working tree" : ref, dir: target });
   return target;
 }
 
