@@ -17,6 +17,7 @@ import WebSocket from "ws";
 import { log } from "../lib/log";
 import { ROOT_DIR } from "../lib/paths";
 import { type Api, apiClient, type ChatWire, streamUrl } from "./common/api";
+import { FAIR_USE_OFF } from "../../test/support/fair-use-off";
 import { openHeapReader } from "./common/heap";
 import { cpuSeconds, memory, resetPeak, settle } from "./common/proc";
 import { parseBenchArgs, SESSION_FLAGS, UsageError, wholeNumberOption } from "./common/parse-bench-args";
@@ -357,10 +358,13 @@ async function main(session: Session, opts: Options): Promise<number> {
     for (const target of order) {
       if (session.interrupted) break;
       if (target === "chatd") {
-        // The bench's sockets are all the seeded owner's: lift the per-chat socket quotas to them (docs/fairness.md).
-        const quota = String(opts.sockets + 10);
-        const vars = { CHAT_MAX_SOCKETS_PER_CHAT: quota, CHAT_MAX_SOCKETS_PER_USER_PER_CHAT: quota };
-        const worker = await session.startChatd(stack, { cli: opts.inspector, label: `chatd-${rep}`, inspector: opts.heap, vars });
+        // Fair use off: the bench's sockets are all the seeded owner's, on one chat (docs/fairness.md).
+        const worker = await session.startChatd(stack, {
+          cli: opts.inspector,
+          label: `chatd-${rep}`,
+          inspector: opts.heap,
+          vars: FAIR_USE_OFF,
+        });
         const api = apiClient(worker.directOrigin, seeded.token);
         await warmChatd(api, worker.directOrigin, seeded.token, opts.timeoutMs);
         const chat = await api<ChatWire>("POST", "/chats", { content: [] });
