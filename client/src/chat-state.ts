@@ -12,10 +12,15 @@ import type {
   TitleChangePayload,
 } from "../../src/wire/stream-events";
 import type { RetryPayload } from "../../src/llm/retry";
-import type { StreamPart } from "../../src/wire/stream-part";
+import type { StreamPart, StreamProviderToolCall, StreamToolCallDelta } from "../../src/wire/stream-part";
 import type { ChatMessage, ChatQueuedMessage, ChatStatus } from "./schemas";
 
 export type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, SummaryChangePayload, TitleChangePayload, RetryPayload, StreamPart };
+
+/** A `tool-call` part that is a fragment of the arguments (`args_delta`), not the complete call. */
+const isToolCallDelta = (part: StreamPart): part is StreamToolCallDelta => part.type === "tool-call" && "args_delta" in part;
+/** A complete `tool-call` the provider ran itself. */
+const isProviderToolCall = (part: StreamPart): part is StreamProviderToolCall => part.type === "tool-call" && "provider_executed" in part;
 
 /** One block of the streaming preview, in the order the model produced them. */
 export type PreviewBlock =
@@ -190,72 +195,93 @@ export function resumeCursors(state: ChatState): ResumeCursors {
   };
 }
 
+/**
+ * Folds one streamed part into the preview the way Coder's clients accumulate a live message:
+ * `text` and `reasoning` deltas extend the last block of their kind, `tool-call` fragments
+ * (`args_delta`) build a call that the complete `tool-call` (`args`) replaces, and a
+ * provider-executed call is completed by its `tool-result`. A part type this client does not know
+ * is skipped, as Coder's clients skip one.
+ */
 function applyPart(preview: Preview, part: StreamPart): Preview {
   const blocks = [...preview.blocks];
   const last = blocks.at(-1);
   switch (part.type) {
-    case "text-delta":
-    case "reasoning-delta": {
-      const kind = part.type === "text-delta" ? "text" : "reasoning";
+    case "text":
+    case "reasoning": {
+      const kind = part.type;
       if (last?.kind === kind) blocks[blocks.length - 1] = { kind, text: last.text + part.text };
       else blocks.push({ kind, text: part.text });
       return kind === "text"
         ? { ...preview, blocks, text: preview.text + part.text }
         : { ...preview, blocks, reasoning: preview.reasoning + part.text };
     }
-    case "tool-input-delta":
     case "tool-call": {
+      if (isProviderToolCall(part)) {
+        return upsertProviderTool(preview, blocks, part.tool_call_id, () => ({
+          kind: "provider-tool",
+          toolCallId: part.tool_call_id,
+          toolName: part.tool_name,
+          args: part.args,
+          complete: false,
+        }));
+      }
       const index = blocks.findIndex((b) => b.kind === "tool-call" && b.toolCallId === part.tool_call_id);
       const prior = index >= 0 ? (blocks[index] as Extract<PreviewBlock, { kind: "tool-call" }>) : undefined;
-      const block: PreviewBlock =
-        part.type === "tool-call"
-          ? {
-              kind: "tool-call",
-              toolCallId: part.tool_call_id,
-              toolName: part.tool_name,
-              argsText: JSON.stringify(part.args),
-              args: part.args,
-              complete: true,
-            }
-          : {
-              kind: "tool-call",
-              toolCallId: part.tool_call_id,
-              toolName: part.tool_name,
-              argsText: (prior?.argsText ?? "") + part.delta,
-              args: undefined,
-              complete: false,
-            };
+      const block: PreviewBlock = isToolCallDelta(part)
+        ? {
+            kind: "tool-call",
+            toolCallId: part.tool_call_id,
+            toolName: part.tool_name || (prior?.toolName ?? ""),
+            argsText: (prior?.argsText ?? "") + part.args_delta,
+            args: undefined,
+            complete: false,
+          }
+        : {
+            kind: "tool-call",
+            toolCallId: part.tool_call_id,
+            toolName: part.tool_name,
+            argsText: JSON.stringify(part.args),
+            args: part.args,
+            complete: true,
+          };
       if (index >= 0) blocks[index] = block;
       else blocks.push(block);
       return { ...preview, blocks };
     }
-    case "provider-tool-call":
-    case "provider-tool-result": {
-      const index = blocks.findIndex((b) => b.kind === "provider-tool" && b.toolCallId === part.tool_call_id);
-      const prior = index >= 0 ? (blocks[index] as Extract<PreviewBlock, { kind: "provider-tool" }>) : undefined;
-      const block: PreviewBlock =
-        part.type === "provider-tool-call"
-          ? { kind: "provider-tool", toolCallId: part.tool_call_id, toolName: part.tool_name, args: part.args, complete: false }
-          : {
-              kind: "provider-tool",
-              toolCallId: part.tool_call_id,
-              toolName: part.tool_name,
-              args: prior?.args,
-              result: part.result,
-              isError: part.is_error,
-              complete: true,
-            };
-      if (index >= 0) blocks[index] = block;
-      else blocks.push(block);
-      return { ...preview, blocks };
-    }
+    case "tool-result":
+      return upsertProviderTool(preview, blocks, part.tool_call_id, (prior) => ({
+        kind: "provider-tool",
+        toolCallId: part.tool_call_id,
+        toolName: part.tool_name,
+        args: prior?.args,
+        result: part.result,
+        isError: part.is_error,
+        complete: true,
+      }));
     case "source":
       if (blocks.some((b) => b.kind === "source" && b.url === part.url)) return preview;
       blocks.push(part.title === undefined ? { kind: "source", url: part.url } : { kind: "source", url: part.url, title: part.title });
       return { ...preview, blocks };
     case "warning":
       return { ...preview, warnings: [...preview.warnings, { code: part.code, message: part.message }] };
+    default:
+      return preview;
   }
+}
+
+type ProviderToolBlock = Extract<PreviewBlock, { kind: "provider-tool" }>;
+
+function upsertProviderTool(
+  preview: Preview,
+  blocks: PreviewBlock[],
+  toolCallId: string,
+  next: (prior: ProviderToolBlock | undefined) => ProviderToolBlock,
+): Preview {
+  const index = blocks.findIndex((b) => b.kind === "provider-tool" && b.toolCallId === toolCallId);
+  const block = next(index >= 0 ? (blocks[index] as ProviderToolBlock) : undefined);
+  if (index >= 0) blocks[index] = block;
+  else blocks.push(block);
+  return { ...preview, blocks };
 }
 
 function insertByTime(messages: ChatMessage[], message: ChatMessage): ChatMessage[] {

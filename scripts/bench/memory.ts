@@ -4,7 +4,7 @@
  * (scripts/bench/relay/baseline) relaying the same episode to as many sockets, in the same run.
  * See docs/bench.md.
  *
- *   tsx scripts/bench/memory.ts [--sockets 1000] [--parts 1000] [--part-chars 970] [--delay-ms 10] [--reps 3] [--json FILE]
+ *   tsx scripts/bench/memory.ts [--sockets 1000] [--parts 1000] [--part-chars 974] [--delay-ms 10] [--reps 3] [--json FILE]
  *
  * Every rep starts each target's worker afresh (one workerd process per target, nothing else in
  * it), warms it up with a small turn on another chat/room, then: RSS before, N sockets, RSS with
@@ -28,13 +28,13 @@ import type { WorkerProcess } from "./common/worker-process";
 /** P5's target for the object: 64 MB. */
 const TARGET_MIB = 64e6 / 2 ** 20;
 const CONNECT_BATCH = 25;
-/** The StreamPart's JSON around the text: {"type":"text-delta","text":""}. */
-const PART_JSON_OVERHEAD = 31;
+/** The StreamPart's JSON around the text: {"type":"text","text":""}. */
+const PART_JSON_OVERHEAD = 25;
 
 const USAGE = `usage: tsx scripts/bench/memory.ts [options]
   --sockets N       stream sockets on the chat (default 1000)
   --parts N         text deltas in the episode (default 1000)
-  --part-chars N    characters per delta (default 968: 1000 × 999 B of part JSON, just under the 1 MB cap)
+  --part-chars N    characters per delta (default 974: 1000 × 999 B of part JSON, just under the 1 MB cap)
   --delay-ms N      the model's gap between deltas (default 10)
   --reps N          reps per target, each on fresh worker processes (default 3)
   --targets LIST    chatd and/or baseline (default both)
@@ -68,7 +68,7 @@ function parseOptions(): Options {
       ...SESSION_FLAGS,
       sockets: { type: "string", default: "1000" },
       parts: { type: "string", default: "1000" },
-      "part-chars": { type: "string", default: "968" },
+      "part-chars": { type: "string", default: "974" },
       "delay-ms": { type: "string", default: "10" },
       reps: { type: "string", default: "3" },
       targets: { type: "string", default: "chatd,baseline" },

@@ -25,7 +25,7 @@ export class StreamStages {
     if (part.type === "warning") return;
     if (!this.#ttft.ended) this.#ttft.end();
     const now = this.ctx.trace.tracer.now();
-    if (part.type === "reasoning-delta") this.#thinkingFrom ??= now;
+    if (part.type === "reasoning") this.#thinkingFrom ??= now;
     else this.#endThinking(now);
   }
 

@@ -4,7 +4,8 @@
  * the SDK rejected, and how the stream ended. Reports each streamed part in the StreamPart shape.
  *
  * Tools the provider ran itself (web search) become provider-tool-call / provider-tool-result
- * parts and the pages they drew on `source` parts: recorded, never among the calls to run.
+ * parts and the pages they drew on `source` parts: recorded, never among the calls to run. They
+ * stream as Coder's `tool-call` / `tool-result` with `provider_executed` (../wire/stream-part.ts).
  */
 import type { CallWarning, FinishReason, LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
 import type { ToolResultPart } from "../chatstate/rules";
@@ -50,18 +51,21 @@ export class ResponseCollector {
         this.warnings.push(...part.warnings);
         break;
       case "text-delta":
-      case "reasoning-delta":
+      case "reasoning-delta": {
         if (part.text.length === 0) break;
-        this.#append(part.type === "text-delta" ? "text" : "reasoning", part.id, part.text);
-        this.emit({ type: part.type, text: part.text });
+        const type = part.type === "text-delta" ? "text" : "reasoning";
+        this.#append(type, part.id, part.text);
+        this.emit({ type, text: part.text });
         break;
+      }
       case "tool-input-start":
         if (part.providerExecuted) this.#providerInputs.add(part.id);
         this.#toolNames.set(part.id, part.toolName);
         break;
       case "tool-input-delta":
-        if (this.#providerInputs.has(part.id)) break;
-        this.emit({ type: "tool-input-delta", tool_call_id: part.id, tool_name: this.#toolNames.get(part.id) ?? "", delta: part.delta });
+        // An empty fragment would read as a complete call without arguments to Coder's clients.
+        if (part.delta.length === 0 || this.#providerInputs.has(part.id)) break;
+        this.emit({ type: "tool-call", tool_call_id: part.id, tool_name: this.#toolNames.get(part.id) ?? "", args_delta: part.delta });
         break;
       case "tool-call": {
         if (part.providerExecuted) {
@@ -125,13 +129,13 @@ export class ResponseCollector {
   #providerCall(toolCallId: string, toolName: string, input: unknown): void {
     const call = { tool_call_id: toolCallId, tool_name: toolName, args: input ?? {}, provider: this.provider };
     this.#parts.push({ type: "provider-tool-call", ...call });
-    this.emit({ type: "provider-tool-call", ...call });
+    this.emit({ type: "tool-call", ...call, provider_executed: true });
   }
 
   #providerResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void {
     const part = { tool_call_id: toolCallId, tool_name: toolName, result: result ?? null, is_error: isError, provider: this.provider };
     this.#parts.push({ type: "provider-tool-result", ...part });
-    this.emit({ type: "provider-tool-result", ...part, result: streamedProviderResult(part.result) });
+    this.emit({ type: "tool-result", ...part, result: streamedProviderResult(part.result), provider_executed: true });
   }
 
   /** Once per URL, and at most MAX_SOURCES_PER_MESSAGE: a provider may list a page per result and per citation. */

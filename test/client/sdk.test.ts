@@ -114,7 +114,7 @@ describe("ChatdClient", () => {
     let received = "";
     parts.onPart((p) => {
       seqs.push(p.seq);
-      if (p.part.type === "text-delta") received += p.part.text;
+      if (p.part.type === "text") received += p.part.text;
     });
     try {
       await stream.until((s) => s.status === "waiting");

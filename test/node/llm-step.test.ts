@@ -9,7 +9,7 @@ import { buildPrompt, type ModelPrompt } from "../../src/llm/prompt";
 import { languageModelFor, modelClientFor } from "../../src/llm/provider";
 import { providerOptionsFor } from "../../src/llm/provider-options";
 import { runModelStep, type RunModelStepInput, type StepOutcome } from "../../src/llm/step";
-import type { StreamPart } from "../../src/wire/stream-part";
+import { type StreamPart, isToolCallDelta } from "../../src/wire/stream-part";
 import { defineLocalTool, localToolRegistry, modelTools } from "../../src/llm/tools";
 import { fakeProvider, messageRow, modelConfigRow } from "./support/model-rows";
 
@@ -130,7 +130,7 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     const { outcome, parts } = await run(c, userPrompt(text));
     const result = response(outcome);
 
-    const deltas = parts.filter((p) => p.type === "text-delta").map((p) => p.text);
+    const deltas = parts.filter((p) => p.type === "text").map((p) => p.text);
     expect(deltas.length).toBe(text.split(" ").length);
     expect(deltas.join("")).toBe(text);
     expect(result.assistant).toEqual([{ type: "text", text }]);
@@ -152,10 +152,10 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     const id = result.toolCalls[0]!.tool_call_id;
     expect(result.assistant).toEqual([{ type: "tool-call", tool_call_id: id, tool_name: "get_weather", args }]);
 
-    const inputDeltas = parts.filter((p) => p.type === "tool-input-delta");
+    const inputDeltas = parts.filter(isToolCallDelta);
     expect(inputDeltas.length).toBeGreaterThan(0);
-    expect(inputDeltas.every((p) => p.tool_call_id === id && p.tool_name === "get_weather")).toBe(true);
-    expect(JSON.parse(inputDeltas.map((p) => p.delta).join(""))).toEqual(args);
+    expect(inputDeltas.every((p) => p.tool_call_id === id && p.tool_name === "get_weather" && p.args_delta.length > 0)).toBe(true);
+    expect(JSON.parse(inputDeltas.map((p) => p.args_delta).join(""))).toEqual(args);
     expect(parts.at(-1)).toEqual({ type: "tool-call", tool_call_id: id, tool_name: "get_weather", args });
   });
 
@@ -284,7 +284,7 @@ describe.each(CASES)("runModelStep through $name", (c) => {
     const error = await failure(run(c, userPrompt(unique("/reset partial output")), { onPart: (part) => parts.push(part) }));
     expect(error).toMatchObject({ kind: "network", retryable: true, provider: family });
     // The output streamed before the reset reached the part stream.
-    expect(parts.some((p) => p.type === "text-delta")).toBe(true);
+    expect(parts.some((p) => p.type === "text")).toBe(true);
   });
 
   it("fails with a retryable timeout when the provider goes quiet for longer than idleTimeoutMs", async () => {

@@ -16,7 +16,7 @@ import { NO_PROVIDER_TOOLS, type ProviderTools, providerToolsFor } from "../../s
 import { runModelStep } from "../../src/llm/step";
 import { modelTools } from "../../src/llm/tools";
 import type { ModelTransport } from "../../src/llm/transport";
-import type { StreamPart } from "../../src/wire/stream-part";
+import type { StreamPart, StreamProviderToolResult } from "../../src/wire/stream-part";
 import { History } from "../unit/llm/history-rows";
 
 let fake: FakeModelServer;
@@ -141,13 +141,16 @@ describe.each(WIRES)("web search over $name", (wire) => {
       expect(resultPart.result).toMatchObject({ action: { type: "search", query: `weather ${tag}` } });
     }
     // The stream shows the same call and result, without the opaque content; no tool input streams as a call.
-    expect(parts.map((p) => p.type).filter((t) => t !== "text-delta")).toEqual([
-      "provider-tool-call",
-      "provider-tool-result",
-      "source",
-      "source",
-    ]);
-    const streamedResult = parts.find((p) => p.type === "provider-tool-result") as Extract<StreamPart, { type: "provider-tool-result" }>;
+    // Coder's shapes: the provider's call and result are tool-call / tool-result marked provider_executed.
+    expect(parts.filter((p) => p.type !== "text").map((p) => [p.type, "provider_executed" in p ? p.provider_executed : undefined])).toEqual(
+      [
+        ["tool-call", true],
+        ["tool-result", true],
+        ["source", undefined],
+        ["source", undefined],
+      ],
+    );
+    const streamedResult = parts.find((p) => p.type === "tool-result") as StreamProviderToolResult;
     expect(JSON.stringify(streamedResult.result)).not.toContain("encryptedContent");
 
     // The next turn: the history goes back with the search in the provider's own shape, accepted.

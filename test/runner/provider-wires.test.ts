@@ -57,7 +57,7 @@ async function settled(u: TestUser, chatId: string): Promise<{ role: string; con
 
 /** Type and text of each part (reasoning parts may carry provider metadata besides). */
 const shape = (parts: Part[]) => parts.map((p) => ({ type: p.type, text: p.text }));
-/** The text streamed as parts of `type` (`text-delta`, `reasoning-delta`), joined. */
+/** The text streamed as parts of `type` (`text`, `reasoning`), joined. */
 const streamed = (parts: Part[], type: string) =>
   parts
     .filter((p) => p.type === type)
@@ -95,10 +95,10 @@ describe.each(WIRES)("over $name", (wire) => {
     await stream.until((e) => e.type === "message" && e.message?.role === "assistant");
     expect(shape(committedAssistant(stream.events)!.message!.content)).toEqual([...reasoning, ...text]);
     const joined = text.map((p) => p.text).join("");
-    await expect.poll(() => streamed(partsOf(parts), "text-delta")).toBe(joined);
-    expect(streamed(partsOf(parts), "reasoning-delta")).toBe(wire.reasoning ? `weigh ${tag} first` : "");
+    await expect.poll(() => streamed(partsOf(parts), "text")).toBe(joined);
+    expect(streamed(partsOf(parts), "reasoning")).toBe(wire.reasoning ? `weigh ${tag} first` : "");
     const types = partsOf(parts).map((p) => p.type);
-    expect(types.lastIndexOf("reasoning-delta")).toBeLessThan(types.indexOf("text-delta"));
+    expect(types.lastIndexOf("reasoning")).toBeLessThan(types.indexOf("text"));
     stream.ws.close();
   });
 
@@ -121,7 +121,7 @@ describe.each(WIRES)("over $name", (wire) => {
     expect(stream.events.some((e) => e.type === "retry")).toBe(true);
     expect(stream.events.some((e) => e.type === "error")).toBe(false);
     // The parts of the failed attempt stop where its stream broke.
-    expect(streamed(partsOf(first), "text-delta")).toBe("one two three");
+    expect(streamed(partsOf(first), "text")).toBe("one two three");
 
     expect(await turnRequestsWith(tag)).toHaveLength(2);
     stream.ws.close();

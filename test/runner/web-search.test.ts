@@ -17,6 +17,8 @@ import type { Part } from "./support/wire";
 interface SourcePart extends Part {
   url?: string;
   provider?: string;
+  provider_executed?: boolean;
+  args_delta?: string;
 }
 
 const WIRES: { name: string; type: ProviderType; model: string; family: "openai" | "anthropic" }[] = [
@@ -101,11 +103,22 @@ describe.each(WIRES)("web search over $name", (wire) => {
 
     // The stream carried the same parts as they came, the search before the text.
     const parts = (f: PartFrame[]) => f.map((frame) => frame.part as SourcePart);
-    await expect.poll(() => parts(frames).some((p) => p.type === "text-delta")).toBe(true);
-    const types = parts(frames).map((p) => p.type);
-    expect(types.slice(0, 4)).toEqual(["provider-tool-call", "provider-tool-result", "source", "source"]);
-    expect(types).not.toContain("tool-call");
-    expect(types).not.toContain("tool-input-delta");
+    await expect.poll(() => parts(frames).some((p) => p.type === "text")).toBe(true);
+    // In Coder's shapes: the provider's call and result are tool-call / tool-result marked provider_executed.
+    expect(
+      parts(frames)
+        .slice(0, 4)
+        .map((p) => [p.type, p.provider_executed]),
+    ).toEqual([
+      ["tool-call", true],
+      ["tool-result", true],
+      ["source", undefined],
+      ["source", undefined],
+    ]);
+    // The query the provider streamed is not shown as a call being written, nor as one to run.
+    const calls = parts(frames).filter((p) => p.type === "tool-call");
+    expect(calls).toHaveLength(1);
+    expect(calls[0]).not.toHaveProperty("args_delta");
     await stream.until((e) => e.type === "message" && e.message?.role === "assistant");
     const committed = stream.events.find((e) => e.type === "message" && e.message?.role === "assistant");
     expect(committed!.message!.content.map((p) => p.type)).toEqual(content.map((p) => p.type));

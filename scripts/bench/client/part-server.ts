@@ -14,7 +14,7 @@ for (let seq = 1; seq <= parts; seq += perFrame) {
     events.push({
       type: "message_part",
       chat_id: chatId,
-      message_part: { role: "assistant", part: { type: "text-delta", text: `w${s} ` }, history_version: 1, generation_attempt: 1, seq: s },
+      message_part: { role: "assistant", part: { type: "text", text: `w${s} ` }, history_version: 1, generation_attempt: 1, seq: s },
     });
   }
   frames.push(JSON.stringify(events));

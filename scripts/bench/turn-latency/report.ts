@@ -63,7 +63,7 @@ export function computeFigures(reps: RepRecord[]): Figures {
       "dev server floor: a request the Worker answers at once (401)": col((r) => r.service.devServerFloorMs),
       "service: POST /chats response (the rep's empty chat)": col((r) => r.service.createMs),
       "service: POST → first part frame": col((r) => r.service.firstPartMs),
-      "service: POST → first text-delta frame": col((r) => r.service.firstTextMs),
+      "service: POST → first text part frame": col((r) => r.service.firstTextMs),
       "service: POST → last part frame": col((r) => r.service.lastPartMs),
       "service: POST → status waiting (turn)": col((r) => r.service.turnMs),
       "traced: POST → model first byte": col((r) => r.service.modelFirstByteMs),

@@ -30,7 +30,7 @@ export interface ServiceTurnTiming {
   devServerFloorMs: number;
   /** POST start → first frame on the parts socket ("first part leaving the object"). */
   firstPartMs: number | undefined;
-  /** POST start → first text-delta frame. */
+  /** POST start → first text part frame. */
   firstTextMs: number | undefined;
   /** POST start → the last frame (it may arrive after the turn was seen done). */
   lastPartMs: number | undefined;
@@ -45,7 +45,7 @@ export interface ServiceTurnTiming {
   /** Model requests of this turn (1 unless the service retried). */
   modelCalls: number | undefined;
   partFrames: number;
-  /** Concatenated text of the text-delta frames. */
+  /** Concatenated text of the text part frames. */
   partText: string | undefined;
   partProblems: string[];
   /** Database round trips the proxy counted from the POST to its response, and to the turn's end. */
@@ -129,7 +129,7 @@ export async function measureServiceTurn(opts: ServiceTurnOptions): Promise<Serv
     if (socket) await quiet(socket, FRAMES_QUIET_MS, FRAMES_GRACE_MS);
 
     const frames: PartFrame[] = socket ? [...socket.frames] : [];
-    const textFrames = frames.filter((f) => f.type === "text-delta");
+    const textFrames = frames.filter((f) => f.type === "text");
     const partProblems = socket ? [...socket.problems] : [];
     if (socket && frames.length === 0) partProblems.push("no part frame arrived before the turn ended");
     const calls = opts.tap?.callsSince(started);

@@ -6,7 +6,7 @@
 import type { NewMessage } from "../../chats/history";
 import type { ChatMessagePart } from "../../db/schema/chats";
 import { finishInterruption } from "../../chats/transitions/finish-interruption";
-import type { StreamPart } from "../../wire/stream-part";
+import { type StreamPart, isProviderToolCall, isToolCallDelta } from "../../wire/stream-part";
 import { isPartBufferError } from "../../part-buffer/errors";
 import { episodeKey } from "../../part-buffer/part-buffer";
 import { fencedRead, fencedUpdate } from "../fenced-db";
@@ -46,16 +46,19 @@ export async function interruptTask(ctx: TaskContext): Promise<void> {
   }
 }
 
-/** Streamed parts to message content: deltas joined, complete tool calls kept (FinishInterruption answers them). */
+/**
+ * Streamed parts to message content: deltas joined, complete tool calls kept (FinishInterruption
+ * answers them); argument fragments and the provider's own calls left out, as before.
+ */
 export function partialContent(parts: readonly StreamPart[]): ChatMessagePart[] {
   const content: ChatMessagePart[] = [];
   for (const part of parts) {
     const last = content.at(-1);
-    if (part.type === "text-delta" || part.type === "reasoning-delta") {
-      const type = part.type === "text-delta" ? "text" : "reasoning";
+    if (part.type === "text" || part.type === "reasoning") {
+      const type = part.type;
       if (last?.type === type) last.text += part.text;
       else content.push({ type, text: part.text });
-    } else if (part.type === "tool-call") {
+    } else if (part.type === "tool-call" && !isToolCallDelta(part) && !isProviderToolCall(part)) {
       content.push({ type: "tool-call", tool_call_id: part.tool_call_id, tool_name: part.tool_name, args: part.args });
     }
   }

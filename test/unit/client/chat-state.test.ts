@@ -3,7 +3,14 @@
  * cursors that never run ahead of what was received.
  */
 import { describe, expect, it } from "vitest";
-import { applyEvent, type ChatState, type ChatStreamEvent, initialChatState, resumeCursors } from "../../../client/src/chat-state";
+import {
+  applyEvent,
+  type ChatState,
+  type ChatStreamEvent,
+  initialChatState,
+  resumeCursors,
+  type StreamPart,
+} from "../../../client/src/chat-state";
 
 const CHAT = "00000000-0000-4000-8000-000000000001";
 
@@ -58,12 +65,12 @@ describe("applyEvent", () => {
 
   it("builds the preview in order, drops repeated parts, restarts on a new episode, ends when the step commits", () => {
     const s = fold([
-      part(1, { type: "reasoning-delta", text: "think " }),
-      part(2, { type: "text-delta", text: "Hel" }),
-      part(3, { type: "text-delta", text: "lo" }),
-      part(3, { type: "text-delta", text: "lo" }),
-      part(4, { type: "tool-input-delta", tool_call_id: "t", tool_name: "ask", delta: '{"q":' }),
-      part(5, { type: "tool-input-delta", tool_call_id: "t", tool_name: "ask", delta: '"x"}' }),
+      part(1, { type: "reasoning", text: "think " }),
+      part(2, { type: "text", text: "Hel" }),
+      part(3, { type: "text", text: "lo" }),
+      part(3, { type: "text", text: "lo" }),
+      part(4, { type: "tool-call", tool_call_id: "t", tool_name: "ask", args_delta: '{"q":' }),
+      part(5, { type: "tool-call", tool_call_id: "t", tool_name: "ask", args_delta: '"x"}' }),
     ]);
     expect(s.preview).toMatchObject({ text: "Hello", reasoning: "think ", lastSeq: 5 });
     expect(s.preview?.blocks).toEqual([
@@ -71,10 +78,57 @@ describe("applyEvent", () => {
       { kind: "text", text: "Hello" },
       { kind: "tool-call", toolCallId: "t", toolName: "ask", argsText: '{"q":"x"}', args: undefined, complete: false },
     ]);
-    const retried = fold([part(1, { type: "text-delta", text: "again" }, 2, 2)], s);
+    const called = fold([part(6, { type: "tool-call", tool_call_id: "t", tool_name: "ask", args: { q: "x" } })], s);
+    expect(called.preview?.blocks.at(-1)).toEqual({
+      kind: "tool-call",
+      toolCallId: "t",
+      toolName: "ask",
+      argsText: '{"q":"x"}',
+      args: { q: "x" },
+      complete: true,
+    });
+    expect(called.preview?.blocks).toHaveLength(3);
+    const retried = fold([part(1, { type: "text", text: "again" }, 2, 2)], s);
     expect(retried.preview).toMatchObject({ generationAttempt: 2, text: "again", lastSeq: 1 });
     const committed = fold([message("c", "assistant", 3, "again", "2026-01-01T00:00:03.000Z")], retried);
     expect(committed.preview).toBeNull();
+  });
+
+  it("completes a provider-executed call with its tool-result, and skips a part type it does not know", () => {
+    const s = fold([
+      part(1, {
+        type: "tool-call",
+        tool_call_id: "w",
+        tool_name: "web_search",
+        args: { query: "q" },
+        provider_executed: true,
+        provider: "openai",
+      }),
+      part(2, { type: "future-part", text: "?" } as unknown as StreamPart),
+      part(3, {
+        type: "tool-result",
+        tool_call_id: "w",
+        tool_name: "web_search",
+        result: [{ url: "https://a" }],
+        is_error: false,
+        provider_executed: true,
+        provider: "openai",
+      }),
+      part(4, { type: "source", url: "https://a" }),
+    ]);
+    expect(s.preview?.lastSeq).toBe(4);
+    expect(s.preview?.blocks).toEqual([
+      {
+        kind: "provider-tool",
+        toolCallId: "w",
+        toolName: "web_search",
+        args: { query: "q" },
+        result: [{ url: "https://a" }],
+        isError: false,
+        complete: true,
+      },
+      { kind: "source", url: "https://a" },
+    ]);
   });
 
   it("clears what a status no longer allows, and keeps the newest title", () => {
@@ -91,7 +145,7 @@ describe("applyEvent", () => {
       { type: "retry", chat_id: CHAT, retry: { attempt: 1, delay_ms: 1000, retrying_at: "2026-01-01T00:00:05.000Z" } },
     ]);
     expect(retrying.retry).not.toBeNull();
-    expect(fold([part(1, { type: "text-delta", text: "ok" }, 2, 2)], retrying).retry).toBeNull();
+    expect(fold([part(1, { type: "text", text: "ok" }, 2, 2)], retrying).retry).toBeNull();
     s = fold([{ type: "status", chat_id: CHAT, status: { status: "waiting" } }], s);
     expect(s.actionRequired).toBeNull();
     const title = (t: string, at: string): ChatStreamEvent => ({
@@ -119,8 +173,8 @@ describe("applyEvent", () => {
     const s = fold([
       message("a", "user", 2, "q", "2026-01-01T00:00:01.000Z"),
       { type: "status", chat_id: CHAT, status: { status: "running" } },
-      part(1, { type: "text-delta", text: "x" }),
-      part(2, { type: "text-delta", text: "y" }),
+      part(1, { type: "text", text: "x" }),
+      part(2, { type: "text", text: "y" }),
     ]);
     expect(resumeCursors(s)).toEqual({
       history_version: 2,

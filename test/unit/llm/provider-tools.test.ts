@@ -214,6 +214,25 @@ describe("the model step", () => {
       { type: "text", text: "sorry" },
     ]);
     // The query the provider streamed is not shown as a call being written.
-    expect(parts.map((p) => p.type)).toEqual(["provider-tool-call", "provider-tool-result", "text-delta"]);
+    expect(parts).toEqual([
+      {
+        type: "tool-call",
+        tool_call_id: "s1",
+        tool_name: "web_search",
+        args: { query: "q" },
+        provider: "anthropic",
+        provider_executed: true,
+      },
+      {
+        type: "tool-result",
+        tool_call_id: "s1",
+        tool_name: "web_search",
+        result: { type: "web_search_tool_result_error", errorCode: "max_uses_exceeded" },
+        is_error: true,
+        provider: "anthropic",
+        provider_executed: true,
+      },
+      { type: "text", text: "sorry" },
+    ]);
   });
 });

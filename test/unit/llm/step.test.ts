@@ -82,10 +82,10 @@ describe("runModelStep (scripted model)", () => {
       usage: { inputTokens: 7, outputTokens: 11, totalTokens: 18, reasoningTokens: 3, cachedInputTokens: 2 },
     });
     expect(parts).toEqual([
-      { type: "reasoning-delta", text: "think " },
-      { type: "reasoning-delta", text: "hard" },
-      { type: "text-delta", text: "Hello" },
-      { type: "text-delta", text: "again" },
+      { type: "reasoning", text: "think " },
+      { type: "reasoning", text: "hard" },
+      { type: "text", text: "Hello" },
+      { type: "text", text: "again" },
     ]);
   });
 
@@ -158,6 +158,30 @@ describe("runModelStep (scripted model)", () => {
     });
   });
 
+  it("streams a call as Coder's tool-call fragments (args_delta, no args, empty ones left out), then the complete call", async () => {
+    const tools = modelTools({ unsafeDynamicTools: [{ name: "pick", input_schema: { type: "object", properties: {} } }] });
+    const model = scripted(
+      [
+        { type: "tool-input-start", id: "c1", toolName: "pick" },
+        { type: "tool-input-delta", id: "c1", delta: "" },
+        { type: "tool-input-delta", id: "c1", delta: '{"n":' },
+        { type: "tool-input-delta", id: "c1", delta: "1}" },
+        { type: "tool-input-end", id: "c1" },
+        { type: "tool-call", toolCallId: "c1", toolName: "pick", input: '{"n":1}' },
+        { type: "finish", finishReason: { unified: "tool-calls", raw: "tool_use" }, usage },
+      ],
+      "openai.chat",
+    );
+    const { parts } = await step(model, { tools });
+    expect(parts).toEqual([
+      { type: "tool-call", tool_call_id: "c1", tool_name: "pick", args_delta: '{"n":' },
+      { type: "tool-call", tool_call_id: "c1", tool_name: "pick", args_delta: "1}" },
+      { type: "tool-call", tool_call_id: "c1", tool_name: "pick", args: { n: 1 } },
+    ]);
+    // A fragment never carries `args`, so Coder's clients append it rather than replace the call.
+    expect(parts.slice(0, 2).every((p) => !("args" in p))).toBe(true);
+  });
+
   describe("a fast stream (every chunk ready at once, as when the provider's bytes are buffered)", () => {
     const TEXT_PARTS = 200;
     const chunks: Chunks = [
@@ -204,7 +228,7 @@ describe("runModelStep (scripted model)", () => {
         },
       });
       expect(outcome).toMatchObject({ kind: "response", finishReason: "stop" });
-      expect(parts.filter((p) => p.type === "text-delta")).toHaveLength(TEXT_PARTS);
+      expect(parts.filter((p) => p.type === "text")).toHaveLength(TEXT_PARTS);
       // After 1, 2, 4 and 8 deltas (the first parts go out early), then every 10. The chunks
       // pulled are the deltas plus text-start; the pipes in between may hold one or two more.
       const afterDeltas = [1, 3, 7, 15];

@@ -13,7 +13,7 @@ function setup() {
   const buffer = new PartBuffer<StreamPart>({ now: () => t });
   const relays = new EpisodeRelays(buffer, () => CHAT, { coalesce: async () => {} });
   const add = (...texts: string[]) => {
-    for (const text of texts) buffer.addPart(key(), { type: "text-delta", text });
+    for (const text of texts) buffer.addPart(key(), { type: "text", text });
   };
   return {
     buffer,
@@ -136,10 +136,10 @@ describe("EpisodeRelays with the default coalescing", () => {
     buffer.createEpisode(key());
     const r = recorder();
     relays.follow(3, 1, r.listener);
-    buffer.addPart(key(), { type: "text-delta", text: "a" });
+    buffer.addPart(key(), { type: "text", text: "a" });
     await Promise.resolve(); // the relay wakes with part 1 in a microtask...
     await Promise.resolve();
-    buffer.addPart(key(), { type: "text-delta", text: "b" }); // ...and part 2 lands before the task ends
+    buffer.addPart(key(), { type: "text", text: "b" }); // ...and part 2 lands before the task ends
     await flush();
     await flush();
     expect(r.bursts.map((b) => b.map((p) => p.seq))).toEqual([[1, 2]]);
@@ -171,7 +171,7 @@ describe("EpisodeRelays gathering a busy stream", () => {
       for (const resolve of due) resolve();
       await flush();
       t += ms;
-      for (let i = 0; i < parts; i++) buffer.addPart(key(), { type: "text-delta", text: `${++added}` });
+      for (let i = 0; i < parts; i++) buffer.addPart(key(), { type: "text", text: `${++added}` });
       await flush();
     };
     const turns = async (count: number, parts: number, ms = 1) => {

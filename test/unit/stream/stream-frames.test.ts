@@ -22,7 +22,7 @@ function partEvent(text: string, seq = 1): ChatStreamEvent {
   return {
     type: "message_part",
     chat_id: CHAT,
-    message_part: { role: "assistant", part: { type: "text-delta", text }, history_version: 1, generation_attempt: 1, seq },
+    message_part: { role: "assistant", part: { type: "text", text }, history_version: 1, generation_attempt: 1, seq },
   };
 }
 
@@ -181,8 +181,8 @@ describe("encodePartEvent", () => {
   }
 
   it("encodes the message_part event of a buffered part", () => {
-    const part: StreamPart = { type: "text-delta", text: "héllo 😀" };
-    const { buffer, key } = bufferWithParts({ type: "text-delta", text: "first" }, part);
+    const part: StreamPart = { type: "text", text: "héllo 😀" };
+    const { buffer, key } = bufferWithParts({ type: "text", text: "first" }, part);
     const entry = buffer.getParts(key)[1]!;
     const encoded = encodePartEvent(CHAT, 4, 2, entry);
     expect(JSON.parse(encoded.json)).toEqual({
@@ -194,7 +194,7 @@ describe("encodePartEvent", () => {
   });
 
   it("returns the same object for the same buffered part, whoever reads it", async () => {
-    const { buffer, key } = bufferWithParts({ type: "text-delta", text: "a" }, { type: "reasoning-delta", text: "b" });
+    const { buffer, key } = bufferWithParts({ type: "text", text: "a" }, { type: "reasoning", text: "b" });
     const s1 = buffer.subscribe(key);
     const s2 = buffer.subscribe(key);
     const e1 = (await s1.next()).value as BufferedPart<StreamPart>;
@@ -210,7 +210,7 @@ describe("encodePartEvent", () => {
   });
 
   it("caches by the buffered part object, not by its content", () => {
-    const same: StreamPart = { type: "text-delta", text: "same" };
+    const same: StreamPart = { type: "text", text: "same" };
     const a: BufferedPart<StreamPart> = Object.freeze({ seq: 1, part: same, addedAt: 0 });
     const b: BufferedPart<StreamPart> = Object.freeze({ seq: 1, part: { ...same }, addedAt: 0 });
     const ea = encodePartEvent(CHAT, 1, 1, a);

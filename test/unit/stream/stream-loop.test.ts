@@ -154,14 +154,14 @@ class RecordingSocket implements StreamSocket {
   }
 }
 
-const text = (s: string): StreamPart => ({ type: "text-delta", text: s });
+const text = (s: string): StreamPart => ({ type: "text", text: s });
 
 /** [history_version, generation_attempt, seq, text] of every message_part event. */
 function partsOf(events: readonly ChatStreamEvent[]): [number, number, number, string][] {
   return events.flatMap((e) => {
     if (e.type !== "message_part") return [];
     const p = e.message_part;
-    return [[p.history_version, p.generation_attempt, p.seq, p.part.type === "text-delta" ? p.part.text : "?"]];
+    return [[p.history_version, p.generation_attempt, p.seq, p.part.type === "text" ? p.part.text : "?"]];
   });
 }
 
