@@ -96,7 +96,7 @@ async function readPendingDynamicCalls(client: PoolClient, chat: SyncChatFields)
   const names = dynamicToolNames(chat);
   return pendingToolCalls(tail)
     .filter((call) => names.has(call.tool_name))
-    .map((call) => ({ tool_call_id: call.tool_call_id, tool_name: call.tool_name, args: call.args }));
+    .map((call) => ({ tool_call_id: call.tool_call_id, tool_name: call.tool_name, args: JSON.stringify(call.args ?? {}) }));
 }
 
 async function readInTransaction(client: PoolClient, chatId: string, cursors: Readonly<SyncReadCursors>): Promise<SyncSnapshot | null> {

@@ -22,10 +22,14 @@ export interface StreamErrorPayload {
   status_code: number | null;
 }
 
+/**
+ * A client tool call the chat waits on. `args` is the call's arguments as a JSON string, as
+ * Coder's `ChatStreamToolCall` carries them (a client parses it with the tool's own schema).
+ */
 export interface PendingToolCall {
   tool_call_id: string;
   tool_name: string;
-  args: unknown;
+  args: string;
 }
 
 export interface MessagePartPayload {

@@ -228,7 +228,7 @@ describe.concurrent("readSyncSnapshot", () => {
     const chat = await makeChat(env, "A0", { owned: true });
     const snap = await read(chat.chatId);
     expect(snap.chat.status).toBe("requires_action");
-    expect(snap.pendingToolCalls).toEqual([{ tool_call_id: chat.pendingCallId, tool_name: DYNAMIC_TOOL, args: { question: "proceed?" } }]);
+    expect(snap.pendingToolCalls).toEqual([{ tool_call_id: chat.pendingCallId, tool_name: DYNAMIC_TOOL, args: '{"question":"proceed?"}' }]);
 
     const sent = await read(chat.chatId, cursorsAfter(snap));
     expect(sent.pendingToolCalls).toBeNull();
@@ -254,7 +254,7 @@ describe.concurrent("readSyncSnapshot", () => {
     });
     await apply(env.store, enterRequiresAction, chat.chatId);
     const snap = await read(chat.chatId);
-    expect(snap.pendingToolCalls).toEqual([{ tool_call_id: "call_open", tool_name: DYNAMIC_TOOL, args: { question: "proceed?" } }]);
+    expect(snap.pendingToolCalls).toEqual([{ tool_call_id: "call_open", tool_name: DYNAMIC_TOOL, args: '{"question":"proceed?"}' }]);
     // Not in requires_action: nothing is read, even with calls pending.
     const running = await makeChat(env, "R0", { owned: true });
     await apply(env.store, commitStep, running.chatId, { messages: [{ role: "assistant", content: [toolCall("call_x")] }] });

@@ -218,9 +218,14 @@ describe("the stream WebSocket", () => {
     const id = await createChat(u, undefined, { unsafe_dynamic_tools: [{ name: "ask_user" }] });
     const c = await openStream(u, id);
     await c.until(isStatus("waiting"));
-    await send(u, id, `/tool ask_user {"q":"${crypto.randomUUID().slice(0, 8)}"}`);
+    const q = crypto.randomUUID().slice(0, 8);
+    await send(u, id, `/tool ask_user {"q":"${q}"}`);
     const at = await c.until((e) => e.type === "action_required");
     expect(c.events[at]!.action_required!.tool_calls.map((t) => t.tool_name)).toEqual(["ask_user"]);
+    // The arguments are a JSON string, as Coder's ChatStreamToolCall carries them.
+    const args = c.events[at]!.action_required!.tool_calls[0]!.args;
+    expect(typeof args).toBe("string");
+    expect(JSON.parse(args)).toEqual({ q });
     await new Promise((r) => setTimeout(r, POLL_MS + 500));
     expect(c.events.filter((e) => e.type === "action_required")).toHaveLength(1);
     c.ws.close();

@@ -201,7 +201,8 @@ function ToolCallsForm({
   calls,
   onSubmit,
 }: {
-  calls: { tool_call_id: string; tool_name: string; args: unknown }[];
+  /** `args` is the call's arguments as JSON text, shown as sent. */
+  calls: { tool_call_id: string; tool_name: string; args: string }[];
   onSubmit: (results: { tool_call_id: string; output: unknown; is_error?: boolean }[]) => void;
 }) {
   const [outputs, setOutputs] = useState<Record<string, string>>({});
@@ -218,7 +219,7 @@ function ToolCallsForm({
       {calls.map((c) => (
         <div key={c.tool_call_id} className="tool-call">
           <label htmlFor={`out-${c.tool_call_id}`}>
-            Result of <code>{c.tool_name}</code>({JSON.stringify(c.args)})
+            Result of <code>{c.tool_name}</code>({c.args})
           </label>
           <textarea
             id={`out-${c.tool_call_id}`}

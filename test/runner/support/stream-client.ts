@@ -15,7 +15,7 @@ export interface StreamEvent {
   error?: { message: string };
   retry?: { attempt: number };
   queued_messages?: { id: string }[];
-  action_required?: { tool_calls: { tool_call_id: string; tool_name: string }[] };
+  action_required?: { tool_calls: { tool_call_id: string; tool_name: string; args: string }[] };
   title?: { title: string; title_source: string; title_updated_at: string };
   summary?: { summary: string | null; last_turn_summary: string | null; summary_updated_at: string | null };
 }

@@ -136,7 +136,7 @@ describe("applyEvent", () => {
       { type: "status", chat_id: CHAT, status: { status: "running" } },
       { type: "retry", chat_id: CHAT, retry: { attempt: 1, delay_ms: 1000, retrying_at: "2026-01-01T00:00:05.000Z" } },
       { type: "status", chat_id: CHAT, status: { status: "requires_action" } },
-      { type: "action_required", chat_id: CHAT, action_required: { tool_calls: [{ tool_call_id: "t", tool_name: "ask", args: {} }] } },
+      { type: "action_required", chat_id: CHAT, action_required: { tool_calls: [{ tool_call_id: "t", tool_name: "ask", args: "{}" }] } },
     ]);
     expect(s.retry).toBeNull();
     expect(s.actionRequired).toHaveLength(1);

@@ -91,7 +91,7 @@ const ERROR: StreamErrorPayload = {
   status_code: 500,
 };
 
-const TOOL_CALLS: PendingToolCall[] = [{ tool_call_id: "call_1", tool_name: "open_file", args: { path: "a.ts" } }];
+const TOOL_CALLS: PendingToolCall[] = [{ tool_call_id: "call_1", tool_name: "open_file", args: '{"path":"a.ts"}' }];
 
 /** applySnapshot that must not be a no-op. */
 function apply(local: Readonly<StreamCursors>, s: SyncSnapshot, known: ReadonlyMap<string, number> = new Map()): SyncResult {
