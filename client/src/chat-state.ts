@@ -7,6 +7,7 @@
 import type {
   ChatStreamEvent,
   PendingToolCall,
+  StreamClosingError,
   StreamErrorPayload,
   SummaryChangePayload,
   TitleChangePayload,
@@ -15,7 +16,24 @@ import type { RetryPayload } from "../../src/llm/retry";
 import type { StreamPart, StreamProviderToolCall, StreamToolCallDelta } from "../../src/wire/stream-part";
 import type { ChatMessage, ChatQueuedMessage, ChatStatus } from "./schemas";
 
-export type { ChatStreamEvent, PendingToolCall, StreamErrorPayload, SummaryChangePayload, TitleChangePayload, RetryPayload, StreamPart };
+export type {
+  ChatStreamEvent,
+  PendingToolCall,
+  StreamClosingError,
+  StreamErrorPayload,
+  SummaryChangePayload,
+  TitleChangePayload,
+  RetryPayload,
+  StreamPart,
+};
+
+/**
+ * The last event before the server closes the stream (1011, 4404): why it closes. `code` tells it
+ * apart from the chat's own `error` event; the chat's state is unchanged.
+ */
+export function isStreamClosingEvent(event: ChatStreamEvent): event is { type: "error"; chat_id: string; error: StreamClosingError } {
+  return event.type === "error" && "code" in event.error;
+}
 
 /** A `tool-call` part that is a fragment of the arguments (`args_delta`), not the complete call. */
 const isToolCallDelta = (part: StreamPart): part is StreamToolCallDelta => part.type === "tool-call" && "args_delta" in part;
@@ -151,6 +169,8 @@ export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState 
       };
     }
     case "error":
+      // The server closing this stream says why; the chat itself is not in error.
+      if (isStreamClosingEvent(event)) return state;
       return { ...state, error: event.error, retry: null, errorHistoryVersion: state.historyVersion };
     case "retry":
       return { ...state, retry: event.retry as RetryPayload, preview: null };

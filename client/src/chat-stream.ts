@@ -5,7 +5,7 @@
  * cannot fix: the chat is gone (close 4404, or 404 before the upgrade) or the caller is not
  * authorized (401/403 before the upgrade).
  */
-import { type ChatState, type ChatStreamEvent, applyEvent, initialChatState, resumeCursors } from "./chat-state";
+import { type ChatState, type ChatStreamEvent, applyEvent, initialChatState, isStreamClosingEvent, resumeCursors } from "./chat-state";
 import type { StreamHost } from "./stream-host";
 import { backoffDelay } from "./backoff";
 import { ChatdError } from "./errors";
@@ -177,14 +177,11 @@ export class ChatStream {
     } catch {
       return;
     }
-    if (!Array.isArray(frame)) {
-      // The one non-array frame: the reason for the close that follows.
-      const error = (frame as { error?: { code: string; message: string } }).error;
-      if (error) this.#serverError = error;
-      return;
-    }
+    if (!Array.isArray(frame)) return;
     let state = this.#state;
     for (const event of frame as ChatStreamEvent[]) {
+      // The reason for the close that follows (applyEvent leaves the state alone).
+      if (isStreamClosingEvent(event)) this.#serverError = event.error;
       state = applyEvent(state, event);
       this.#state = state;
       this.#emit("event", event, state);

@@ -10,6 +10,7 @@
  * inside the relay's delivery, without queueing.
  */
 import type { StreamPart } from "../wire/stream-part";
+import { type StreamClosingError, streamClosingEvent } from "../wire/stream-events";
 import { errorText, logger } from "../log/log";
 import type { BufferedPart } from "../part-buffer/episode";
 import { judgePartAt } from "./part-op";
@@ -266,8 +267,11 @@ export class StreamLoop {
     }
   }
 
-  /** Ends the loop once: stops the relay, and closes the socket when `close` is given (with an error frame first when it has one). */
-  #end(close: { code: number; reason: string; error?: { code: string; message: string } } | null): void {
+  /**
+   * Ends the loop once: stops the relay, and closes the socket when `close` is given, after a frame
+   * holding the closing `error` event when it has one.
+   */
+  #end(close: { code: number; reason: string; error?: { code: StreamClosingError["code"]; message: string } } | null): void {
     if (this.#ended) return;
     this.#ended = true;
     this.#ops.length = 0;
@@ -275,7 +279,10 @@ export class StreamLoop {
     this.#relay = null;
     if (close) {
       try {
-        if (close.error) this.options.socket.send(JSON.stringify({ error: close.error }));
+        if (close.error) {
+          const event = streamClosingEvent(this.options.chatId, close.error.code, close.error.message);
+          this.options.socket.send(`[${JSON.stringify(event)}]`);
+        }
         this.options.socket.close(close.code, close.reason);
       } catch {
         // already closed

@@ -23,6 +23,30 @@ export interface StreamErrorPayload {
 }
 
 /**
+ * Why the server is closing the stream (1011 or 4404), sent as the last frame before the close: an
+ * `error` event like the chat's own, so that every frame is an array of events and Coder's clients
+ * show the message. `code` tells it apart from the chat's persisted error: the chat's status did
+ * not change, and a client keeps the error it held.
+ */
+export interface StreamClosingError extends StreamErrorPayload {
+  code: "internal" | "not_found";
+}
+
+export function streamClosingEvent(chatId: string, code: StreamClosingError["code"], message: string): ChatStreamEvent {
+  const error: StreamClosingError = {
+    code,
+    message,
+    detail: null,
+    kind: "generic",
+    provider: null,
+    // Reconnecting resumes after an internal failure; a deleted chat stays deleted.
+    retryable: code === "internal",
+    status_code: null,
+  };
+  return { type: "error", chat_id: chatId, error };
+}
+
+/**
  * A client tool call the chat waits on. `args` is the call's arguments as a JSON string, as
  * Coder's `ChatStreamToolCall` carries them (a client parses it with the tool's own schema).
  */

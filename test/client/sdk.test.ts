@@ -11,6 +11,7 @@ import { ChatdError, type ChatStreamEvent, text } from "../../client/src/index";
 import { startTcpProxy, type TcpProxy } from "../support/tcp-proxy";
 import { newGate, openGate } from "../support/fake-model-gate";
 import { nodeSockets, sdk, textOf } from "./support";
+import { streamClosingEvent } from "../../src/wire/stream-events";
 
 const proxies: TcpProxy[] = [];
 afterAll(async () => {
@@ -147,22 +148,26 @@ describe("ChatdClient", () => {
 
   it("stops on close 4404 (chat gone) with the server's reason, without reconnecting", async () => {
     // No route deletes a chat, so this end of the protocol comes from a server that speaks only it:
-    // the error frame, then the close, exactly as src/stream/stream-loop.ts ends a stream.
+    // the closing error event in an array frame, then the close, exactly as src/stream/stream-loop.ts
+    // ends a stream.
+    const chatId = crypto.randomUUID();
     const server = new WebSocketServer({ host: "127.0.0.1", port: 0 });
     server.on("connection", (ws) => {
-      ws.send(JSON.stringify({ error: { code: "not_found", message: "The chat no longer exists." } }));
+      ws.send(JSON.stringify([streamClosingEvent(chatId, "not_found", "The chat no longer exists.")]));
       ws.close(4404, "chat not found");
     });
     await new Promise((resolve) => server.once("listening", resolve));
     try {
       const { port } = server.address() as { port: number };
-      const stream = sdk(`http://127.0.0.1:${port}`).stream(crypto.randomUUID(), {
+      const stream = sdk(`http://127.0.0.1:${port}`).stream(chatId, {
         webSocket: nodeSockets,
         backoff: { initialMs: 10, maxMs: 20 },
       });
       const err = await stream.until(() => false).catch((e: unknown) => e);
       expect(err).toMatchObject({ status: 404, code: "not_found", message: "The chat no longer exists.", detail: "close 4404" });
       expect(stream.error).toMatchObject({ status: 404 });
+      // The closing event says why the stream ends; it is not the chat's own error.
+      expect(stream.state.error).toBeNull();
       expect(stream.connections).toBe(1);
     } finally {
       server.close();

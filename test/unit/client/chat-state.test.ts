@@ -8,9 +8,11 @@ import {
   type ChatState,
   type ChatStreamEvent,
   initialChatState,
+  isStreamClosingEvent,
   resumeCursors,
   type StreamPart,
 } from "../../../client/src/chat-state";
+import { streamClosingEvent } from "../../../src/wire/stream-events";
 
 const CHAT = "00000000-0000-4000-8000-000000000001";
 
@@ -155,6 +157,22 @@ describe("applyEvent", () => {
     });
     s = fold([title("new", "2026-01-01T00:00:09.000Z"), title("old", "2026-01-01T00:00:01.000Z")], s);
     expect(s.title?.title).toBe("new");
+  });
+
+  it("leaves the chat's error alone on the event that says why the server closes the stream", () => {
+    const failed = fold([
+      { type: "status", chat_id: CHAT, status: { status: "error" } },
+      {
+        type: "error",
+        chat_id: CHAT,
+        error: { message: "boom", detail: null, kind: "generic", provider: null, retryable: false, status_code: null },
+      },
+    ]);
+    const closing = streamClosingEvent(CHAT, "internal", "reconnect to resume");
+    expect(isStreamClosingEvent(closing)).toBe(true);
+    expect(fold([closing], failed)).toBe(failed);
+    expect(fold([closing]).error).toBeNull();
+    expect(isStreamClosingEvent(failed.error ? { type: "error", chat_id: CHAT, error: failed.error } : closing)).toBe(false);
   });
 
   it("keeps the newest summary and status label by summary_updated_at", () => {

@@ -167,6 +167,12 @@ function partsOf(events: readonly ChatStreamEvent[]): [number, number, number, s
 
 const seqsOf = (events: readonly ChatStreamEvent[]) => partsOf(events).map(([, , seq]) => seq);
 const typesOf = (events: readonly ChatStreamEvent[]) => events.map((e) => e.type);
+/** The event sent before a 1011 / 4404 close: Coder's error shape, with `code` saying why the stream ends. */
+const closing = (code: "internal" | "not_found", retryable: boolean) => ({
+  type: "error",
+  chat_id: CHAT,
+  error: { code, message: expect.any(String), detail: null, kind: "generic", provider: null, retryable, status_code: null },
+});
 
 /** Lets every pending promise callback run (the loop, the relay forwarder, immediate sleeps). */
 function flush(): Promise<void> {
@@ -773,7 +779,7 @@ describe("StreamLoop: failures and the end", () => {
     expect(h.loop.ended).toBe(false);
   });
 
-  it("failing every attempt sends an error frame (an object) and closes 1011", async () => {
+  it("failing every attempt sends a closing error event (an array frame like every other) and closes 1011", async () => {
     const h = harness();
     h.reader.then_(new Error("down"), new Error("down"), new Error("down"), new Error("down"));
     h.add(h.key(), "a");
@@ -782,9 +788,7 @@ describe("StreamLoop: failures and the end", () => {
     expect(h.reader.calls).toHaveLength(4);
     expect(h.sleeps).toEqual([100, 500, 2000]);
     expect(h.socket.frames).toHaveLength(1);
-    const frame = JSON.parse(h.socket.frames[0]!) as unknown;
-    expect(Array.isArray(frame)).toBe(false);
-    expect(frame).toEqual({ error: { code: "internal", message: expect.any(String) } });
+    expect(JSON.parse(h.socket.frames[0]!)).toEqual([closing("internal", true)]);
     expect(h.socket.closes).toEqual([{ code: STREAM_CLOSE.internal, reason: expect.any(String) }]);
     expect(STREAM_CLOSE.internal).toBe(1011);
     expect(h.ended).toBe(1);
@@ -810,20 +814,20 @@ describe("StreamLoop: failures and the end", () => {
     expect(h.reader.calls).toHaveLength(3);
     expect(h.sleeps).toEqual([100]);
     expect(h.socket.closes).toEqual([{ code: 1011, reason: expect.any(String) }]);
-    expect(JSON.parse(h.socket.frames.at(-1)!)).toEqual({ error: { code: "internal", message: expect.any(String) } });
+    expect(JSON.parse(h.socket.frames.at(-1)!)).toEqual([closing("internal", true)]);
     expect(h.buffer.stats().subscriptions).toBe(0);
     h.add(h.key(), "a");
     await flush();
     expect(h.socket.sendCalls).toBe(2);
   });
 
-  it("a null snapshot (the chat is gone) sends an error frame and closes 4404", async () => {
+  it("a null snapshot (the chat is gone) sends a closing error event and closes 4404", async () => {
     const h = harness();
     await h.boot();
     h.reader.then_(null);
     h.loop.sync({ historyVersion: 4 });
     await flush();
-    expect(JSON.parse(h.socket.frames.at(-1)!)).toEqual({ error: { code: "not_found", message: expect.any(String) } });
+    expect(JSON.parse(h.socket.frames.at(-1)!)).toEqual([closing("not_found", false)]);
     expect(h.socket.closes).toEqual([{ code: 4404, reason: expect.any(String) }]);
     expect(STREAM_CLOSE.chatGone).toBe(4404);
     expect(h.ended).toBe(1);
@@ -941,6 +945,7 @@ describe("StreamLoop: a relay that breaks contiguity", () => {
     loop.start();
     await flush();
     expect(seqsOf(h.socket.events())).toEqual([1, 2]);
+    expect(JSON.parse(h.socket.frames.at(-1)!)).toEqual([closing("internal", true)]);
     expect(h.socket.closes).toEqual([{ code: 1011, reason: expect.any(String) }]);
     expect(loop.ended).toBe(true);
     expect(ended).toBe(1);
