@@ -52,6 +52,8 @@ export interface Components {
   // models, model configs, providers
   ChatModelsResponse: typeof configs.ModelsSchema;
   ChatModelProvider: typeof configs.ProviderDescriptorSchema;
+  ChatModel: typeof configs.ChatModelSchema;
+  ChatUnsupportedProvider: typeof configs.UnsupportedProviderSchema;
   ChatModelConfig: typeof configs.ModelConfigSchema;
   ChatModelConfigOptions: typeof configs.ModelConfigOptionsSchema;
   ChatModelPricing: typeof configs.ModelPricingSchema;

@@ -115,19 +115,55 @@ export const UpdateModelConfigBody = z
 export const OrgParams = z.object({ organization: z.uuid() });
 export const ConfigParams = z.object({ organization: z.uuid(), id: z.uuid() });
 
+/**
+ * A provider as `GET .../chats/models` shows it: Coder's redacted descriptor
+ * (`ChatModelProviderDescriptor`) plus this service's `name`. No keys, endpoints or headers.
+ * There are no per-user keys here, so the user-key fields are false and the effective key is the
+ * provider's own.
+ */
 export const ProviderDescriptorSchema = z
-  .object({ id: z.uuid(), type: z.string(), name: z.string(), enabled: z.boolean(), available: z.boolean() })
+  .object({
+    id: z.uuid(),
+    type: z.string(),
+    name: z.string(),
+    display_name: z.string(),
+    icon: z.string(),
+    enabled: z.boolean(),
+    has_api_key: z.boolean(),
+    has_user_api_key: z.boolean(),
+    has_effective_api_key: z.boolean(),
+    allow_user_api_key: z.boolean(),
+    available: z.boolean(),
+    /** Why an enabled provider cannot serve requests, in Coder's words, when one of them fits. */
+    unavailable_reason: z.enum(["missing_api_key"]).optional(),
+  })
   .openapi("ChatModelProvider");
 
+/** A configured provider whose type this build cannot serve (Coder's `ChatUnsupportedProvider`). */
+export const UnsupportedProviderSchema = z.object({ provider: z.string(), display_name: z.string() }).openapi("ChatUnsupportedProvider");
+
+/**
+ * A model config as `GET .../chats/models` lists it: the config plus the fields of Coder's
+ * `ChatModel` that it names differently (`ai_provider_id` is `provider_id`, `model_config` is
+ * `options`) and the efforts a user may pick, up to the config's maximum.
+ */
+export const ChatModelSchema = ModelConfigSchema.extend({
+  ai_provider_id: z.uuid(),
+  model_config: ModelConfigOptionsSchema,
+  reasoning_efforts: z.array(effort),
+}).openapi("ChatModel");
+
+/** Coder's `OrganizationChatModelsResponse`. */
 export const ModelsSchema = z
   .object({
-    configs: z.array(ModelConfigSchema),
+    models: z.array(ChatModelSchema),
     providers: z.array(ProviderDescriptorSchema),
-    unsupported_provider_types: z.array(z.string()),
+    unsupported_providers: z.array(UnsupportedProviderSchema),
   })
   .openapi("ChatModelsResponse");
 
 export type ModelConfigJson = z.infer<typeof ModelConfigSchema>;
+export type ChatModelJson = z.infer<typeof ChatModelSchema>;
 
 export function modelConfigJson(row: ModelConfigRow): ModelConfigJson {
   return {
@@ -144,5 +180,17 @@ export function modelConfigJson(row: ModelConfigRow): ModelConfigJson {
     pricing: pricingOf(row),
     created_at: row.createdAt.toISOString(),
     updated_at: row.updatedAt.toISOString(),
+  };
+}
+
+/** A config as the models listing shows it (ChatModelSchema). */
+export function chatModelJson(row: ModelConfigRow): ChatModelJson {
+  const config = modelConfigJson(row);
+  const max = config.options.reasoning_effort?.max;
+  return {
+    ...config,
+    ai_provider_id: config.provider_id,
+    model_config: config.options,
+    reasoning_efforts: max === undefined ? [] : REASONING_EFFORTS.filter((e) => effortRank(e) <= effortRank(max)),
   };
 }

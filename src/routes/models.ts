@@ -1,16 +1,17 @@
 /**
- * `GET /organizations/{org}/chats/models` (spec "Organization-scoped model discovery"): the
- * organization's live model configs, every provider as a redacted descriptor with its
- * availability (never credentials or endpoints), and the provider types this build cannot serve.
+ * `GET /organizations/{org}/chats/models` (spec "Organization-scoped model discovery"), in the
+ * shape of Coder's `OrganizationChatModelsResponse`: the organization's live model configs
+ * (`models`), every provider as a redacted descriptor with its availability (never credentials or
+ * endpoints), and the configured providers this build cannot serve (`unsupported_providers`).
  */
 import { createRoute, z } from "@hono/zod-openapi";
 import { listModelConfigs } from "../model-configs/configs";
-import { isProviderAvailable, isSupportedProviderType, listProviders } from "../model-configs/providers";
+import { isProviderAvailable, isSupportedProviderType, listProviders, type ProviderRow } from "../model-configs/providers";
 import { requireModelConfigReader } from "../http/auth";
 import { requireOrganization } from "../http/org-access";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses } from "../http/router";
-import { ModelsSchema, modelConfigJson } from "./model-config-schemas";
+import { chatModelJson, ModelsSchema } from "./model-config-schemas";
 
 const route = createRoute({
   method: "get",
@@ -20,7 +21,7 @@ const route = createRoute({
   request: { params: z.object({ organization: z.uuid() }) },
   responses: {
     200: {
-      description: "Configs, redacted providers and unsupported provider types",
+      description: "Models, redacted providers and unsupported providers",
       content: { "application/json": { schema: ModelsSchema } },
     },
     ...errorResponses(400, 401, 404),
@@ -37,10 +38,33 @@ export const models = createRouter().openapi(route, async (c) => {
   const providers = await listProviders(db);
   return c.json(
     {
-      configs: configs.map(modelConfigJson),
-      providers: providers.map((p) => ({ id: p.id, type: p.type, name: p.name, enabled: p.enabled, available: isProviderAvailable(p) })),
-      unsupported_provider_types: [...new Set(providers.map((p) => p.type).filter((t) => !isSupportedProviderType(t)))].sort(),
+      models: configs.map(chatModelJson),
+      providers: providers.map(providerDescriptor),
+      unsupported_providers: providers
+        .filter((p) => !isSupportedProviderType(p.type))
+        .map((p) => ({ provider: p.type, display_name: p.name }))
+        .sort((a, b) => a.provider.localeCompare(b.provider) || a.display_name.localeCompare(b.display_name)),
     },
     200,
   );
 });
+
+function providerDescriptor(p: ProviderRow) {
+  const hasKey = Boolean(p.apiKey);
+  const available = isProviderAvailable(p);
+  const missingKey = p.enabled && isSupportedProviderType(p.type) && p.type !== "openai-compatible" && !hasKey;
+  return {
+    id: p.id,
+    type: p.type,
+    name: p.name,
+    display_name: p.name,
+    icon: "",
+    enabled: p.enabled,
+    has_api_key: hasKey,
+    has_user_api_key: false,
+    has_effective_api_key: hasKey,
+    allow_user_api_key: false,
+    available,
+    ...(missingKey ? { unavailable_reason: "missing_api_key" as const } : {}),
+  };
+}

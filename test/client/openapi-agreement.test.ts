@@ -54,6 +54,8 @@ const components = {
   UploadedFile: files.UploadedFileSchema,
   ChatModelsResponse: configs.ModelsSchema,
   ChatModelProvider: configs.ProviderDescriptorSchema,
+  ChatModel: configs.ChatModelSchema,
+  ChatUnsupportedProvider: configs.UnsupportedProviderSchema,
   ChatModelConfig: configs.ModelConfigSchema,
   ChatModelConfigOptions: configs.ModelConfigOptionsSchema,
   ChatModelPricing: configs.ModelPricingSchema,

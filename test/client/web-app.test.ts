@@ -150,7 +150,7 @@ describe("the web app in Chromium", () => {
   it("shows the open chat's cost in its header and the user's total in the sidebar", async () => {
     const client = sdk();
     const organization = (await client.me()).organization_ids[0]!;
-    const config = (await client.listModels({ organization })).configs.find((c) => c.is_default)!;
+    const config = (await client.listModels({ organization })).models.find((c) => c.is_default)!;
     const pricing = { input_micros_per_million_tokens: 2_000_000, output_micros_per_million_tokens: 10_000_000 };
     await client.updateModelConfig({ organization, id: config.id, body: { pricing } });
     try {
@@ -303,7 +303,7 @@ describe("the web app in Chromium", () => {
   it("sends with a picked model and reasoning effort, and with an attached file", async () => {
     const client = sdk();
     const organization = inject("clientOrganizationId");
-    const { configs } = await client.listModels({ organization });
+    const { models: configs } = await client.listModels({ organization });
     const name = `Thinker ${crypto.randomUUID().slice(0, 8)}`;
     const config = await client.createModelConfig({
       organization,

@@ -1,10 +1,19 @@
 import { describe, expect, it } from "vitest";
 import { api, createOrg, createTestUser, expectJson, unique } from "./support/accounts";
 
+/** Coder's OrganizationChatModelsResponse, as much of it as these tests read. */
 interface ModelsJson {
-  configs: { id: string; provider_id: string; is_default: boolean }[];
+  models: {
+    id: string;
+    provider_id: string;
+    ai_provider_id: string;
+    is_default: boolean;
+    options: Record<string, unknown>;
+    model_config: Record<string, unknown>;
+    reasoning_efforts: string[];
+  }[];
   providers: Record<string, unknown>[];
-  unsupported_provider_types: string[];
+  unsupported_providers: { provider: string; display_name: string }[];
 }
 
 describe("GET /organizations/{org}/chats/models", () => {
@@ -19,8 +28,9 @@ describe("GET /organizations/{org}/chats/models", () => {
     const withKey = await mk({ type: "openai", api_key: secret, base_url: "https://secret-endpoint.example/v1" });
     const noKey = await mk({ type: "anthropic" });
     const disabled = await mk({ type: "openai", api_key: secret, enabled: false });
+    const options = { reasoning_effort: { default: "low", max: "high" } };
     const cfg = await expectJson<{ id: string }>(
-      await api(`/organizations/${org}/chats/model-configs`, { token: owner.token, body: { provider_id: withKey, model: "gpt" } }),
+      await api(`/organizations/${org}/chats/model-configs`, { token: owner.token, body: { provider_id: withKey, model: "gpt", options } }),
       201,
     );
 
@@ -29,13 +39,34 @@ describe("GET /organizations/{org}/chats/models", () => {
     expect(text).not.toContain(secret);
     expect(text).not.toContain("secret-endpoint");
     const body = await expectJson<ModelsJson>(res, 200);
-    expect(body.configs.map((c) => c.id)).toEqual([cfg.id]);
-    expect(body.configs[0]?.is_default).toBe(true);
+    expect(body.models.map((c) => c.id)).toEqual([cfg.id]);
+    // Coder's names beside ours: ai_provider_id, model_config, and the efforts up to the maximum.
+    expect(body.models[0]).toMatchObject({
+      is_default: true,
+      provider_id: withKey,
+      ai_provider_id: withKey,
+      options,
+      model_config: options,
+      reasoning_efforts: ["none", "minimal", "low", "medium", "high"],
+    });
     const byId = new Map(body.providers.map((p) => [p.id, p]));
-    expect(byId.get(withKey)).toEqual({ id: withKey, type: "openai", name: expect.any(String), enabled: true, available: true });
-    expect(byId.get(noKey)).toMatchObject({ enabled: true, available: false });
-    expect(byId.get(disabled)).toMatchObject({ enabled: false, available: false });
-    expect(body.unsupported_provider_types).toEqual([]);
+    expect(byId.get(withKey)).toEqual({
+      id: withKey,
+      type: "openai",
+      name: expect.any(String),
+      display_name: expect.any(String),
+      icon: "",
+      enabled: true,
+      has_api_key: true,
+      has_user_api_key: false,
+      has_effective_api_key: true,
+      allow_user_api_key: false,
+      available: true,
+    });
+    expect(byId.get(noKey)).toMatchObject({ enabled: true, available: false, has_api_key: false, unavailable_reason: "missing_api_key" });
+    expect(byId.get(disabled)).toMatchObject({ enabled: false, available: false, has_api_key: true });
+    expect(byId.get(disabled)).not.toHaveProperty("unavailable_reason");
+    expect(body.unsupported_providers).toEqual([]);
   });
 
   it("does not show another organization's configs", async () => {
@@ -54,7 +85,7 @@ describe("GET /organizations/{org}/chats/models", () => {
       201,
     );
     const body = await expectJson<ModelsJson>(await api(`/organizations/${org}/chats/models`, { token: member.token }), 200);
-    expect(body.configs).toEqual([]);
+    expect(body.models).toEqual([]);
   });
 
   it("answers 404 to a non-member and 401 without a token", async () => {

@@ -52,7 +52,7 @@ export function useAccount(client: ChatdClient): Account | null {
       const organizationId = me.organization_ids[0];
       if (!organizationId) return;
       const models = await client.listModels({ organization: organizationId });
-      if (live) setAccount({ organizationId, configs: models.configs.filter((c) => c.enabled) });
+      if (live) setAccount({ organizationId, configs: models.models.filter((c) => c.enabled) });
     })().catch(() => {});
     return () => {
       live = false;
