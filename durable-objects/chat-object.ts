@@ -15,6 +15,7 @@ import type { CreateChatCommand } from "../src/chat-commands/create-chat";
 import type { EditMessageCommand, SendMessageCommand } from "../src/chat-commands/messages";
 import type { QueueCommand } from "../src/chat-commands/queue";
 import type { MessagesCommand } from "../src/chat-commands/reads";
+import type { PromptsCommand } from "../src/chat-commands/prompts";
 import type { TurnsCommand } from "../src/chat-commands/turns";
 import type { ChatCostCommand } from "../src/chat-commands/cost";
 import type { ListDebugRunsCommand, ReadDebugRunCommand, SetDebugRunsCommand } from "../src/chat-commands/debug-runs";
@@ -179,6 +180,9 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   }
   messages(from: Sender, cmd: Unsigned<MessagesCommand>) {
     return this.#commands.messages(from, cmd);
+  }
+  prompts(from: Sender, cmd: Unsigned<PromptsCommand>) {
+    return this.#commands.prompts(from, cmd);
   }
 
   // ---- notifications (the spec's pubsub) and reports from other chats --------------------------

@@ -98,6 +98,7 @@ export const operations = {
 
   // messages and queue
   listMessages: op({ method: "get", path: "/chats/{chat}/messages", query: "ListMessagesQuery", response: "ChatMessages" }),
+  listPrompts: op({ method: "get", path: "/chats/{chat}/prompts", query: "ChatPromptsQuery", response: "ChatPrompts" }),
   sendMessage: op({ method: "post", path: "/chats/{chat}/messages", body: "SendMessageRequest", response: "SendMessageResponse" }),
   editMessage: op({
     method: "patch",

@@ -34,6 +34,7 @@ export interface Components {
   ChatInputPart: typeof chat.ChatInputPartSchema;
   ChatQueuedMessage: typeof chat.ChatQueuedMessageSchema;
   ChatMessages: typeof chat.MessagesResponse;
+  ChatPrompts: typeof chat.ChatPromptsResponse;
   ChatTurn: typeof turns.ChatTurnSchema;
   ChatMessageUsage: typeof chat.ChatMessageUsageSchema;
   ChatCost: typeof cost.ChatCostSchema;
@@ -106,6 +107,7 @@ export interface Components {
 export interface Queries {
   ListChatsQuery: typeof chat.ListChatsQuery;
   ListMessagesQuery: typeof chat.ListMessagesQuery;
+  ChatPromptsQuery: typeof chat.ChatPromptsQuery;
   ChatTurnsQuery: typeof turns.ChatTurnsQuery;
   ChatCostQuery: typeof cost.ChatCostQuery;
   UserCostQuery: typeof cost.UserCostQuery;

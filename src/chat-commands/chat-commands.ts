@@ -20,6 +20,7 @@ import { deleteQueuedCommand, promoteQueuedCommand, type QueueCommand } from "./
 import { type MessagesCommand, readChatCommand, readMessagesCommand } from "./reads";
 import { type TurnsCommand, turnsCommand } from "./turns";
 import { type ChatCostCommand, chatCostCommand } from "./cost";
+import { chatPromptsCommand, type PromptsCommand } from "./prompts";
 import {
   debugSettingsCommand,
   type ListDebugRunsCommand,
@@ -69,6 +70,7 @@ const READS: ReadonlySet<string> = new Set([
   "debug_runs",
   "debug_run",
   "chat_cost",
+  "read_prompts",
 ]);
 
 export class ChatCommands {
@@ -165,6 +167,10 @@ export class ChatCommands {
 
   messages(from: Sender, cmd: Unsigned<MessagesCommand>) {
     return this.#signed(from, "read_messages", readMessagesCommand, cmd);
+  }
+
+  prompts(from: Sender, cmd: Unsigned<PromptsCommand>) {
+    return this.#signed(from, "read_prompts", chatPromptsCommand, cmd);
   }
 
   /** `command` on the object's context, signed by the sender's user. */

@@ -100,9 +100,12 @@ export async function readChatCost(db: Queryable, chatId: string, options: ChatC
     by_model: Row<ModelRow>[];
     turns: Row<TurnRow>[];
   };
+  const totals = totalsToWire(row.totals);
   return {
     chat_id: chatId,
-    ...totalsToWire(row.totals),
+    ...totals,
+    request_count: totals.priced_message_count + totals.unpriced_message_count,
+    unpriced_request_count: totals.unpriced_message_count,
     by_chat: row.by_chat.map(chatToWire),
     by_model: row.by_model.map(modelToWire),
     turns: row.turns.map(

@@ -1,5 +1,6 @@
 /**
- * `/chats/{chat}/messages`: read the history and queue, send (SendMessage), edit (EditMessage).
+ * `/chats/{chat}/messages`: read the history and queue, send (SendMessage), edit (EditMessage);
+ * and `/chats/{chat}/prompts`, the text of its user messages.
  */
 import { createRoute } from "@hono/zod-openapi";
 import { requireCredentials } from "../http/auth";
@@ -14,6 +15,8 @@ import {
   MESSAGES_PAGE_DEFAULT,
   MessageParams,
   MessagesResponse,
+  ChatPromptsQuery,
+  ChatPromptsResponse,
   SendMessageBody,
   SendMessageResponse,
 } from "./chat-schemas";
@@ -85,4 +88,18 @@ chatMessages.openapi(edit, async (c) => {
     }),
   );
   return c.json(result, 200);
+});
+
+const prompts = createRoute({
+  method: "get",
+  path: "/{chat}/prompts",
+  summary: "The chat's prompts, newest first: each user message's text, for a composer's history (Coder's ChatPromptsResponse)",
+  request: { params: ChatParams, query: ChatPromptsQuery },
+  responses: { 200: jsonContent(ChatPromptsResponse, "The prompts, newest first"), ...errorResponses(400, 401, 404) },
+});
+
+chatMessages.openapi(prompts, async (c) => {
+  const { chat: chatId } = c.req.valid("param");
+  const { limit } = c.req.valid("query");
+  return c.json(await answered(c, chatObjectOf(c, chatId).prompts(senderOf(c), { chatId, limit })), 200);
 });

@@ -241,6 +241,26 @@ export const ListMessagesQuery = z.object({
   limit: z.coerce.number().int().min(1).max(MESSAGES_PAGE_MAX).optional(),
 });
 
+/** Coder's bounds on `GET /chats/{chat}/prompts?limit=`: 1 to 2000, 500 when left out. */
+export const PROMPTS_LIMIT_MAX = 2000;
+export const PROMPTS_LIMIT_DEFAULT = 500;
+
+export const ChatPromptsQuery = z.object({
+  limit: z.coerce.number().int().min(1).max(PROMPTS_LIMIT_MAX).default(PROMPTS_LIMIT_DEFAULT),
+});
+
+/** Coder's `ChatPromptsResponse`: the chat's prompts, newest first. */
+export const ChatPromptsResponse = z
+  .object({
+    prompts: z.array(
+      z.object({
+        id: ChatMessageSchema.shape.id,
+        text: z.string().openapi({ description: "The user message's text parts, joined in order" }),
+      }),
+    ),
+  })
+  .openapi("ChatPrompts");
+
 export const PromoteResponse = z
   .object({
     message: ChatMessageSchema.optional(),

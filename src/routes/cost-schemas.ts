@@ -42,6 +42,8 @@ export const ChatCostSchema = z
   .object({
     chat_id: z.uuid(),
     ...totals,
+    request_count: z.number().int().openapi({ description: "Coder's name: the model requests counted (priced and unpriced steps)" }),
+    unpriced_request_count: z.number().int().openapi({ description: "Coder's name: unpriced_message_count" }),
     by_chat: z.array(ChatUsageSchema).openapi({ description: "The chat first, then its subagents, costliest first (at most 100)" }),
     by_model: z.array(ModelUsageSchema),
     turns: z.array(TurnUsageSchema).openapi({ description: "The chat's own turns, newest first" }),

@@ -72,6 +72,10 @@ export interface UserUsageWire extends UsageTotalsWire {
 
 export interface ChatCostWire extends UsageTotalsWire {
   chat_id: string;
+  /** Coder's ChatCost names: every counted step (a model request that reported usage)... */
+  request_count: number;
+  /** ...and the unpriced ones among them (unpriced_message_count). */
+  unpriced_request_count: number;
   /** The chat and its subagents, each on its own (the totals above are theirs together). */
   by_chat: ChatUsageWire[];
   by_model: ModelUsageWire[];

@@ -38,6 +38,7 @@ const components = {
   ChatInputPart: chat.ChatInputPartSchema,
   ChatQueuedMessage: chat.ChatQueuedMessageSchema,
   ChatMessages: chat.MessagesResponse,
+  ChatPrompts: chat.ChatPromptsResponse,
   ChatTurn: turns.ChatTurnSchema,
   ChatMessageUsage: chat.ChatMessageUsageSchema,
   ChatCost: cost.ChatCostSchema,
@@ -102,6 +103,7 @@ const components = {
 const queries = {
   ListChatsQuery: chat.ListChatsQuery,
   ListMessagesQuery: chat.ListMessagesQuery,
+  ChatPromptsQuery: chat.ChatPromptsQuery,
   ChatTurnsQuery: turns.ChatTurnsQuery,
   ChatCostQuery: cost.ChatCostQuery,
   UserCostQuery: cost.UserCostQuery,

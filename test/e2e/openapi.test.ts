@@ -36,6 +36,7 @@ const ROUTES: [string, string][] = [
   ["get", "/chats/{chat}"],
   ["patch", "/chats/{chat}"],
   ["get", "/chats/{chat}/messages"],
+  ["get", "/chats/{chat}/prompts"],
   ["post", "/chats/{chat}/messages"],
   ["patch", "/chats/{chat}/messages/{message}"],
   ["delete", "/chats/{chat}/queue/{queued}"],

@@ -200,6 +200,8 @@ describe.each(WIRES)("over $name", (wire) => {
     };
     const cost = await expectJson<ChatCost>(await api(`/chats/${chat.id}/cost`, { token: u.token }), 200);
     expect(cost).toMatchObject({ chat_id: chat.id, ...totals });
+    // Coder's ChatCost fields over the same steps: four priced requests, none unpriced.
+    expect(cost).toMatchObject({ request_count: 4, unpriced_request_count: 0 });
     expect(cost.by_chat).toEqual([expect.objectContaining({ chat_id: chat.id, ...totals })]);
     expect(cost.by_model).toEqual([expect.objectContaining({ model_config_id: configId, ...totals })]);
     const prompts = messages.filter((m) => m.role === "user").map((m) => m.id);
@@ -240,6 +242,8 @@ describe("usage and cost reads", () => {
       priced_message_count: 0,
       unpriced_message_count: 1,
       total_input_tokens: 10,
+      request_count: 1,
+      unpriced_request_count: 1,
     });
 
     const later = new Date(Date.now() + 3_600_000).toISOString();

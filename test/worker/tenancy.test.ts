@@ -69,6 +69,7 @@ const SWEEP: Record<string, Sweep> = {
   "GET /chats/{chat}": {},
   "PATCH /chats/{chat}": { body: () => ({ title: "pwned", archived: true }) },
   "GET /chats/{chat}/messages": {},
+  "GET /chats/{chat}/prompts": {},
   "POST /chats/{chat}/messages": { body: () => ({ content: text("pwned"), busy_behavior: "interrupt" }) },
   "PATCH /chats/{chat}/messages/{message}": { body: () => ({ content: text("pwned") }) },
   "DELETE /chats/{chat}/queue/{queued}": {},
