@@ -15,8 +15,9 @@ describe("IdleTimer", () => {
     expect(timer.fired).toBe(false);
     vi.advanceTimersByTime(1);
     expect(timer.fired).toBe(true);
-    expect(timer.signal?.reason).toBeInstanceOf(DOMException);
-    expect((timer.signal?.reason as DOMException).name).toBe("TimeoutError");
+    const reason = timer.signal!.reason as DOMException;
+    expect(reason).toBeInstanceOf(DOMException);
+    expect(reason.name).toBe("TimeoutError");
   });
 
   it("counts the window from the last reset, however many came before", () => {
