@@ -27,6 +27,11 @@ export interface CheckedSocket {
 export interface SocketCredentialsDeps {
   /** Every open socket of the object, stream and parts, hibernated ones included. */
   sockets(): CheckedSocket[];
+  /**
+   * How many there are, without building them: the alarm clock asks for dueAt() whenever it is
+   * re-armed, which a streaming turn does often, and a thousand sockets must not be listed each time.
+   */
+  openCount(): number;
   chatId(): string | undefined;
   lapsed(chatId: string, keyIds: readonly string[]): Promise<Map<string, CredentialLapse>>;
   intervalMs(): number;
@@ -42,7 +47,7 @@ export class SocketCredentials {
 
   /** The next check's deadline while any socket is open (the alarm clock's source). */
   dueAt(): number | null {
-    if (this.deps.sockets().length === 0) {
+    if (this.deps.openCount() === 0) {
       this.#checkedAt = null;
       return null;
     }

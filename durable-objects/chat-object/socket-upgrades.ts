@@ -44,6 +44,7 @@ export class SocketUpgrades {
   constructor(private readonly deps: SocketUpgradeParts) {
     this.#credentials = new SocketCredentials({
       sockets: () => [...deps.streams.checked(), ...this.#partsChecked()],
+      openCount: () => deps.streams.count + this.#parts.size,
       chatId: () => deps.chatId.value,
       lapsed: (chatId, keyIds) => lapsedCredentials(deps.runtime.db(), chatId, keyIds, new Date()),
       intervalMs: () => deps.runtime.config().CHAT_AUTH_CACHE_MS,
@@ -87,11 +88,13 @@ export class SocketUpgrades {
    */
   #overQuota(userId: string): QuotaExceededError | null {
     const config = this.deps.runtime.config();
-    const open = [...this.deps.streams.checked(), ...this.#partsChecked()];
-    if (open.length >= config.CHAT_MAX_SOCKETS_PER_CHAT) {
+    // Counted without listing the sockets: opening N sockets must not cost N² attachment reads.
+    if (this.deps.streams.count + this.#parts.size >= config.CHAT_MAX_SOCKETS_PER_CHAT) {
       return new QuotaExceededError("sockets_per_chat", config.CHAT_MAX_SOCKETS_PER_CHAT, "The chat has as many sockets open as it may.");
     }
-    const own = open.filter((socket) => socket.session?.userId === userId).length;
+    let own = 0;
+    for (const session of this.deps.streams.sessions()) if (session?.userId === userId) own++;
+    for (const session of this.#parts.values()) if (session.userId === userId) own++;
     if (own >= config.CHAT_MAX_SOCKETS_PER_USER_PER_CHAT) {
       return new QuotaExceededError(
         "sockets_per_user",

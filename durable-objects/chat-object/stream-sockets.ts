@@ -49,6 +49,11 @@ export class StreamSockets {
   #epoch = 0;
   readonly #reads = new Map<string, Promise<SyncSnapshot | null>>();
   readonly #sends = new PacedSends<WebSocket>();
+  /**
+   * Each socket's session, as its attachment holds it (set at open and never changed): read once per
+   * socket and instance, since deserializing an attachment builds new objects every time.
+   */
+  readonly #sessions = new WeakMap<WebSocket, SocketSession | undefined>();
 
   constructor(private readonly deps: StreamSocketsDeps) {}
 
@@ -61,6 +66,7 @@ export class StreamSockets {
   open(socket: WebSocket, chatId: string, cursors: StreamCursors, session: SocketSession): void {
     this.deps.state.acceptWebSocket(socket, [STREAM_SOCKET_TAG]);
     socket.serializeAttachment({ kind: "stream", chatId, cursors, session } satisfies StreamAttachment);
+    this.#sessions.set(socket, session);
     this.#loopFor(socket, chatId, cursors, session).start();
   }
 
@@ -122,7 +128,7 @@ export class StreamSockets {
   /** Every open stream socket with the session it opened with, hibernated ones included (socket-credentials.ts). */
   checked(): CheckedSocket[] {
     return this.deps.state.getWebSockets(STREAM_SOCKET_TAG).map((socket) => ({
-      session: (socket.deserializeAttachment() as StreamAttachment | null)?.session,
+      session: this.#sessionOf(socket),
       close: (code, reason) => {
         // The loop stops at once; the socket closes after the frames already on their way.
         this.#loops.get(socket)?.stop();
@@ -134,6 +140,18 @@ export class StreamSockets {
         }
       },
     }));
+  }
+
+  /** The session of every open stream socket (the socket quotas count them per user). */
+  sessions(): (SocketSession | undefined)[] {
+    return this.deps.state.getWebSockets(STREAM_SOCKET_TAG).map((socket) => this.#sessionOf(socket));
+  }
+
+  #sessionOf(socket: WebSocket): SocketSession | undefined {
+    if (this.#sessions.has(socket)) return this.#sessions.get(socket);
+    const session = (socket.deserializeAttachment() as StreamAttachment | null)?.session;
+    this.#sessions.set(socket, session);
+    return session;
   }
 
   /** The client closed its socket: the loop stops and the close is answered (1005/1006 with 1000). */

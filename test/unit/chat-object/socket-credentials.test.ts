@@ -25,6 +25,7 @@ function checker(opts: { sockets: CheckedSocket[]; lapsed?: Map<string, Credenti
   const asked: string[][] = [];
   const credentials = new SocketCredentials({
     sockets: () => opts.sockets,
+    openCount: () => opts.sockets.length,
     chatId: () => "chat",
     lapsed: async (_chat, keyIds) => {
       asked.push([...keyIds]);
