@@ -38,6 +38,7 @@ export function streamClosingEvent(chatId: string, code: StreamClosingError["cod
     message,
     detail: null,
     kind: "generic",
+    reason: code,
     provider: null,
     // Reconnecting resumes after an internal failure; a deleted chat stays deleted.
     retryable: code === "internal",

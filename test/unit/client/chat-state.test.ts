@@ -165,7 +165,7 @@ describe("applyEvent", () => {
       {
         type: "error",
         chat_id: CHAT,
-        error: { message: "boom", detail: null, kind: "generic", provider: null, retryable: false, status_code: null },
+        error: { message: "boom", detail: null, kind: "generic", reason: "server", provider: null, retryable: false, status_code: null },
       },
     ]);
     const closing = streamClosingEvent(CHAT, "internal", "reconnect to resume");

@@ -38,6 +38,7 @@ describe("retryPayload", () => {
       delay_ms: 4_000,
       error: "Overloaded",
       kind: "overloaded",
+      reason: "overloaded",
       provider: "anthropic",
       status_code: 529,
       retrying_at: "2026-01-01T00:00:04.000Z",

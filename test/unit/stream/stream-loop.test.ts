@@ -171,7 +171,7 @@ const typesOf = (events: readonly ChatStreamEvent[]) => events.map((e) => e.type
 const closing = (code: "internal" | "not_found", retryable: boolean) => ({
   type: "error",
   chat_id: CHAT,
-  error: { code, message: expect.any(String), detail: null, kind: "generic", provider: null, retryable, status_code: null },
+  error: { code, message: expect.any(String), detail: null, kind: "generic", reason: code, provider: null, retryable, status_code: null },
 });
 
 /** Lets every pending promise callback run (the loop, the relay forwarder, immediate sleeps). */
