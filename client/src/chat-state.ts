@@ -121,7 +121,7 @@ export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState 
       const message = event.message as ChatMessage;
       const index = state.messages.findIndex((m) => m.id === message.id);
       if (index >= 0 && state.messages[index]!.revision > message.revision) return state;
-      const messages = index >= 0 ? state.messages.with(index, message) : insertByTime(state.messages, message);
+      const messages = index >= 0 ? state.messages.with(index, message) : insertById(state.messages, message);
       // A committed assistant step newer than the preview's episode replaces the preview.
       const committed = message.role !== "user" && state.preview !== null && message.revision > state.preview.historyVersion;
       return {
@@ -304,8 +304,9 @@ function upsertProviderTool(
   return { ...preview, blocks };
 }
 
-function insertByTime(messages: ChatMessage[], message: ChatMessage): ChatMessage[] {
+/** Ids are insertion order, so history is in id order (rows of one transaction share created_at). */
+function insertById(messages: ChatMessage[], message: ChatMessage): ChatMessage[] {
   let i = messages.length;
-  while (i > 0 && messages[i - 1]!.created_at > message.created_at) i--;
+  while (i > 0 && messages[i - 1]!.id > message.id) i--;
   return [...messages.slice(0, i), message, ...messages.slice(i)];
 }

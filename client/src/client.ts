@@ -11,8 +11,13 @@ import type { StreamHost } from "./stream-host";
 import { type Operation, type OperationName, type Operations, operations } from "./operations";
 import type { ComponentName, Input, Output, Queries } from "./schemas";
 
-/** `{chat}` segments of a path, as an object of strings. */
-type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest}` ? { [k in K]: string } & PathParams<Rest> : unknown;
+/** Path segments that are integer ids (messages, queued messages); every other one is a string. */
+type IntegerParam = "message" | "queued";
+
+/** `{chat}` segments of a path, as an object: strings, or numbers for integer ids. */
+type PathParams<P extends string> = P extends `${string}{${infer K}}${infer Rest}`
+  ? { [k in K]: k extends IntegerParam ? number : string } & PathParams<Rest>
+  : unknown;
 
 type BodyInput<O extends Operation> = O["body"] extends ComponentName
   ? { body: Input<O["body"]> }
@@ -117,6 +122,7 @@ export class ChatdClient implements StreamHost {
   private url(operation: Operation, input: Record<string, unknown>): string {
     const path = operation.path.replace(/\{(\w+)\}/g, (_, key: string) => {
       const value = input[key];
+      if (typeof value === "number" && Number.isSafeInteger(value)) return String(value);
       if (typeof value !== "string" || value === "") throw new TypeError(`${operation.path}: missing path parameter ${key}`);
       return encodeURIComponent(value);
     });

@@ -205,7 +205,7 @@ async function baselineBootstrap(url: string, timeoutMs: number, expected: numbe
 /** Node floor: the same SELECT on a direct node-postgres connection (no proxy, no workerd) + JSON.stringify. */
 async function nodeSelect(client: pg.Client, chatId: string): Promise<{ selectMs: number; encodeMs: number; bytes: number }> {
   const started = performance.now();
-  const { rows } = await client.query("SELECT * FROM chat_messages WHERE chat_id = $1 AND NOT model_only AND revision > 0 ORDER BY seq", [
+  const { rows } = await client.query("SELECT * FROM chat_messages WHERE chat_id = $1 AND NOT model_only AND revision > 0 ORDER BY id", [
     chatId,
   ]);
   const selected = performance.now();

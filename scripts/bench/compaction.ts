@@ -132,7 +132,7 @@ async function main(session: Session, opts: Options): Promise<number> {
         `SELECT coalesce((usage->>'input_tokens')::int, (content->0->'result'->>'summary_input_tokens')::int) AS input,
                 (compressed AND role = 'tool') AS summary
          FROM chat_messages WHERE chat_id = $1 AND NOT deleted AND ((role = 'assistant' AND NOT compressed) OR (role = 'tool' AND compressed))
-         ORDER BY seq`,
+         ORDER BY id`,
         [chatId],
       )
     ).rows;

@@ -120,7 +120,7 @@ try {
         chat: { systemPrompt: null },
         history: [
           {
-            seq: 1,
+            id: 1,
             role: "user",
             content: [{ type: "text", text: `What is on my calendar today? ${tag}` }],
             deleted: false,

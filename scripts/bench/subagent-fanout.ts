@@ -100,16 +100,16 @@ async function main(session: Session, opts: Options): Promise<number> {
     if (failed) throw new Error(`chat ${failed.id} ended in error: ${failed.last_error}`);
     return rows.length === ids.length && rows.every((r) => r.status === "waiting") ? true : undefined;
   };
-  /** The results of the chat's latest tool message, once it has one after `afterSeq`. */
-  const toolResults = (chatId: string, afterSeq: number) => async () => {
+  /** The results of the chat's latest tool message, once it has one after message `afterId`. */
+  const toolResults = (chatId: string, afterId: number) => async () => {
     const { rows } = await client.query<{
-      seq: string;
+      id: string;
       content: { type: string; tool_name: string; result: Record<string, unknown>; is_error: boolean }[];
-    }>("SELECT seq, content FROM chat_messages WHERE chat_id = $1 AND role = 'tool' AND seq > $2 ORDER BY seq DESC LIMIT 1", [
+    }>("SELECT id, content FROM chat_messages WHERE chat_id = $1 AND role = 'tool' AND id > $2 ORDER BY id DESC LIMIT 1", [
       chatId,
-      afterSeq,
+      afterId,
     ]);
-    return rows[0] && { seq: Number(rows[0].seq), results: rows[0].content.filter((p) => p.type === "tool-result") };
+    return rows[0] && { id: Number(rows[0].id), results: rows[0].content.filter((p) => p.type === "tool-result") };
   };
 
   // Fan-out: one parent, N children.
@@ -127,7 +127,7 @@ async function main(session: Session, opts: Options): Promise<number> {
   await until("the parent's first turn", allWaiting([parent]));
   const waitCalls = childIds.map((id) => ({ name: "wait_agent", args: { agent_id: id, timeout_seconds: 600 } }));
   await api("POST", `/chats/${parent}/messages`, { content: [{ type: "text", text: `/parallel ${JSON.stringify(waitCalls)}` }] });
-  const waited = await until("the waits", toolResults(parent, spawned.seq));
+  const waited = await until("the waits", toolResults(parent, spawned.id));
   const fanoutMs = performance.now() - started;
   for (const r of waited.results) {
     const answer = String(r.result.answer ?? "");

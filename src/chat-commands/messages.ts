@@ -106,7 +106,7 @@ function titleFirstMessage(tx: ChatTx, parts: readonly ChatMessagePart[]): boole
 export interface EditMessageCommand {
   chatId: string;
   callerId: string;
-  messageId: string;
+  messageId: number;
   content: ChatInputPart[];
   modelConfigId?: string | undefined;
   reasoningEffort?: string | undefined;
@@ -115,7 +115,7 @@ export interface EditMessageCommand {
 export interface EditMessageResponse {
   message: ChatMessageWire;
   messages: ChatMessageWire[];
-  deleted_message_ids: string[];
+  deleted_message_ids: number[];
   warnings: string[];
 }
 

@@ -11,7 +11,7 @@ import { prefetchFor } from "../chats/lock-prefetch";
 export interface QueueCommand {
   chatId: string;
   callerId: string;
-  queuedMessageId: string;
+  queuedMessageId: number;
 }
 
 export async function deleteQueuedCommand(ctx: CommandContext, cmd: QueueCommand): Promise<null> {

@@ -25,7 +25,7 @@ export interface MessagesWire {
 
 /** A page of the history: absent, the whole shown history as before paging existed. */
 export interface MessagesCommand extends ChatCommand {
-  page?: { beforeId?: string | undefined; limit: number } | undefined;
+  page?: { beforeId?: number | undefined; limit: number } | undefined;
 }
 
 export async function readMessagesCommand(ctx: CommandContext, cmd: MessagesCommand): Promise<MessagesWire> {

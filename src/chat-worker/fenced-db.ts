@@ -26,7 +26,7 @@ export interface ChatSnapshot {
 
 /** A chat's every history row as one JSON array, in order; `chatId` is the SQL naming the chat's id. */
 export function historyJsonSql(chatId: string): string {
-  return `(SELECT coalesce(json_agg(m ORDER BY m.seq), '[]'::json) FROM chat_messages m WHERE m.chat_id = ${chatId})`;
+  return `(SELECT coalesce(json_agg(m ORDER BY m.id), '[]'::json) FROM chat_messages m WHERE m.chat_id = ${chatId})`;
 }
 
 /** The rows of historyJsonSql's array. */

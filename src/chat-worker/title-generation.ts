@@ -97,7 +97,7 @@ async function firstUserPrompt(pool: TitleGeneratorDeps["store"]["pool"], chatId
   const { rows } = await pool.query(
     `SELECT content FROM chat_messages
      WHERE chat_id = $1 AND role = 'user' AND NOT deleted AND NOT model_only
-     ORDER BY seq LIMIT 1`,
+     ORDER BY id LIMIT 1`,
     [chatId],
   );
   const content = rows[0]?.content;

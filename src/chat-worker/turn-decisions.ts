@@ -6,7 +6,7 @@
  *
  * - The first step that asks decides; later steps of the same turn get that answer, so a setting
  *   changed mid-turn applies from the next turn and never withdraws a find_tools call issued.
- * - Turns are keyed by their prompt's seq, which only grows: a late step of an older turn gets a
+ * - Turns are keyed by their prompt's message id, which only grows: a late step of an older turn gets a
  *   decision of its own and never replaces a newer turn's.
  * - A step without a prompt row (turn -1) is not cached; a read that fails is not kept (the next
  *   step reads again).

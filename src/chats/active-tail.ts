@@ -5,5 +5,5 @@
 export const ACTIVE_TAIL_SQL = `
   SELECT m.* FROM chat_messages m
   WHERE m.chat_id = $1 AND NOT m.deleted
-    AND m.seq >= (SELECT max(a.seq) FROM chat_messages a WHERE a.chat_id = $1 AND NOT a.deleted AND a.role = 'assistant')
-  ORDER BY m.seq`;
+    AND m.id >= (SELECT max(a.id) FROM chat_messages a WHERE a.chat_id = $1 AND NOT a.deleted AND a.role = 'assistant')
+  ORDER BY m.id`;

@@ -70,8 +70,8 @@ WITH steps AS (
    WHERE (c.id = $1 OR c.root_chat_id = $1) AND m.usage IS NOT NULL
 ), turn_steps AS (
   SELECT m.*, (SELECT u.id FROM chat_messages u
-                WHERE u.chat_id = m.chat_id AND u.role = 'user' AND NOT u.model_only AND u.seq < m.seq
-                ORDER BY u.seq DESC LIMIT 1) AS user_message_id
+                WHERE u.chat_id = m.chat_id AND u.role = 'user' AND NOT u.model_only AND u.id < m.id
+                ORDER BY u.id DESC LIMIT 1) AS user_message_id
     FROM steps m WHERE m.chat_id = $1
 )
 SELECT (SELECT row_to_json(t) FROM (SELECT ${TOTALS_SQL} FROM steps m) t) AS totals,
@@ -115,7 +115,8 @@ export async function readChatCost(db: Queryable, chatId: string, options: ChatC
 }
 
 interface TurnRow {
-  user_message_id: string | null;
+  /** A JSON number: json_agg writes bigint as one. */
+  user_message_id: number | null;
   started_at: string;
 }
 

@@ -50,8 +50,8 @@ export interface NewMessage {
 
 const ROLES: readonly ChatMessageRole[] = ["system", "user", "assistant", "tool"];
 
-/** The seq of the newest active boundary row (compaction or clear), 0 when there is none. */
-const LATEST_BOUNDARY_SQL = `coalesce((SELECT max(b.seq) FROM chat_messages b WHERE b.chat_id = $1 AND NOT b.deleted AND b.compressed), 0)`;
+/** The id of the newest active boundary row (compaction or clear), 0 when there is none. */
+const LATEST_BOUNDARY_SQL = `coalesce((SELECT max(b.id) FROM chat_messages b WHERE b.chat_id = $1 AND NOT b.deleted AND b.compressed), 0)`;
 
 const COLUMNS = [
   "chat_id",
@@ -72,7 +72,7 @@ function assertInsertable(tx: HistoryTx, message: NewMessage): void {
   }
 }
 
-/** One multi-row INSERT; rows get their seq (and so their order) in the order given. */
+/** One multi-row INSERT; rows get their ids (and so their order) in the order given. */
 export async function insertMessages(tx: HistoryTx, messages: readonly NewMessage[]): Promise<ChatMessageRow[]> {
   if (messages.length === 0) return [];
   for (const m of messages) assertInsertable(tx, m);
@@ -110,7 +110,7 @@ export async function queueMessages(tx: HistoryTx, messages: readonly NewMessage
   return { written: messages, rows };
 }
 
-const insertedRows = (rows: readonly RawRow[]) => rows.map(messageFromRaw).sort((a, b) => a.seq - b.seq);
+const insertedRows = (rows: readonly RawRow[]) => rows.map(messageFromRaw).sort((a, b) => a.id - b.id);
 
 function insertStatement(tx: HistoryTx, messages: readonly NewMessage[]): { text: string; values: unknown[] } {
   const values: unknown[] = [];
@@ -222,7 +222,7 @@ export interface HistoryCut {
   /** The active message with the id, as it was; undefined when the chat has none. */
   target: ChatMessageRow | undefined;
   /** The messages marked deleted, oldest first; none when the target is not a user-visible user message. */
-  deletedIds: string[];
+  deletedIds: number[];
 }
 
 /**
@@ -231,23 +231,23 @@ export interface HistoryCut {
  * reads the active tail that is left (the rows before the cut, from the last assistant message
  * on), so the transaction's later history writes need no read of their own.
  */
-export async function cutAtUserMessage(tx: HistoryTx, id: string): Promise<HistoryCut> {
+export async function cutAtUserMessage(tx: HistoryTx, id: number): Promise<HistoryCut> {
   await tx.beforeHistoryWrite();
   // The statement's reads see the rows as they were before its UPDATE: the tail is bounded by the cut.
-  const [row] = await tx.query<{ target: RawRow | null; deleted: string[]; tail: RawRow[] }>(
+  const [row] = await tx.query<{ target: RawRow | null; deleted: number[]; tail: RawRow[] }>(
     `WITH target AS (
        SELECT * FROM chat_messages WHERE id = $2 AND chat_id = $1 AND NOT deleted
      ), cut AS (
        UPDATE chat_messages m SET deleted = true FROM target t
-       WHERE m.chat_id = $1 AND m.seq >= t.seq AND NOT m.deleted AND t.role = 'user' AND NOT t.model_only
-       RETURNING m.id, m.seq
+       WHERE m.chat_id = $1 AND m.id >= t.id AND NOT m.deleted AND t.role = 'user' AND NOT t.model_only
+       RETURNING m.id
      )
      SELECT (SELECT to_jsonb(t) FROM target t) AS target,
-            (SELECT coalesce(jsonb_agg(c.id ORDER BY c.seq), '[]'::jsonb) FROM cut c) AS deleted,
-            (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]'::jsonb) FROM chat_messages m, target t
-             WHERE m.chat_id = $1 AND NOT m.deleted AND m.seq < t.seq
-               AND m.seq >= (SELECT max(a.seq) FROM chat_messages a
-                             WHERE a.chat_id = $1 AND NOT a.deleted AND a.role = 'assistant' AND a.seq < t.seq)) AS tail`,
+            (SELECT coalesce(jsonb_agg(c.id ORDER BY c.id), '[]'::jsonb) FROM cut c) AS deleted,
+            (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]'::jsonb) FROM chat_messages m, target t
+             WHERE m.chat_id = $1 AND NOT m.deleted AND m.id < t.id
+               AND m.id >= (SELECT max(a.id) FROM chat_messages a
+                             WHERE a.chat_id = $1 AND NOT a.deleted AND a.role = 'assistant' AND a.id < t.id)) AS tail`,
     [tx.chatId, id],
   );
   if (!row?.target) return { target: undefined, deletedIds: [] };
@@ -260,7 +260,7 @@ export async function hasSomethingToCompact(tx: HistoryTx): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>(
     `SELECT EXISTS (
        SELECT 1 FROM chat_messages m
-       WHERE m.chat_id = $1 AND NOT m.deleted AND m.role = 'assistant' AND NOT m.compressed AND m.seq > ${LATEST_BOUNDARY_SQL}
+       WHERE m.chat_id = $1 AND NOT m.deleted AND m.role = 'assistant' AND NOT m.compressed AND m.id > ${LATEST_BOUNDARY_SQL}
      ) AS ok`,
     [tx.chatId],
   );
@@ -272,7 +272,7 @@ export async function hasSomethingToClear(tx: HistoryTx): Promise<boolean> {
   const [row] = await tx.query<{ ok: boolean }>(
     `SELECT EXISTS (
        SELECT 1 FROM chat_messages m
-       WHERE m.chat_id = $1 AND NOT m.deleted AND m.role <> 'system' AND NOT m.compressed AND m.seq > ${LATEST_BOUNDARY_SQL}
+       WHERE m.chat_id = $1 AND NOT m.deleted AND m.role <> 'system' AND NOT m.compressed AND m.id > ${LATEST_BOUNDARY_SQL}
      ) AS ok`,
     [tx.chatId],
   );

@@ -112,8 +112,8 @@ export interface ListMessagesOptions {
   includeDeleted?: boolean;
   /** Include rows hidden from the UI (system prompt, compaction summaries, the clear sentinel). */
   includeModelOnly?: boolean;
-  /** Only messages after this seq (incremental sync). */
-  afterSeq?: number;
+  /** Only messages after the one with this id (incremental sync): ids are insertion order. */
+  afterId?: number;
 }
 
 /** History in order. By default what the UI shows: active, not model-only. */
@@ -122,18 +122,18 @@ export async function listMessages(db: Queryable, chatId: string, options: ListM
   const where = ["chat_id = $1"];
   if (!options.includeDeleted) where.push("NOT deleted");
   if (!options.includeModelOnly) where.push("NOT model_only");
-  if (options.afterSeq !== undefined) {
-    values.push(options.afterSeq);
-    where.push(`seq > $${values.length}`);
+  if (options.afterId !== undefined) {
+    values.push(options.afterId);
+    where.push(`id > $${values.length}`);
   }
-  const { rows } = await db.query(`SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY seq`, values);
+  const { rows } = await db.query(`SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY id`, values);
   return rows.map(messageFromRaw);
 }
 
-/** One page of the history the UI shows, by `seq`: the newest `limit` messages before a cursor. */
+/** One page of the history the UI shows, by id: the newest `limit` messages before a cursor. */
 export interface MessagePageOptions {
-  /** Only messages older than the one with this seq (absent: from the newest). */
-  beforeSeq?: number;
+  /** Only messages with a lower id, that is older ones (absent: from the newest). Any integer: a cursor, not a reference. */
+  beforeId?: number;
   limit: number;
 }
 
@@ -146,29 +146,23 @@ export interface MessagePage {
 
 /**
  * A page of the shown history (active, not model-only), newest end first. A chat's rows are
- * inserted under its row lock, so a later message always has a higher seq: a message committed
+ * inserted under its row lock, so a later message always has a higher id: a message committed
  * while a client pages backwards lands after the newest it has, never inside a page it has yet to read.
  */
 export async function listMessagePage(db: Queryable, chatId: string, options: MessagePageOptions): Promise<MessagePage> {
   const values: unknown[] = [chatId];
   const where = ["chat_id = $1", "NOT deleted", "NOT model_only"];
-  if (options.beforeSeq !== undefined) {
-    values.push(options.beforeSeq);
-    where.push(`seq < $${values.length}`);
+  if (options.beforeId !== undefined) {
+    values.push(options.beforeId);
+    where.push(`id < $${values.length}`);
   }
   values.push(options.limit + 1);
   const { rows } = await db.query(
-    `SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY seq DESC LIMIT $${values.length}`,
+    `SELECT * FROM chat_messages WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $${values.length}`,
     values,
   );
   const hasMore = rows.length > options.limit;
   return { messages: rows.slice(0, options.limit).reverse().map(messageFromRaw), hasMore };
-}
-
-/** The seq of a message of the chat, deleted or hidden ones included; undefined when the chat holds no such message. */
-export async function messageSeq(db: Queryable, chatId: string, messageId: string): Promise<number | undefined> {
-  const { rows } = await db.query(`SELECT seq FROM chat_messages WHERE chat_id = $1 AND id = $2`, [chatId, messageId]);
-  return rows[0] === undefined ? undefined : Number(rows[0].seq);
 }
 
 export async function listQueue(db: Queryable, chatId: string): Promise<ChatQueuedMessageRow[]> {

@@ -48,13 +48,13 @@ export async function enqueue(tx: ChatTx, message: NewQueuedMessage): Promise<Ch
   return queued;
 }
 
-export async function findQueued(tx: ChatTx, queuedMessageId: string): Promise<ChatQueuedMessageRow | undefined> {
+export async function findQueued(tx: ChatTx, queuedMessageId: number): Promise<ChatQueuedMessageRow | undefined> {
   const [raw] = await tx.query(`SELECT * FROM chat_queued_messages WHERE id = $2 AND chat_id = $1`, [tx.chatId, queuedMessageId]);
   return raw === undefined ? undefined : queuedFromRaw(raw);
 }
 
 /** Removes one queued message and closes the gap; undefined when the chat holds no such row. */
-export async function removeQueued(tx: ChatTx, queuedMessageId: string): Promise<ChatQueuedMessageRow | undefined> {
+export async function removeQueued(tx: ChatTx, queuedMessageId: number): Promise<ChatQueuedMessageRow | undefined> {
   const [row] = await tx.query<{ removed: RawRow | null }>(
     `WITH removed AS (
        DELETE FROM chat_queued_messages WHERE id = $2 AND chat_id = $1 RETURNING *
@@ -73,14 +73,15 @@ export async function removeQueued(tx: ChatTx, queuedMessageId: string): Promise
 }
 
 /** Deletes the whole queue (EditMessage); returns the deleted ids in queue order. */
-export async function clearQueue(tx: ChatTx): Promise<string[]> {
+export async function clearQueue(tx: ChatTx): Promise<number[]> {
   if (tx.queueLength === 0) return [];
+  // bigint arrives as a string from a bare RETURNING.
   const rows = await tx.query<{ id: string; position: number }>(
     `DELETE FROM chat_queued_messages WHERE chat_id = $1 RETURNING id, position`,
     [tx.chatId],
   );
   tx.noteQueueChange(-rows.length, null);
-  return rows.sort((a, b) => a.position - b.position).map((r) => r.id);
+  return rows.sort((a, b) => a.position - b.position).map((r) => Number(r.id));
 }
 
 /** Moves a queued message to the head, shifting the ones before it back by one. */
@@ -121,7 +122,7 @@ const PROMOTE_SQL = (targetSql: string) => `WITH target AS (
  * StoreInvariantError unless exactly one queue row was deleted. A queued promotion needs no such
  * check: the row lock keeps the head as read, and the commit write checks the queue's length.
  */
-export async function promoteQueued(tx: ChatTx, target: "head" | string, cancelReason: string): Promise<Promotion> {
+export async function promoteQueued(tx: ChatTx, target: "head" | number, cancelReason: string): Promise<Promotion> {
   // Misc rule 2 before the user message lands; no statement when nothing is pending.
   // Their INSERT rides with the promotion's statement.
   await answerPendingToolCalls(tx, { dynamicOnly: false, reason: cancelReason });
@@ -159,7 +160,7 @@ function queuePromotion(tx: ChatTx, head: ChatQueuedMessageRow): Promotion {
 }
 
 /** The promotion as a statement of its own; queued INSERTs go out before it, so its row takes the next place too. */
-async function promoteNow(tx: ChatTx, target: string): Promise<Promotion> {
+async function promoteNow(tx: ChatTx, target: "head" | number): Promise<Promotion> {
   const message = new InsertedRow(tx.inserted.count);
   const [row] = await tx.query<{ deleted: number; queued: RawRow | null; message: RawRow | null }>(
     `${PROMOTE_SQL(target === "head" ? "position = 0" : "id = $2")}

@@ -101,7 +101,7 @@ export function unchangedSinceSnapshotSql(alias: string, ownBumps: 0 | 1): strin
       FROM chats s WHERE s.id = ${alias}.id), false)`;
 }
 
-const TAIL_SQL = `(SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.seq), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t)`;
+const TAIL_SQL = `(SELECT coalesce(jsonb_agg(to_jsonb(t) ORDER BY t.id), '[]'::jsonb) FROM (${ACTIVE_TAIL_SQL}) t)`;
 /** The queue head as a JSON row, or null for an empty queue. */
 const QUEUE_HEAD_SQL = "(SELECT to_jsonb(q) FROM chat_queued_messages q WHERE q.chat_id = $1 AND q.position = 0)";
 

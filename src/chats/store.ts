@@ -28,13 +28,7 @@
  * command never reaches the pool.
  */
 import type { Pool } from "@neondatabase/serverless";
-import {
-  ChatNotFoundError,
-  MessageNotFoundError,
-  REQUIRES_ACTION_TIMEOUT_MS,
-  type ClassifiedState,
-  type TitleSource,
-} from "../chatstate/index";
+import { ChatNotFoundError, REQUIRES_ACTION_TIMEOUT_MS, type ClassifiedState, type TitleSource } from "../chatstate/index";
 import { ChatTx, type AppliedTransition, type ChatTxOptions } from "./chat-tx";
 import { committedFromRaw, publishAfterCommit } from "./commit-write";
 import { QUEUE_LENGTH_SQL, type LockGuard, type LockReads, type TailPrefetch } from "./row-lock";
@@ -49,7 +43,6 @@ import {
   listMessagePage,
   listMessages,
   listQueue,
-  messageSeq,
   readChatIdentity,
   updateChatMetadata,
   type ChatIdentity,
@@ -258,26 +251,21 @@ export class ChatStore {
   /**
    * The chat's messages and queue, read in one snapshot so they agree with each other, after
    * `check` accepted the chat as that snapshot has it (an owner check throws before the reads).
-   * Without `page`, the whole shown history; with it, the newest `limit` messages before the
-   * message `beforeId` names (a message of this chat, or MessageNotFoundError).
+   * Without `page`, the whole shown history; with it, the newest `limit` messages whose ids are
+   * below `beforeId` (a cursor: it need not name a message that exists).
    */
   messagesAndQueue(
     chatId: string,
     check: (chat: ChatRow | undefined) => void,
-    page?: { beforeId?: string | undefined; limit: number },
+    page?: { beforeId?: number | undefined; limit: number },
   ): Promise<{ messages: ChatMessageRow[]; queue: ChatQueuedMessageRow[]; hasMore: boolean }> {
     return inTransaction(this.pool, "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY", async (client) => {
       check(await getChat(client, chatId));
       if (page === undefined)
         return { messages: await listMessages(client, chatId), queue: await listQueue(client, chatId), hasMore: false };
-      let beforeSeq: number | undefined;
-      if (page.beforeId !== undefined) {
-        beforeSeq = await messageSeq(client, chatId, page.beforeId);
-        if (beforeSeq === undefined) throw new MessageNotFoundError(chatId, page.beforeId);
-      }
       const { messages, hasMore } = await listMessagePage(client, chatId, {
         limit: page.limit,
-        ...(beforeSeq === undefined ? {} : { beforeSeq }),
+        ...(page.beforeId === undefined ? {} : { beforeId: page.beforeId }),
       });
       return { messages, queue: await listQueue(client, chatId), hasMore };
     });

@@ -64,7 +64,7 @@ export class QueuedMessageNotFoundError extends ChatStateError {
   override readonly code = "not_found";
   constructor(
     readonly chatId: string,
-    readonly queuedMessageId: string,
+    readonly queuedMessageId: number,
   ) {
     super(`queued message ${queuedMessageId} not found in chat ${chatId}`);
   }
@@ -76,7 +76,7 @@ export class MessageNotFoundError extends ChatStateError {
   override readonly code = "not_found";
   constructor(
     readonly chatId: string,
-    readonly messageId: string,
+    readonly messageId: number,
   ) {
     super(`message ${messageId} not found in chat ${chatId}`);
   }

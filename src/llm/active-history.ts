@@ -1,26 +1,26 @@
 /**
  * Reading a chat's history the way prompts and the decision need it. Active history is every row
- * that is not deleted, in seq order. A compaction or clear boundary is a triplet of compressed rows:
+ * that is not deleted, in id (insertion) order. A compaction or clear boundary is a triplet of compressed rows:
  * a model-only anchor (the summary or the clear sentinel) and a visible tool call and result that
  * only decorate the transcript (db/transitions/clear-context.ts).
  */
 import type { ChatMessageRow } from "../db/schema/chats";
 
 /** The columns this module reads; full rows fit. */
-export type HistoryRow = Pick<ChatMessageRow, "seq" | "role" | "content" | "deleted" | "modelOnly" | "compressed">;
+export type HistoryRow = Pick<ChatMessageRow, "id" | "role" | "content" | "deleted" | "modelOnly" | "compressed">;
 
 /** A message as a transaction writes it (src/chats/history.ts NewMessage). */
 type WrittenMessage = Pick<ChatMessageRow, "role" | "content"> & { modelOnly?: boolean; compressed?: boolean };
 
 /**
  * `written` (messages a transaction is inserting) as the rows they will be after `history`, for a
- * decision made before their INSERT has answered: only the columns this module reads, with seq
- * numbers after the last of `history` (the real ones are larger still, and in the same order).
+ * decision made before their INSERT has answered: only the columns this module reads, with ids
+ * after the last of `history` (the real ones are larger still, and in the same order).
  */
 export function rowsAsWritten(history: readonly HistoryRow[], written: readonly WrittenMessage[]): HistoryRow[] {
-  const last = history.reduce((max, row) => Math.max(max, row.seq), 0);
+  const last = history.reduce((max, row) => Math.max(max, row.id), 0);
   return written.map((m, i) => ({
-    seq: last + i + 1,
+    id: last + i + 1,
     role: m.role,
     content: m.content,
     deleted: false,
@@ -31,7 +31,7 @@ export function rowsAsWritten(history: readonly HistoryRow[], written: readonly 
 
 /** Not deleted, oldest first. */
 export function activeRows<R extends HistoryRow>(history: readonly R[]): R[] {
-  return history.filter((row) => !row.deleted).sort((a, b) => a.seq - b.seq);
+  return history.filter((row) => !row.deleted).sort((a, b) => a.id - b.id);
 }
 
 /** The newest boundary anchor (compressed and model-only), -1 when the chat has none. */

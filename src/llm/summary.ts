@@ -35,7 +35,7 @@ export const SUMMARY_MAX_OUTPUT_TOKENS = 400;
 export const SUMMARY_MAX_CHARS = 500;
 export const STATUS_LABEL_MAX_CHARS = 100;
 
-type SummaryRow = Pick<ChatMessageRow, "seq" | "role" | "content" | "deleted" | "modelOnly" | "compressed">;
+type SummaryRow = Pick<ChatMessageRow, "id" | "role" | "content" | "deleted" | "modelOnly" | "compressed">;
 
 export interface SummaryPrompt {
   system: string;

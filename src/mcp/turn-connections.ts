@@ -5,7 +5,7 @@
  * stays failed, so a dead server costs one timeout per turn, not one per step), and the turn's
  * end or the next turn closes them.
  *
- * A turn is named by the seq of its prompt (the last user message that is not model-only); seqs
+ * A turn is named by the id of its prompt (the last user message that is not model-only); ids
  * only grow, so a late step of an older turn never closes a newer turn's connections: it gets no
  * MCP tools instead (its fence makes it stale anyway).
  */

@@ -114,14 +114,29 @@ export const ChatMessageUsageSchema = z
   })
   .openapi("ChatMessageUsage");
 
+/**
+ * Message and queued-message ids: JSON integers (int64 in the database, as Coder's), positive and
+ * below 2^53 so a JavaScript number holds them exactly. Message ids are insertion order.
+ */
+export const MessageId = z.int().min(1).max(Number.MAX_SAFE_INTEGER).openapi({ format: "int64", example: 42 });
+
+/**
+ * An id in a path or query string: decimal digits only (no sign, exponent, hex or spaces), so
+ * anything else is a 400 rather than a number JavaScript happened to parse. The SDK may pass a number.
+ */
+export const MessageIdParam = z
+  .union([MessageId, z.string().regex(/^[1-9][0-9]{0,15}$/, { error: "must be a positive integer" })])
+  .pipe(z.coerce.number<string | number>().pipe(MessageId))
+  .openapi({ type: "integer", format: "int64", example: 42 });
+
 export const ChatMessageSchema = z
   .object({
-    id: z.uuid(),
+    id: MessageId.openapi({ description: "Insertion order: a later message has a larger id" }),
     chat_id: z.uuid(),
     role: z.enum(["system", "user", "assistant", "tool"]),
     content: z.array(ChatMessagePartSchema),
     revision: z.number().int(),
-    queued_message_id: z.uuid().nullable(),
+    queued_message_id: MessageId.nullable().openapi({ description: "The queued message it was promoted from" }),
     model_config_id: z.uuid().nullable(),
     reasoning_effort: z.string().nullable(),
     created_by: z.uuid().nullable(),
@@ -132,7 +147,7 @@ export const ChatMessageSchema = z
 
 export const ChatQueuedMessageSchema = z
   .object({
-    id: z.uuid(),
+    id: MessageId,
     chat_id: z.uuid(),
     position: z.number().int(),
     content: z.array(ChatMessagePartSchema),
@@ -218,7 +233,7 @@ export const EditMessageResponse = z
   .object({
     message: ChatMessageSchema,
     messages: z.array(ChatMessageSchema),
-    deleted_message_ids: z.array(z.uuid()),
+    deleted_message_ids: z.array(MessageId),
     warnings: z.array(z.string()),
   })
   .openapi("EditMessageResponse");
@@ -236,8 +251,8 @@ export const MESSAGES_PAGE_MAX = 500;
 export const MESSAGES_PAGE_DEFAULT = 50;
 
 export const ListMessagesQuery = z.object({
-  /** The page holds the messages older than this one; it names a message of the chat (404 otherwise). */
-  before_id: z.uuid().optional(),
+  /** The page holds the messages with smaller ids (older ones); a cursor, it need not name a message. */
+  before_id: MessageIdParam.optional(),
   limit: z.coerce.number().int().min(1).max(MESSAGES_PAGE_MAX).optional(),
 });
 
@@ -293,5 +308,5 @@ export const ListChatsQuery = z.object({
 });
 
 export const ChatParams = z.object({ chat: z.uuid() });
-export const MessageParams = z.object({ chat: z.uuid(), message: z.uuid() });
-export const QueuedParams = z.object({ chat: z.uuid(), queued: z.uuid() });
+export const MessageParams = z.object({ chat: z.uuid(), message: MessageIdParam });
+export const QueuedParams = z.object({ chat: z.uuid(), queued: MessageIdParam });

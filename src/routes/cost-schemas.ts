@@ -3,6 +3,7 @@
  * chat's, a user's and an organization's, and the time range and limits they take.
  */
 import { z } from "@hono/zod-openapi";
+import { MessageId } from "./chat-schemas";
 
 const timestamp = z.string().openapi({ format: "date-time" });
 
@@ -30,7 +31,7 @@ const ChatUsageSchema = z.object({ chat_id: z.uuid(), title: z.string(), ...tota
 
 const TurnUsageSchema = z
   .object({
-    user_message_id: z.uuid().nullable().openapi({ description: "The user message the turn answered" }),
+    user_message_id: MessageId.nullable().openapi({ description: "The user message the turn answered" }),
     started_at: timestamp,
     ...totals,
   })

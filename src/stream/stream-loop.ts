@@ -68,7 +68,7 @@ const READ_BACKOFF_MS = [100, 500, 2_000];
 
 export class StreamLoop {
   #cursors: StreamCursors;
-  #known = new Map<string, number>();
+  #known = new Map<number, number>();
   readonly #ops: Op[] = [];
   #busy = false;
   #relay: { target: RelayTarget; unfollow: () => void } | null = null;

@@ -30,13 +30,13 @@ const SYNC_CHAT_SQL = `
 const CHANGED_MESSAGES_SQL = `
   SELECT * FROM chat_messages
   WHERE chat_id = $1 AND NOT model_only AND revision > $2
-  ORDER BY seq`;
+  ORDER BY id`;
 
 /** The whole current client-visible history. */
 const VISIBLE_HISTORY_SQL = `
   SELECT * FROM chat_messages
   WHERE chat_id = $1 AND NOT deleted AND NOT model_only
-  ORDER BY seq`;
+  ORDER BY id`;
 
 const QUEUE_SQL = `SELECT * FROM chat_queued_messages WHERE chat_id = $1 ORDER BY position`;
 

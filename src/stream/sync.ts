@@ -23,7 +23,7 @@ export function hintsCallForFetch(local: Readonly<StreamCursors>, hints: SyncHin
 export interface SyncResult {
   cursors: StreamCursors;
   /** Message id -> latest revision sent, after this Sync. */
-  known: Map<string, number>;
+  known: Map<number, number>;
   events: ChatStreamEvent[];
   /** Step 9: the relay's new target; undefined leaves it as it is. */
   relay: RelayTarget | undefined;
@@ -36,7 +36,7 @@ export interface SyncResult {
 export function applySnapshot(
   chatId: string,
   local: Readonly<StreamCursors>,
-  known: ReadonlyMap<string, number>,
+  known: ReadonlyMap<number, number>,
   snap: SyncSnapshot,
 ): SyncResult | null {
   const db = snap.chat;

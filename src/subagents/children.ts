@@ -57,7 +57,7 @@ export function isSettled(child: Pick<ChildSummary, "status" | "archived">): boo
 export async function latestAnswer(db: Queryable, childId: string): Promise<string | null> {
   const { rows } = await db.query(
     `SELECT content FROM chat_messages WHERE chat_id = $1 AND role = 'assistant' AND NOT deleted AND NOT model_only
-     ORDER BY seq DESC LIMIT 1`,
+     ORDER BY id DESC LIMIT 1`,
     [childId],
   );
   const content = rows[0]?.content as ChatMessagePart[] | undefined;

@@ -25,7 +25,7 @@ export type ToolChat = Pick<ChatRow, "id" | "organizationId" | "ownerId" | "pare
  */
 export interface TurnDecisions {
   /**
-   * Whether the turn `turn` (a prompt seq) searches its MCP tools: the first step that asks
+   * Whether the turn `turn` (a prompt's id) searches its MCP tools: the first step that asks
    * decides with `read`, later steps of the turn get the same answer.
    */
   mcpToolSearch(turn: number, read: () => Promise<boolean>): Promise<boolean>;
@@ -34,7 +34,7 @@ export interface TurnDecisions {
 /** The step the tools are assembled for. */
 export interface ToolStep {
   /**
-   * The turn: the seq of its prompt (the last user message that is not model-only), -1 without
+   * The turn: the id of its prompt (the last user message that is not model-only), -1 without
    * one. Families that hold resources across the steps of a turn (MCP connections) key them by it.
    */
   turn: number;
@@ -56,7 +56,7 @@ export function toolStepOf(history: readonly HistoryRow[], decisions?: TurnDecis
       .slice(promptIndex + 1)
       .some((row) => row.role === "assistant" && row.content.some((p) => p.type === "tool-call" && p.tool_name === FIND_TOOLS_NAME));
   return {
-    turn: promptIndex >= 0 ? active[promptIndex]!.seq : -1,
+    turn: promptIndex >= 0 ? active[promptIndex]!.id : -1,
     ...(decisions ? { decisions } : {}),
     foundTools: foundToolNames(history),
     searchedThisTurn,

@@ -39,13 +39,15 @@ export interface ChatWire {
   updated_at: string;
 }
 
+/** Message and queued-message ids are JSON integers (int64 in the database, below 2^53 in practice). */
 export interface ChatMessageWire {
-  id: string;
+  /** Insertion order: a later message has a larger id. */
+  id: number;
   chat_id: string;
   role: ChatMessageRole;
   content: ChatMessagePart[];
   revision: number;
-  queued_message_id: string | null;
+  queued_message_id: number | null;
   model_config_id: string | null;
   reasoning_effort: string | null;
   created_by: string | null;
@@ -57,7 +59,7 @@ export interface ChatMessageWire {
 }
 
 export interface ChatQueuedMessageWire {
-  id: string;
+  id: number;
   chat_id: string;
   position: number;
   content: ChatMessagePart[];

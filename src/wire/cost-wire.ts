@@ -61,7 +61,7 @@ export interface ChatUsageWire extends UsageTotalsWire {
 /** One turn of a chat: the steps that answered one prompt. */
 export interface TurnUsageWire extends UsageTotalsWire {
   /** The user message that started the turn; null for steps before any (none in practice). */
-  user_message_id: string | null;
+  user_message_id: number | null;
   started_at: string;
 }
 

@@ -114,9 +114,9 @@ export function toolCall(id: string, name = DYNAMIC_TOOL): ChatMessagePart {
 export interface FixtureChat {
   chatId: string;
   /** The first user message (EditMessage's target). */
-  firstUserMessageId: string;
+  firstUserMessageId: number;
   /** Queue ids in position order. */
-  queue: string[];
+  queue: number[];
   /** The pending dynamic tool call in A0/A1 fixtures. */
   pendingCallId: string | null;
 }
@@ -145,7 +145,7 @@ export async function makeChat(env: Env, state: ExecutionState | "Invalid", spec
   const chatId = created.chat.id;
   const firstUserMessageId = created.value.messages.find((m) => m.role === "user")!.id;
   const worker = { workerId: randomUUID(), runnerId: randomUUID() };
-  const queue: string[] = [];
+  const queue: number[] = [];
   let pendingCallId: string | null = null;
   const enqueue = async (n: number) => {
     for (let i = 0; i < n; i++) {
@@ -222,7 +222,7 @@ export async function snapshotRows(pool: Pool, chatId: string): Promise<string> 
   const { rows } = await pool.query<{ snapshot: string }>(
     `SELECT jsonb_build_object(
        'chat', (SELECT to_jsonb(c) FROM chats c WHERE c.id = $1),
-       'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]'::jsonb) FROM chat_messages m WHERE m.chat_id = $1),
+       'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]'::jsonb) FROM chat_messages m WHERE m.chat_id = $1),
        'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.position), '[]'::jsonb) FROM chat_queued_messages q WHERE q.chat_id = $1),
        'heartbeats', (SELECT coalesce(jsonb_agg(to_jsonb(h) ORDER BY h.runner_id), '[]'::jsonb) FROM chat_heartbeats h WHERE h.chat_id = $1)
      )::text AS snapshot`,

@@ -107,7 +107,7 @@ describe("the lock's counts after a wait for the row", () => {
       status: "running" as const,
     };
     const read = await fencedRead(env.store, fence);
-    const { rows } = await env.pool.query(`SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY seq`, [chat.chatId]);
+    const { rows } = await env.pool.query(`SELECT * FROM chat_messages WHERE chat_id = $1 ORDER BY id`, [chat.chatId]);
     expect(read.history).toEqual(rows.map(messageFromRaw));
     expect(read.chat).toEqual(chatFromRaw(row));
   });

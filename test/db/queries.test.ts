@@ -55,7 +55,7 @@ describe.concurrent("queries", () => {
       [false, true],
       [false, false],
     ]);
-    expect((await listMessages(env.pool, chat.chatId, { afterSeq: shown[0]!.seq })).map((m) => m.content)).toEqual([text("ok")]);
+    expect((await listMessages(env.pool, chat.chatId, { afterId: shown[0]!.id })).map((m) => m.content)).toEqual([text("ok")]);
   });
 
   it("updates labels and pin order as metadata, without a snapshot bump", async () => {

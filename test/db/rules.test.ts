@@ -125,7 +125,7 @@ describe.concurrent("cross-cutting rules", () => {
     expect(others.every((m) => m.queuedMessageId === null)).toBe(true);
 
     const before = await snapshotRows(env.pool, chat.chatId);
-    await expect(env.store.update(chat.chatId, (tx) => promoteQueued(tx, randomUUID(), "test"))).rejects.toBeInstanceOf(
+    await expect(env.store.update(chat.chatId, (tx) => promoteQueued(tx, Number.MAX_SAFE_INTEGER, "test"))).rejects.toBeInstanceOf(
       StoreInvariantError,
     );
     expect(await snapshotRows(env.pool, chat.chatId)).toBe(before);

@@ -169,7 +169,7 @@ async function prepare(run: Run, chat: FixtureChat): Promise<void> {
 function applyRun(run: Run, chat: FixtureChat): Promise<unknown> {
   const { store, owner } = env;
   const id = chat.chatId;
-  const anyQueued = chat.queue[chat.queue.length - 1] ?? randomUUID();
+  const anyQueued = chat.queue[chat.queue.length - 1] ?? Number.MAX_SAFE_INTEGER; // no row has that id
   switch (run.transition) {
     case "Create":
       return store.create({
@@ -252,7 +252,7 @@ describe.concurrent("transition matrix", () => {
     it(title(run), async () => {
       const chat: FixtureChat =
         run.from === "N"
-          ? { chatId: randomUUID(), firstUserMessageId: randomUUID(), queue: [], pendingCallId: null }
+          ? { chatId: randomUUID(), firstUserMessageId: Number.MAX_SAFE_INTEGER, queue: [], pendingCallId: null }
           : await makeChat(env, run.from as ExecutionState | "Invalid", {
               owned: run.own === "O",
               queued: Math.max(run.queued, 1),

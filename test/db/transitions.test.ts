@@ -430,7 +430,7 @@ describe("round trips of transitions that write history", () => {
       const { value } = await env.store.update(turns.chatId, async (tx) => {
         const edited = await editMessage(tx, { messageId: turns[cutAt], content: text("again") });
         const cached = (await tx.inserted.activeTail()).map((m) => m.id);
-        const read = (await tx.query<{ id: string }>(ACTIVE_TAIL_SQL, [turns.chatId])).map((m) => m.id);
+        const read = (await tx.query<{ id: string }>(ACTIVE_TAIL_SQL, [turns.chatId])).map((m) => Number(m.id)); // bigint: a string
         return { edited, cached, read };
       });
       expect(value.cached).toEqual(value.read);

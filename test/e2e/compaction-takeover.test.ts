@@ -146,7 +146,7 @@ describe("compaction across runtimes", () => {
 
     const rows = (
       await own.pool.query(
-        "SELECT role, compressed, model_only, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY seq",
+        "SELECT role, compressed, model_only, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY id",
         [id],
       )
     ).rows as { role: string; compressed: boolean; model_only: boolean; content: { tool_name?: string; result?: { source?: string } }[] }[];

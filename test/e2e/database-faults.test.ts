@@ -173,7 +173,7 @@ async function round(): Promise<void> {
   // stale in the outage may have committed its answer before it was cleaned up: that chat waits
   // still owned by the stale lease, as the spec allows, until a worker takes it over.
   await expect.poll(() => countChats("waiting"), { timeout: 60_000, interval: 500 }).toBe(CHATS);
-  const { rows } = await d.own.pool.query("SELECT chat_id, role, content FROM chat_messages WHERE NOT deleted ORDER BY chat_id, seq");
+  const { rows } = await d.own.pool.query("SELECT chat_id, role, content FROM chat_messages WHERE NOT deleted ORDER BY chat_id, id");
   for (const [id, answer] of expected) {
     const history = (rows as { chat_id: string; role: string; content: { text?: string }[] }[]).filter((m) => m.chat_id === id);
     expect(history.map((m) => m.role)).toEqual(["user", "assistant"]);

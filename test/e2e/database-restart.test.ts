@@ -226,7 +226,7 @@ async function round(): Promise<void> {
       .poll(() => countChats("waiting"), { timeout: 90_000, interval: 500, message: `all ${CHATS} chats waiting again` })
       .toBe(CHATS);
     const settledMs = Date.now() - waiting;
-    const { rows } = await d!.own.pool.query("SELECT chat_id, role, content FROM chat_messages WHERE NOT deleted ORDER BY chat_id, seq");
+    const { rows } = await d!.own.pool.query("SELECT chat_id, role, content FROM chat_messages WHERE NOT deleted ORDER BY chat_id, id");
     for (const [id, answer] of expected) {
       const history = (rows as { chat_id: string; role: string; content: { text?: string }[] }[]).filter((m) => m.chat_id === id);
       expect(

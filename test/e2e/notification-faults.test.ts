@@ -58,7 +58,7 @@ afterAll(async () => {
 });
 
 interface DbMessage {
-  id: string;
+  id: number;
   revision: number;
   role: string;
   text: string;
@@ -67,7 +67,7 @@ interface DbChat {
   status: string;
   updatedAt: number;
   messages: DbMessage[];
-  queue: string[];
+  queue: number[];
 }
 
 /** One stream client: a socket, the state the SDK's reducer folds from it, and what it saw wrong. */
@@ -184,7 +184,7 @@ async function readDb(ids: readonly string[]): Promise<Map<string, DbChat>> {
     [ids],
   );
   const messages = await pool.query<{ chat_id: string; id: string; revision: string; role: string; content: { text?: string }[] }>(
-    "SELECT chat_id, id, revision, role, content FROM chat_messages WHERE chat_id = ANY($1) AND NOT deleted AND NOT model_only ORDER BY seq",
+    "SELECT chat_id, id, revision, role, content FROM chat_messages WHERE chat_id = ANY($1) AND NOT deleted AND NOT model_only ORDER BY id",
     [ids],
   );
   const queue = await pool.query<{ chat_id: string; id: string }>(
@@ -195,12 +195,12 @@ async function readDb(ids: readonly string[]): Promise<Map<string, DbChat>> {
   for (const c of chats.rows) out.set(c.id, { status: c.status, updatedAt: c.updated_at.getTime(), messages: [], queue: [] });
   for (const m of messages.rows)
     out.get(m.chat_id)!.messages.push({
-      id: m.id,
+      id: Number(m.id),
       revision: Number(m.revision),
       role: m.role,
       text: m.content.map((p) => p.text ?? "").join(""),
     });
-  for (const q of queue.rows) out.get(q.chat_id)!.queue.push(q.id);
+  for (const q of queue.rows) out.get(q.chat_id)!.queue.push(Number(q.id));
   return out;
 }
 

@@ -74,7 +74,7 @@ describe("stream clients across a runtime restart", () => {
 
       // The turn landed once, whole.
       const rows = (
-        await d.own.pool.query("SELECT id, role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY seq", [busy])
+        await d.own.pool.query("SELECT id, role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY id", [busy])
       ).rows as { id: string; role: string; content: { text?: string }[] }[];
       expect(rows.map((r) => r.role)).toEqual(["user", "assistant"]);
       expect(rows[1]!.content.map((p) => p.text ?? "").join("")).toBe(answer);
@@ -83,7 +83,7 @@ describe("stream clients across a runtime restart", () => {
       for (const [w, id] of [...busyWatches.map((b) => [b, busy] as const), [quietWatch, quiet] as const]) {
         const served = async () => {
           const msgs = (await api(second.url, d.token, `/chats/${id}/messages`)) as {
-            messages: { id: string; revision: number; content: unknown }[];
+            messages: { id: number; revision: number; content: unknown }[];
           };
           const chat = (await api(second.url, d.token, `/chats/${id}`)) as { status: string };
           return w.differences(msgs.messages, chat.status);
@@ -97,7 +97,7 @@ describe("stream clients across a runtime restart", () => {
         expect(w.problems, "re-sent or out-of-order events").toEqual([]);
         expect(w.partGaps(), "part gaps").toEqual([]);
         // Resumed, not re-bootstrapped: what the client held before is not sent again.
-        const userId = rows[0]!.id;
+        const userId = Number(rows[0]!.id); // bigint arrives as a string
         if (id === busy) {
           const sent = w.connections.flatMap((c) => c.events).filter((e) => e.type === "message" && e.message.id === userId);
           expect(sent.length, "the user message's events across every connection").toBe(1);

@@ -38,7 +38,7 @@ describe("subagents across a runtime crash", () => {
     const messages = async (id: string) =>
       (
         await own.pool.query<{ role: string; content: Part[] }>(
-          "SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted AND NOT model_only ORDER BY seq",
+          "SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted AND NOT model_only ORDER BY id",
           [id],
         )
       ).rows;

@@ -29,7 +29,7 @@ async function rows(own: OwnDatabase): Promise<Row[]> {
 /** Each chat's committed (user, assistant) messages, in order. */
 async function histories(own: OwnDatabase): Promise<Map<string, { role: string; text: string }[]>> {
   const { rows: messages } = await own.pool.query(
-    "SELECT chat_id, role, content FROM chat_messages WHERE NOT deleted ORDER BY chat_id, seq",
+    "SELECT chat_id, role, content FROM chat_messages WHERE NOT deleted ORDER BY chat_id, id",
   );
   const out = new Map<string, { role: string; text: string }[]>();
   for (const m of messages as { chat_id: string; role: string; content: { text?: string }[] }[]) {

@@ -39,7 +39,7 @@ describe("a restart without a stall", () => {
     const reclaimMs = Date.now() - restartedAt;
     console.log(JSON.stringify({ event: "restart_reclaim", reclaim_ms: reclaimMs, stale_threshold_ms: 30_000 }));
     await expect.poll(async () => (await rows(d.own))[0]?.status, { timeout: 60_000, interval: 100 }).toBe("waiting");
-    const msgs = (await d.own.pool.query("SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY seq", [id]))
+    const msgs = (await d.own.pool.query("SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY id", [id]))
       .rows as { role: string; content: { type: string; text?: string }[] }[];
     expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(msgs[1]!.content.map((p) => p.text ?? "").join("")).toBe(text);
@@ -139,7 +139,7 @@ describe("the chat worker across processes", () => {
       )
       .not.toBe(before.worker_id);
     await expect.poll(async () => (await rows(d.own))[0]?.status, { timeout: 60_000, interval: 100 }).toBe("waiting");
-    const msgs = (await d.own.pool.query("SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY seq", [id]))
+    const msgs = (await d.own.pool.query("SELECT role, content FROM chat_messages WHERE chat_id = $1 AND NOT deleted ORDER BY id", [id]))
       .rows as { role: string; content: { type: string; text?: string }[] }[];
     expect(msgs.map((m) => m.role)).toEqual(["user", "assistant"]);
     expect(msgs[1]!.content.map((p) => p.text ?? "").join("")).toBe(text);

@@ -30,7 +30,7 @@ async function createChat(u: TestUser, text?: string, extra: Record<string, unkn
 }
 
 async function send(u: TestUser, chatId: string, text: string, extra: Record<string, unknown> = {}) {
-  return expectJson<{ queued: boolean; queued_message?: { id: string } }>(
+  return expectJson<{ queued: boolean; queued_message?: { id: number } }>(
     await api(`/chats/${chatId}/messages`, { token: u.token, body: { content: [{ type: "text", text }], ...extra } }),
     200,
   );

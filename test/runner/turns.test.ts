@@ -20,7 +20,7 @@ interface Chat {
   requires_action_deadline_at: string | null;
 }
 interface Message {
-  id: string;
+  id: number;
   role: string;
   created_at: string;
   content: { type: string; text?: string; tool_call_id?: string; tool_name?: string; result?: unknown }[];

@@ -22,7 +22,7 @@ interface Usage {
   cost_usd: string | null;
 }
 interface Message {
-  id: string;
+  id: number;
   role: string;
   content: { type: string; tool_call_id?: string }[];
   usage: Usage | null;
@@ -41,7 +41,7 @@ interface ChatCost extends Totals {
   chat_id: string;
   by_chat: (Totals & { chat_id: string })[];
   by_model: (Totals & { model_config_id: string | null })[];
-  turns: (Totals & { user_message_id: string | null })[];
+  turns: (Totals & { user_message_id: number | null })[];
 }
 interface Pricing {
   input_micros_per_million_tokens: number;

@@ -1,7 +1,7 @@
 /**
  * Hostile requests, generated from a seed (R4 of the reliability suites): each takes a well-formed
  * request of the public API and breaks exactly one thing in a way no route may accept — a field of
- * the wrong type, text Postgres cannot store (NUL, lone surrogates), an enum or UUID that is not
+ * the wrong type, text Postgres cannot store (NUL, lone surrogates), an enum, UUID or integer id that is not
  * one, a body that is not JSON or is too large or too deep, a broken path, query or header. So
  * every answer must be a 4xx, and nothing may be written. Pure: the same seed gives the same list.
  */
@@ -9,7 +9,7 @@ import { seededRandom } from "../../src/seeded-random";
 
 export interface Target {
   chatId: string;
-  messageId: string;
+  messageId: number;
   organizationId: string;
   userId: string;
 }

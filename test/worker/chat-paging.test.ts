@@ -1,7 +1,8 @@
 /**
  * Paging over HTTP, as Coder's clients page: `GET /chats` with `q` and `offset`, and
  * `GET /chats/{chat}/messages` with `before_id` and `limit` answering `has_more`. Bad paging input
- * is a 400 naming the field; a cursor of another chat, or another user's chat, is a 404.
+ * (a `before_id` that is not a positive integer) is a 400 naming the field; another user's chat is a
+ * 404. `before_id` is a cursor in the one global id order, so any integer pages this chat alone.
  */
 import { describe, expect, it } from "vitest";
 import { ChatStore } from "../../src/chats/store";
@@ -13,7 +14,7 @@ interface Chat {
   archived: boolean;
 }
 interface Messages {
-  messages: { id: string; content: { text?: string }[] }[];
+  messages: { id: number; content: { text?: string }[] }[];
   queued_messages: unknown[];
   has_more: boolean;
 }
@@ -124,19 +125,20 @@ describe("GET /chats/{chat}/messages with before_id and limit", () => {
     expect([rest.messages.map((m) => m.id), rest.has_more]).toEqual([all.messages.slice(0, 6).map((m) => m.id), false]);
   });
 
-  it("refuses a malformed cursor or limit with 400, a message of another chat with 404, another user's chat with 404", async () => {
+  it("refuses a malformed cursor or limit with 400 and another user's chat with 404; another chat's id is a cursor like any", async () => {
     const u = await createTestUser();
     const other = await createTestUser();
     const chatId = await chatWithReplies(u, 1);
     const othersChat = await chatWithReplies(other, 1);
     const othersMessage = (await expectJson<Messages>(await api(`/chats/${othersChat}/messages`, { token: other.token }), 200)).messages[0]!
       .id;
-    await expectRefused(await api(`/chats/${chatId}/messages?before_id=7`, { token: u.token }), 400, "before_id");
+    for (const bad of ["abc", "1.5", "-3", "0", "0x10", "1e3", "9007199254740993", crypto.randomUUID()])
+      await expectRefused(await api(`/chats/${chatId}/messages?before_id=${bad}`, { token: u.token }), 400, "before_id");
     await expectRefused(await api(`/chats/${chatId}/messages?limit=0`, { token: u.token }), 400, "limit");
     await expectRefused(await api(`/chats/${chatId}/messages?limit=501`, { token: u.token }), 400, "limit");
-    expect((await expectRefused(await api(`/chats/${chatId}/messages?before_id=${othersMessage}`, { token: u.token }), 404)).code).toBe(
-      "not_found",
-    );
+    // The other chat was made after this one: its first message's id is past all of this chat's.
+    const byOthers = await expectJson<Messages>(await api(`/chats/${chatId}/messages?before_id=${othersMessage}`, { token: u.token }), 200);
+    expect(byOthers.messages.map((m) => m.content[0]!.text)).toEqual(["q0", "a1"]);
     await expectRefused(await api(`/chats/${othersChat}/messages?limit=1`, { token: u.token }), 404);
     await expectRefused(await api(`/chats/${othersChat}/messages?before_id=${othersMessage}`, { token: u.token }), 404);
   });

@@ -19,13 +19,13 @@ interface Chat {
   snapshot_version: number;
 }
 interface Message {
-  id: string;
+  id: number;
   role: string;
   content: { type: string; text?: string }[];
-  queued_message_id: string | null;
+  queued_message_id: number | null;
 }
 interface Queued {
-  id: string;
+  id: number;
   position: number;
 }
 
@@ -38,7 +38,7 @@ async function rowsOf(chatId: string): Promise<string> {
   return withDb(async (db) => {
     const { rows } = await db.$client.query(
       `SELECT jsonb_build_object('chat', (SELECT to_jsonb(c) FROM chats c WHERE c.id = $1),
-         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]') FROM chat_messages m WHERE m.chat_id = $1),
+         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM chat_messages m WHERE m.chat_id = $1),
          'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.position), '[]') FROM chat_queued_messages q WHERE q.chat_id = $1))::text AS s`,
       [chatId],
     );
@@ -166,7 +166,7 @@ describe("mutations by another user answer 404 and write nothing", () => {
       ["GET", `/chats/${chat.id}/messages`],
       ["POST", `/chats/${chat.id}/messages`],
       ["POST", `/chats/${chat.id}/interrupt`],
-      ["DELETE", `/chats/${chat.id}/queue/${crypto.randomUUID()}`],
+      ["DELETE", `/chats/${chat.id}/queue/1`],
     ] as const) {
       const res = await api(path, { method, ...(method === "GET" || method === "DELETE" ? {} : { body: { content: [] } }) });
       expect(res.status, `${method} ${path}`).toBe(401);
@@ -240,7 +240,7 @@ describe("PATCH /chats/{chat}/messages/{message}", () => {
     await expectJson(await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: text("queued") } }), 200);
     const before = await expectJson<{ messages: Message[] }>(await api(`/chats/${chat.id}/messages`, { token: u.token }), 200);
     const first = before.messages[0]!;
-    const edited = await expectJson<{ message: Message; deleted_message_ids: string[]; warnings: string[] }>(
+    const edited = await expectJson<{ message: Message; deleted_message_ids: number[]; warnings: string[] }>(
       await api(`/chats/${chat.id}/messages/${first.id}`, { method: "PATCH", token: u.token, body: { content: text("better") } }),
       200,
     );
@@ -254,13 +254,16 @@ describe("PATCH /chats/{chat}/messages/{message}", () => {
     expect(after.queued_messages).toEqual([]);
   });
 
-  it("answers 404 for a message that is not in the chat", async () => {
+  it("answers 404 for a message that is not in the chat, 400 for an id that is not a positive integer", async () => {
     const u = await createTestUser();
     const chat = await newChat(u);
-    expect(
-      (await api(`/chats/${chat.id}/messages/${crypto.randomUUID()}`, { method: "PATCH", token: u.token, body: { content: text("x") } }))
-        .status,
-    ).toBe(404);
+    const edit = (id: string | number) =>
+      api(`/chats/${chat.id}/messages/${id}`, { method: "PATCH", token: u.token, body: { content: text("x") } });
+    expect((await edit(Number.MAX_SAFE_INTEGER)).status).toBe(404);
+    for (const bad of [crypto.randomUUID(), "1.5", "-1", "0", "1e3"]) {
+      const res = await expectJson<{ code: string; validations: { field: string }[] }>(await edit(bad), 400);
+      expect([res.code, res.validations.map((v) => v.field)], bad).toEqual(["validation_failed", ["message"]]);
+    }
   });
 });
 
@@ -292,7 +295,12 @@ describe("the queue", () => {
       await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: text("a") } }),
       200,
     );
-    await expectJson(await api(`/chats/${chat.id}/queue/${crypto.randomUUID()}`, { method: "DELETE", token: u.token }), 404);
+    await expectJson(await api(`/chats/${chat.id}/queue/${Number.MAX_SAFE_INTEGER}`, { method: "DELETE", token: u.token }), 404);
+    const bad = await expectJson<{ code: string }>(
+      await api(`/chats/${chat.id}/queue/not-a-number`, { method: "DELETE", token: u.token }),
+      400,
+    );
+    expect(bad.code).toBe("validation_failed");
     expect((await api(`/chats/${chat.id}/queue/${q.queued_message.id}`, { method: "DELETE", token: u.token })).status).toBe(204);
     const after = await expectJson<{ queued_messages: Queued[] }>(await api(`/chats/${chat.id}/messages`, { token: u.token }), 200);
     expect(after.queued_messages).toEqual([]);

@@ -61,7 +61,7 @@ async function rowsOf(user: TestUser): Promise<string> {
     const { rows } = await db.$client.query(
       `SELECT jsonb_build_object(
          'chats', (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.id), '[]') FROM chats c WHERE c.owner_id = $1),
-         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]') FROM chat_messages m JOIN chats c ON c.id = m.chat_id WHERE c.owner_id = $1),
+         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM chat_messages m JOIN chats c ON c.id = m.chat_id WHERE c.owner_id = $1),
          'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.id), '[]') FROM chat_queued_messages q JOIN chats c ON c.id = q.chat_id WHERE c.owner_id = $1),
          'keys', (SELECT coalesce(jsonb_agg(to_jsonb(k) - 'last_used_at' - 'expires_at' ORDER BY k.id), '[]') FROM api_keys k WHERE k.user_id = $1))::text AS s`,
       [user.id],

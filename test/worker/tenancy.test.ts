@@ -28,8 +28,8 @@ import { testKeys } from "../support/test-keys";
 interface Victim {
   user: TestUser;
   chatId: string;
-  messageId: string;
-  queuedId: string;
+  messageId: number;
+  queuedId: number;
   fileId: string;
   providerId: string;
   modelConfigId: string;
@@ -149,9 +149,9 @@ function fillPath(template: string, v: Victim): string {
       case "chat":
         return v.chatId;
       case "message":
-        return v.messageId;
+        return String(v.messageId);
       case "queued":
-        return v.queuedId;
+        return String(v.queuedId);
       case "file":
         return v.fileId;
       case "organization":
@@ -214,7 +214,7 @@ async function victimRows(v: Victim): Promise<string> {
          'organization', (SELECT to_jsonb(o) FROM organizations o WHERE o.id = $2),
          'members', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.user_id), '[]') FROM organization_members m WHERE m.organization_id = $2),
          'chats', (SELECT coalesce(jsonb_agg(to_jsonb(c) ORDER BY c.id), '[]') FROM chats c WHERE c.owner_id = $1 OR c.organization_id = $2),
-         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]') FROM chat_messages m JOIN chats c ON c.id = m.chat_id WHERE c.organization_id = $2),
+         'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM chat_messages m JOIN chats c ON c.id = m.chat_id WHERE c.organization_id = $2),
          'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.id), '[]') FROM chat_queued_messages q JOIN chats c ON c.id = q.chat_id WHERE c.organization_id = $2),
          'files', (SELECT coalesce(jsonb_agg(to_jsonb(f) ORDER BY f.id), '[]') FROM chat_files f WHERE f.organization_id = $2),
          'configs', (SELECT coalesce(jsonb_agg(to_jsonb(mc) ORDER BY mc.id), '[]') FROM chat_model_configs mc WHERE mc.organization_id = $2),
@@ -277,14 +277,14 @@ async function makeVictim(): Promise<Victim> {
   );
   // The worker is off in this project: the chat stays running, so a second message queues.
   const chat = await expectJson<{ id: string }>(await api("/chats", { token: user.token, body: { content: text("first") } }), 201);
-  const sent = await expectJson<{ queued_message: { id: string } }>(
+  const sent = await expectJson<{ queued_message: { id: number } }>(
     await api(`/chats/${chat.id}/messages`, {
       token: user.token,
       body: { content: [...text("second"), { type: "file", file_id: file.id }] },
     }),
     200,
   );
-  const { messages } = await expectJson<{ messages: { id: string }[] }>(
+  const { messages } = await expectJson<{ messages: { id: number }[] }>(
     await api(`/chats/${chat.id}/messages`, { token: user.token }),
     200,
   );
@@ -368,10 +368,11 @@ describe("tenancy sweep", () => {
 
   it("no intruder reads or writes the victim's data through any operation", { timeout: 120_000 }, async () => {
     const before = await victimRows(victim);
+    // Message and queue ids are small integers: a substring test would match any digits, so they
+    // count as leaked only as an id field's value.
+    const victimIntegers = [victim.messageId, victim.queuedId].map((n) => new RegExp(`"(id|queued_message_id)":${n}[,}]`));
     const victimIds = [
       victim.chatId,
-      victim.messageId,
-      victim.queuedId,
       victim.fileId,
       victim.modelConfigId,
       victim.projectId,
@@ -379,6 +380,7 @@ describe("tenancy sweep", () => {
       victim.mcpServerId,
       "victim-secret",
     ];
+    const holdsVictimId = (body: string) => victimIds.some((id) => body.includes(id)) || victimIntegers.some((re) => re.test(body));
     const leaks: string[] = [];
     for (const intruder of intruders) {
       for (const [op, sweep] of Object.entries(SWEEP)) {
@@ -390,8 +392,8 @@ describe("tenancy sweep", () => {
           continue;
         }
         if (sweep.self) {
-          if (res.status >= 500 || victimIds.some((id) => body.includes(id))) leaks.push(where);
-        } else if (![400, 403, 404].includes(res.status) || victimIds.some((id) => body.includes(id))) {
+          if (res.status >= 500 || holdsVictimId(body)) leaks.push(where);
+        } else if (![400, 403, 404].includes(res.status) || holdsVictimId(body)) {
           leaks.push(where);
         } else if (res.status === 400) {
           // A 400 would hide the authorization answer behind validation: the sweep's bodies must pass it.

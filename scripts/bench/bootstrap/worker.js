@@ -6,7 +6,7 @@
 import { DurableObject } from "cloudflare:workers";
 import { neonConfig, Pool } from "@neondatabase/serverless";
 
-const ROWS_SQL = "SELECT * FROM chat_messages WHERE chat_id = $1 AND NOT model_only AND revision > 0 ORDER BY seq";
+const ROWS_SQL = "SELECT * FROM chat_messages WHERE chat_id = $1 AND NOT model_only AND revision > 0 ORDER BY id";
 const MAX_FRAME_BYTES = 4 * 1024 * 1024;
 
 export class Rows extends DurableObject {

@@ -14,7 +14,7 @@ import { type InsertedRange, InsertedRow } from "../inserted-refs";
 
 export interface EditMessageInput {
   /** k: an active, user-visible user message of this chat. */
-  messageId: string;
+  messageId: number;
   content: ChatMessagePart[];
   /** Default: the edited message's. */
   modelConfigId?: string | null;
@@ -34,8 +34,8 @@ export interface EditMessageResult {
   readonly message: InsertedRow;
   /** Every history row inserted, in order (synthetic tool results, the replacement, the suffix). */
   readonly messages: InsertedRange;
-  deletedMessageIds: string[];
-  deletedQueuedMessageIds: string[];
+  deletedMessageIds: number[];
+  deletedQueuedMessageIds: number[];
 }
 
 export const EDIT_REASON = "the conversation was edited";

@@ -17,7 +17,7 @@ export interface DeleteQueuedMessageResult {
   deleted: ChatQueuedMessageRow;
 }
 
-export async function deleteQueuedMessage(tx: ChatTx, input: { queuedMessageId: string }): Promise<DeleteQueuedMessageResult> {
+export async function deleteQueuedMessage(tx: ChatTx, input: { queuedMessageId: number }): Promise<DeleteQueuedMessageResult> {
   const from = tx.from("DeleteQueuedMessage");
   const deleted = await removeQueued(tx, input.queuedMessageId);
   if (deleted === undefined) throw new QueuedMessageNotFoundError(tx.chatId, input.queuedMessageId);
@@ -36,7 +36,7 @@ export interface PromoteQueuedMessageResult {
 
 export const PROMOTE_REASON = "a queued message was promoted";
 
-export async function promoteQueuedMessage(tx: ChatTx, input: { queuedMessageId: string }): Promise<PromoteQueuedMessageResult> {
+export async function promoteQueuedMessage(tx: ChatTx, input: { queuedMessageId: number }): Promise<PromoteQueuedMessageResult> {
   const from = tx.from("PromoteQueuedMessage");
   const queuedMessage = await findQueued(tx, input.queuedMessageId);
   if (queuedMessage === undefined) throw new QueuedMessageNotFoundError(tx.chatId, input.queuedMessageId);

@@ -191,9 +191,11 @@ export const chats = pgTable(
 export const chatMessages = pgTable(
   "chat_messages",
   {
-    id: uuid().primaryKey().defaultRandom(),
-    /** Insertion order; history is ordered by it, so order is total even within one statement. */
-    seq: bigserial({ mode: "number" }).notNull(),
+    /**
+     * From one global sequence, so it is also insertion order: history is ordered by it, and order
+     * is total even within one statement (it was `seq` before migration 0021 made it the id).
+     */
+    id: bigserial({ mode: "number" }).primaryKey(),
     // No other foreign keys on purpose: an ON DELETE SET NULL would update message rows outside a
     // transition, and the revision trigger would then move history_version without a snapshot bump.
     chatId: uuid()
@@ -204,7 +206,7 @@ export const chatMessages = pgTable(
     /** Assigned by trigger only (spec "Message revisions and history version"). */
     revision: bigint({ mode: "number" }),
     /** The queue row this message was promoted from; null for every other message. */
-    queuedMessageId: uuid(),
+    queuedMessageId: bigint({ mode: "number" }),
     modelConfigId: uuid(),
     reasoningEffort: text(),
     createdBy: uuid(),
@@ -226,9 +228,9 @@ export const chatMessages = pgTable(
   (t) => [
     check("chat_messages_role_check", sql`${t.role} IN ('system', 'user', 'assistant', 'tool')`),
     check("chat_messages_content_is_array", sql`jsonb_typeof(${t.content}) = 'array'`),
-    uniqueIndex("chat_messages_chat_id_seq_idx").on(t.chatId, t.seq),
+    uniqueIndex("chat_messages_chat_id_id_idx").on(t.chatId, t.id),
     // Active history and its tail (the last assistant message onwards).
-    index("chat_messages_active_idx").on(t.chatId, t.role, t.seq).where(sql`NOT ${t.deleted}`),
+    index("chat_messages_active_idx").on(t.chatId, t.role, t.id).where(sql`NOT ${t.deleted}`),
     // "The newest non-deleted message in its family" (auto-archive).
     index("chat_messages_chat_id_created_at_idx").on(t.chatId, t.createdAt).where(sql`NOT ${t.deleted}`),
     // Usage and cost reads (src/chats/cost.ts): a chat's steps, by time; edited-away steps count too.
@@ -240,7 +242,8 @@ export const chatMessages = pgTable(
 export const chatQueuedMessages = pgTable(
   "chat_queued_messages",
   {
-    id: uuid().primaryKey().defaultRandom(),
+    /** From a sequence of its own: the order messages were queued in, not the queue position. */
+    id: bigserial({ mode: "number" }).primaryKey(),
     chatId: uuid()
       .notNull()
       .references(() => chats.id, { onDelete: "cascade" }),

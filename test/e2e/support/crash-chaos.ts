@@ -128,14 +128,14 @@ interface ChatCase {
   /** user text → the answer the fake model gives it. */
   echoes: Map<string, string>;
   /** Message ids an answered request committed; queue ids an answered send created. */
-  committed: string[];
-  queued: string[];
-  deletedByEdit: string[];
+  committed: number[];
+  queued: number[];
+  deletedByEdit: number[];
   /** Texts sent by a request whose answer never came: at most once in history. */
   unknownTexts: string[];
   interrupted: boolean;
   /** An edit whose answer never came: the original or its replacement is live, not both, not neither. */
-  editUnknown?: { original: string; text: string };
+  editUnknown?: { original: number; text: string };
   compactAnswered: boolean;
   compactUnknown: boolean;
   /** The client tool call is pending until the test answers it. */
@@ -397,7 +397,7 @@ export class CrashChaos {
     };
     if (content !== null) {
       const msgs = await this.#request("GET", `/chats/${id}/messages`);
-      const first = (msgs.body as { messages: { id: string }[] }).messages[0];
+      const first = (msgs.body as { messages: { id: number }[] }).messages[0];
       if (!first) throw new Error(`chat ${index} (${kind}) has no first message`);
       c.committed.push(first.id);
     }
@@ -457,7 +457,7 @@ export class CrashChaos {
         name = c.kind === "send" ? "send" : c.kind === "queue" ? "send (queued)" : "send after the restart";
         answer = await this.#request("POST", `/chats/${c.id}/messages`, { content: [{ type: "text", text }] });
         if (answer.status === 200) {
-          const body = answer.body as { message?: { id: string }; queued_message?: { id: string }; messages: { id: string }[] };
+          const body = answer.body as { message?: { id: number }; queued_message?: { id: number }; messages: { id: number }[] };
           for (const m of body.messages) c.committed.push(m.id);
           if (body.queued_message) c.queued.push(body.queued_message.id);
         } else c.unknownTexts.push(text);
@@ -471,7 +471,7 @@ export class CrashChaos {
         const original = c.committed[0]!;
         answer = await this.#request("PATCH", `/chats/${c.id}/messages/${original}`, { content: [{ type: "text", text }] });
         if (answer.status === 200) {
-          const body = answer.body as { message: { id: string }; messages: { id: string }[]; deleted_message_ids: string[] };
+          const body = answer.body as { message: { id: number }; messages: { id: number }[]; deleted_message_ids: number[] };
           c.deletedByEdit.push(...body.deleted_message_ids);
           c.committed = c.committed.filter((id) => !body.deleted_message_ids.includes(id));
           c.committed.push(body.message.id, ...body.messages.map((m) => m.id));
@@ -508,7 +508,7 @@ export class CrashChaos {
 
   async #submitToolResults(c: ChatCase): Promise<Answer> {
     const pending = await this.#d.own.pool.query<{ content: { type: string; tool_call_id?: string }[] }>(
-      "SELECT content FROM chat_messages WHERE chat_id = $1 AND role = 'assistant' AND NOT deleted ORDER BY seq DESC LIMIT 1",
+      "SELECT content FROM chat_messages WHERE chat_id = $1 AND role = 'assistant' AND NOT deleted ORDER BY id DESC LIMIT 1",
       [c.id],
     );
     const calls = (pending.rows[0]?.content ?? []).filter((p) => p.type === "tool-call").map((p) => p.tool_call_id!);
@@ -541,7 +541,7 @@ export class CrashChaos {
   async #verify(cases: ChatCase[]): Promise<void> {
     const problems: string[] = [];
     for (const c of cases) {
-      const { rows } = await this.#d.own.pool.query<{
+      const raw = await this.#d.own.pool.query<{
         id: string;
         role: string;
         content: { type: string; text?: string; tool_call_id?: string; tool_name?: string }[];
@@ -549,10 +549,15 @@ export class CrashChaos {
         model_only: boolean;
         compressed: boolean;
         queued_message_id: string | null;
-      }>(
-        "SELECT id, role, content, deleted, model_only, compressed, queued_message_id FROM chat_messages WHERE chat_id = $1 ORDER BY seq",
-        [c.id],
-      );
+      }>("SELECT id, role, content, deleted, model_only, compressed, queued_message_id FROM chat_messages WHERE chat_id = $1 ORDER BY id", [
+        c.id,
+      ]);
+      // bigint columns arrive as strings; the API's ids are JSON numbers.
+      const rows = raw.rows.map((r) => ({
+        ...r,
+        id: Number(r.id),
+        queued_message_id: r.queued_message_id === null ? null : Number(r.queued_message_id),
+      }));
       const say = (p: string) => problems.push(`chat ${c.index} (${c.kind}): ${p}`);
       const live = rows.filter((r) => !r.deleted);
       const text = (r: (typeof rows)[number]) => r.content.map((p) => p.text ?? "").join("");

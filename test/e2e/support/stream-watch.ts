@@ -13,7 +13,7 @@ export interface WatchedConnection {
 }
 
 export interface VisibleRow {
-  id: string;
+  id: number;
   revision: number;
   content: unknown;
 }
@@ -77,14 +77,14 @@ export class StreamWatch {
     }
     if (event.type === "message") {
       // The same revision of a message twice is a duplicate, unless a history_reset re-sends the whole history.
-      const m = event.message as { id: string; revision: number };
+      const m = event.message as { id: number; revision: number };
       const lastReset = this.#lastResetIndex();
       const earlier = this.#allEvents()
         .slice(lastReset + 1)
         .some(
           (e) =>
             e.type === "message" &&
-            (e.message as { id: string }).id === m.id &&
+            (e.message as { id: number }).id === m.id &&
             (e.message as { revision: number }).revision === m.revision,
         );
       if (earlier) this.problems.push(`connection ${n}: message ${m.id} revision ${m.revision} sent again`);

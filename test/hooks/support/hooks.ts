@@ -77,5 +77,5 @@ export const results = (messages: Message[]) => messages.flatMap((m) => m.conten
 
 /** Every row of the chat, model-only ones too (the API hides those). */
 export async function rowsOf(id: string) {
-  return withDb((db) => db.select().from(chatMessages).where(eq(chatMessages.chatId, id)).orderBy(chatMessages.seq));
+  return withDb((db) => db.select().from(chatMessages).where(eq(chatMessages.chatId, id)).orderBy(chatMessages.id));
 }

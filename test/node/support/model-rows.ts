@@ -52,14 +52,13 @@ export function modelConfigRow(provider: Pick<ProviderRow, "id">, fields: Partia
 }
 
 /** A committed, visible history row. */
-export function messageRow(role: ChatMessageRow["role"], content: ChatMessageRow["content"], seq = 1): ChatMessageRow {
+export function messageRow(role: ChatMessageRow["role"], content: ChatMessageRow["content"], id = 1): ChatMessageRow {
   return {
-    id: crypto.randomUUID(),
-    seq,
+    id,
     chatId: "chat",
     role,
     content,
-    revision: seq,
+    revision: id,
     queuedMessageId: null,
     modelConfigId: null,
     reasoningEffort: null,

@@ -73,7 +73,7 @@ export interface StoredRow {
 
 /** Every active row of a chat, model-only ones included, in order (what prompts are built from). */
 export async function storedRows(chatId: string): Promise<StoredRow[]> {
-  const rows = await withDb((db) => db.select().from(chatMessages).where(eq(chatMessages.chatId, chatId)).orderBy(chatMessages.seq));
+  const rows = await withDb((db) => db.select().from(chatMessages).where(eq(chatMessages.chatId, chatId)).orderBy(chatMessages.id));
   return rows
     .filter((r) => !r.deleted)
     .map((r) => ({

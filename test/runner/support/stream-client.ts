@@ -9,12 +9,12 @@ import { BASE, type TestUser } from "../../worker/support/accounts";
 export interface StreamEvent {
   type: string;
   chat_id: string;
-  message?: { id: string; role: string; content: { type: string; text?: string }[]; revision: number };
+  message?: { id: number; role: string; content: { type: string; text?: string }[]; revision: number };
   message_part?: { part: { type: string; text?: string }; history_version: number; generation_attempt: number; seq: number };
   status?: { status: string };
   error?: { message: string };
   retry?: { attempt: number };
-  queued_messages?: { id: string }[];
+  queued_messages?: { id: number }[];
   action_required?: { tool_calls: { tool_call_id: string; tool_name: string; args: string }[] };
   title?: { title: string; title_source: string; title_updated_at: string };
   summary?: { summary: string | null; last_turn_summary: string | null; summary_updated_at: string | null };

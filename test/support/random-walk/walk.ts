@@ -49,7 +49,7 @@ export interface WalkReal {
 
 interface Seen {
   messages: ApiMessage[];
-  queue: { id: string; content: Part[] }[];
+  queue: { id: number; content: Part[] }[];
 }
 
 type Versions = Record<(typeof VERSION_FIELDS)[number], number>;
@@ -62,7 +62,7 @@ interface Part {
   tool_call_id?: string;
 }
 interface ApiMessage {
-  id: string;
+  id: number;
   role: string;
   content: Part[];
 }
@@ -113,7 +113,7 @@ async function rowsOf(r: WalkReal, chatId: string): Promise<string> {
   const { rows } = await r.pool.query<{ s: string }>(
     `SELECT jsonb_build_object(
        'chat', (SELECT to_jsonb(c) FROM chats c WHERE c.id = $1),
-       'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.seq), '[]') FROM chat_messages m WHERE m.chat_id = $1),
+       'messages', (SELECT coalesce(jsonb_agg(to_jsonb(m) ORDER BY m.id), '[]') FROM chat_messages m WHERE m.chat_id = $1),
        'queue', (SELECT coalesce(jsonb_agg(to_jsonb(q) ORDER BY q.position), '[]') FROM chat_queued_messages q WHERE q.chat_id = $1)
      )::text AS s`,
     [chatId],
@@ -303,7 +303,8 @@ class ChatCall implements WalkCommand {
     const d = this.draw;
     let call: Call;
     let request: { method: string; path: string; body?: unknown };
-    const queueId = (index: number) => seen.queue[index]?.id ?? crypto.randomUUID();
+    // An empty queue: an id no row has, which the API answers 404 (the model says not found too).
+    const queueId = (index: number) => seen.queue[index]?.id ?? Number.MAX_SAFE_INTEGER;
     switch (d.kind) {
       case "send": {
         const message = nextMessage(r, d.reply);

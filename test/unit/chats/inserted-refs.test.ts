@@ -4,7 +4,7 @@ import { StoreInvariantError } from "../../../src/chats/errors";
 import { InsertedRange, InsertedRow, resolveInserted } from "../../../src/chats/inserted-refs";
 import type { ChatMessageRow } from "../../../src/db/schema/chats";
 
-const rows = ["a", "b", "c", "d"].map((id, seq) => ({ id, seq }) as unknown as ChatMessageRow);
+const rows = [11, 12, 13, 14].map((id) => ({ id }) as unknown as ChatMessageRow);
 
 describe("resolveInserted", () => {
   it("puts the rows in the places named, through plain objects and arrays", () => {

@@ -15,8 +15,8 @@ describe("domain errors", () => {
     [new TransitionNotAllowedError("SendMessage", "XW"), "TransitionNotAllowedError", "transition_not_allowed"],
     [new InvalidStateError({ chatId: "c", status: "running", archived: true, queueLength: 0 }), "InvalidStateError", "invalid_state"],
     [new ChatNotFoundError("c"), "ChatNotFoundError", "not_found"],
-    [new QueuedMessageNotFoundError("c", "q"), "QueuedMessageNotFoundError", "not_found"],
-    [new MessageNotFoundError("c", "m"), "MessageNotFoundError", "not_found"],
+    [new QueuedMessageNotFoundError("c", 7), "QueuedMessageNotFoundError", "not_found"],
+    [new MessageNotFoundError("c", 8), "MessageNotFoundError", "not_found"],
   ] as const)("%s has name %s and code %s", (error, name, code) => {
     expect(error).toBeInstanceOf(ChatStateError);
     expect(error).toBeInstanceOf(Error);

@@ -16,7 +16,7 @@ import { streamClosingEvent } from "../../../src/wire/stream-events";
 
 const CHAT = "00000000-0000-4000-8000-000000000001";
 
-function message(id: string, role: "user" | "assistant", revision: number, text: string, at: string): ChatStreamEvent {
+function message(id: number, role: "user" | "assistant", revision: number, text: string, at: string): ChatStreamEvent {
   return {
     type: "message",
     chat_id: CHAT,
@@ -51,18 +51,28 @@ function part(
 const fold = (events: ChatStreamEvent[], from: ChatState = initialChatState(CHAT)) => events.reduce(applyEvent, from);
 
 describe("applyEvent", () => {
-  it("keeps messages in time order, replaces by newer revision, ignores older and repeated ones", () => {
+  it("keeps messages in id order, replaces by newer revision, ignores older and repeated ones", () => {
     const s = fold([
-      message("b", "assistant", 3, "answer", "2026-01-01T00:00:02.000Z"),
-      message("a", "user", 2, "question", "2026-01-01T00:00:01.000Z"),
-      message("b", "assistant", 4, "answer v2", "2026-01-01T00:00:02.000Z"),
-      message("b", "assistant", 3, "answer", "2026-01-01T00:00:02.000Z"),
+      message(2, "assistant", 3, "answer", "2026-01-01T00:00:02.000Z"),
+      message(1, "user", 2, "question", "2026-01-01T00:00:01.000Z"),
+      message(2, "assistant", 4, "answer v2", "2026-01-01T00:00:02.000Z"),
+      message(2, "assistant", 3, "answer", "2026-01-01T00:00:02.000Z"),
     ]);
     expect(s.messages.map((m) => [m.id, m.revision])).toEqual([
-      ["a", 2],
-      ["b", 4],
+      [1, 2],
+      [2, 4],
     ]);
     expect(s.historyVersion).toBe(4);
+  });
+
+  it("orders by id, which is insertion order, even where rows of one transaction share created_at", () => {
+    const at = "2026-01-01T00:00:05.000Z";
+    const s = fold([
+      message(12, "assistant", 5, "result", at),
+      message(10, "user", 5, "prompt", at),
+      message(11, "assistant", 5, "call", at),
+    ]);
+    expect(s.messages.map((m) => m.id)).toEqual([10, 11, 12]);
   });
 
   it("builds the preview in order, drops repeated parts, restarts on a new episode, ends when the step commits", () => {
@@ -92,7 +102,7 @@ describe("applyEvent", () => {
     expect(called.preview?.blocks).toHaveLength(3);
     const retried = fold([part(1, { type: "text", text: "again" }, 2, 2)], s);
     expect(retried.preview).toMatchObject({ generationAttempt: 2, text: "again", lastSeq: 1 });
-    const committed = fold([message("c", "assistant", 3, "again", "2026-01-01T00:00:03.000Z")], retried);
+    const committed = fold([message(3, "assistant", 3, "again", "2026-01-01T00:00:03.000Z")], retried);
     expect(committed.preview).toBeNull();
   });
 
@@ -189,7 +199,7 @@ describe("applyEvent", () => {
 
   it("resumes from what it holds: the episode's last part, never further", () => {
     const s = fold([
-      message("a", "user", 2, "q", "2026-01-01T00:00:01.000Z"),
+      message(1, "user", 2, "q", "2026-01-01T00:00:01.000Z"),
       { type: "status", chat_id: CHAT, status: { status: "running" } },
       part(1, { type: "text", text: "x" }),
       part(2, { type: "text", text: "y" }),

@@ -1,4 +1,4 @@
-// Builds chat_messages rows for the pure llm tests: seq in call order, everything else defaulted.
+// Builds chat_messages rows for the pure llm tests: ids in call order, everything else defaulted.
 import type { NewMessage } from "../../../src/chats/history";
 import type { ChatMessagePart, ChatMessageRow } from "../../../src/db/schema/chats";
 
@@ -10,14 +10,13 @@ export class History {
     content: ChatMessagePart[],
     flags: Partial<Pick<ChatMessageRow, "modelOnly" | "compressed" | "deleted">> = {},
   ): ChatMessageRow {
-    const seq = this.rows.length + 1;
+    const id = this.rows.length + 1;
     const row: ChatMessageRow = {
-      id: `m${seq}`,
-      seq,
+      id,
       chatId: "chat",
       role,
       content,
-      revision: seq,
+      revision: id,
       queuedMessageId: null,
       modelConfigId: null,
       reasoningEffort: null,

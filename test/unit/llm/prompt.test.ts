@@ -6,7 +6,7 @@ import { History } from "./history-rows";
 const chat = { systemPrompt: null };
 
 describe("buildPrompt", () => {
-  it("turns system rows into the system prompt and the rest into messages, in seq order", () => {
+  it("turns system rows into the system prompt and the rest into messages, in id order", () => {
     const h = new History();
     h.system("Be terse.");
     h.user("hi");

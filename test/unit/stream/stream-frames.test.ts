@@ -222,7 +222,7 @@ describe("encodePartEvent", () => {
 
 describe("sharing a Sync's encodings between sockets", () => {
   const message = {
-    id: "m1",
+    id: 1,
     chat_id: "c",
     role: "assistant" as const,
     content: [{ type: "text" as const, text: "x".repeat(1_000) }],
@@ -239,7 +239,7 @@ describe("sharing a Sync's encodings between sockets", () => {
     const a = encodeSyncEvent({ type: "message", chat_id: "c", message });
     const b = encodeSyncEvent({ type: "message", chat_id: "c", message });
     expect(b).toBe(a);
-    expect(JSON.parse(a.json).message.id).toBe("m1");
+    expect(JSON.parse(a.json).message.id).toBe(1);
     const copy = encodeSyncEvent({ type: "message", chat_id: "c", message: { ...message } });
     expect(copy).not.toBe(a);
     const queue: never[] = [];

@@ -36,7 +36,7 @@ function snap(chat: SyncChatRow, extra: Partial<Omit<SyncSnapshot, "chat">> = {}
   return { chat, messages: null, queue: null, pendingToolCalls: null, ...extra };
 }
 
-function msg(id: string, revision: number): ChatMessageWire {
+function msg(id: number, revision: number): ChatMessageWire {
   return {
     id,
     chat_id: CHAT,
@@ -52,12 +52,12 @@ function msg(id: string, revision: number): ChatMessageWire {
   };
 }
 
-function queued(id: string, position: number): ChatQueuedMessageWire {
+function queued(id: number, position: number): ChatQueuedMessageWire {
   return {
     id,
     chat_id: CHAT,
     position,
-    content: [{ type: "text", text: id }],
+    content: [{ type: "text", text: `q${id}` }],
     model_config_id: null,
     reasoning_effort: null,
     created_by: W1,
@@ -66,7 +66,7 @@ function queued(id: string, position: number): ChatQueuedMessageWire {
 }
 
 /** The bootstrap of `row()`: two messages and a one-entry queue. */
-const BOOT = snap(row(), { messages: { refresh: false, rows: [msg("m1", 2), msg("m2", 3)] }, queue: [queued("q1", 0)] });
+const BOOT = snap(row(), { messages: { refresh: false, rows: [msg(1, 2), msg(2, 3)] }, queue: [queued(1, 0)] });
 
 // ---------------------------------------------------------------------------------------------
 // Harness
@@ -279,7 +279,7 @@ describe("StreamLoop: Sync", () => {
     expect(h.socket.frames).toHaveLength(1);
     expect(h.socket.frameTypes(0)).toEqual(["message", "message", "queue_update", "status", "preview_reset"]);
     const events = h.socket.events();
-    expect(events.flatMap((e) => (e.type === "message" ? [e.message.id] : []))).toEqual(["m1", "m2"]);
+    expect(events.flatMap((e) => (e.type === "message" ? [e.message.id] : []))).toEqual([1, 2]);
     expect(events.every((e) => e.chat_id === CHAT)).toBe(true);
     expect(h.loop.cursors).toEqual(BOOTED);
     // Step 9: the relay reads the episode of the snapshot.
@@ -317,7 +317,7 @@ describe("StreamLoop: Sync", () => {
     expect(h.reader.calls).toHaveLength(2);
     expect(h.reader.calls[1]).toEqual(BOOTED);
 
-    h.reader.release(snap(row({ snapshotVersion: 2, queueVersion: 2 }), { queue: [queued("q1", 0), queued("q2", 1)] }));
+    h.reader.release(snap(row({ snapshotVersion: 2, queueVersion: 2 }), { queue: [queued(1, 0), queued(2, 1)] }));
     await flush();
     expect(h.reader.calls).toHaveLength(2);
     expect(h.socket.frames).toHaveLength(2);
@@ -656,7 +656,7 @@ describe("StreamLoop: relay and Part", () => {
     h.reader.then_(snap(row({ snapshotVersion: 3, queueVersion: 3 }), { queue: [] }));
     h.loop.sync({ queueVersion: 3 }); // queued behind the parts: not merged into the Sync in flight
     await flush();
-    h.reader.release(snap(row({ snapshotVersion: 2, queueVersion: 2 }), { queue: [queued("q2", 0)] }));
+    h.reader.release(snap(row({ snapshotVersion: 2, queueVersion: 2 }), { queue: [queued(2, 0)] }));
     await flush();
     expect(h.reader.calls).toHaveLength(3);
     expect(h.socket.frames.slice(1).map((_, i) => h.socket.frameTypes(i + 1))).toEqual([

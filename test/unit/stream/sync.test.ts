@@ -50,7 +50,7 @@ function snap(chat: SyncChatRow, extra: Partial<Omit<SyncSnapshot, "chat">> = {}
   return { chat, messages: null, queue: null, pendingToolCalls: null, ...extra };
 }
 
-function msg(id: string, revision: number, role: ChatMessageWire["role"] = "assistant"): ChatMessageWire {
+function msg(id: number, revision: number, role: ChatMessageWire["role"] = "assistant"): ChatMessageWire {
   return {
     id,
     chat_id: CHAT,
@@ -66,12 +66,12 @@ function msg(id: string, revision: number, role: ChatMessageWire["role"] = "assi
   };
 }
 
-function queued(id: string, position: number): ChatQueuedMessageWire {
+function queued(id: number, position: number): ChatQueuedMessageWire {
   return {
     id,
     chat_id: CHAT,
     position,
-    content: [{ type: "text", text: id }],
+    content: [{ type: "text", text: `q${id}` }],
     model_config_id: null,
     reasoning_effort: null,
     created_by: W1,
@@ -94,7 +94,7 @@ const ERROR: StreamErrorPayload = {
 const TOOL_CALLS: PendingToolCall[] = [{ tool_call_id: "call_1", tool_name: "open_file", args: '{"path":"a.ts"}' }];
 
 /** applySnapshot that must not be a no-op. */
-function apply(local: Readonly<StreamCursors>, s: SyncSnapshot, known: ReadonlyMap<string, number> = new Map()): SyncResult {
+function apply(local: Readonly<StreamCursors>, s: SyncSnapshot, known: ReadonlyMap<number, number> = new Map()): SyncResult {
   const result = applySnapshot(CHAT, local, known, s);
   if (result === null) throw new Error("applySnapshot returned null");
   return result;
@@ -113,7 +113,7 @@ function ofType<T extends ChatStreamEventType>(events: readonly ChatStreamEvent[
 /** A stateful stream loop over the pure operations, as the endpoint drives them. */
 class Loop {
   cursors: StreamCursors = cursors();
-  known = new Map<string, number>();
+  known = new Map<number, number>();
   relay: RelayTarget | undefined;
   readonly emitted: ChatStreamEventType[] = [];
 
@@ -255,7 +255,7 @@ describe("applySnapshot", () => {
   describe("no-op on a snapshot that is not newer", () => {
     it("returns null when db snapshot_version equals local", () => {
       const chat = rowFrom(BASE, { snapshotVersion: BASE.snapshotVersion, historyVersion: 9, status: "error", error: ERROR });
-      expect(applySnapshot(CHAT, BASE, new Map(), snap(chat, { messages: { refresh: false, rows: [msg("m9", 9)] } }))).toBeNull();
+      expect(applySnapshot(CHAT, BASE, new Map(), snap(chat, { messages: { refresh: false, rows: [msg(9, 9)] } }))).toBeNull();
     });
 
     it("returns null when db snapshot_version is below local", () => {
@@ -277,16 +277,16 @@ describe("applySnapshot", () => {
   it("does not mutate its inputs", () => {
     const local = cursors({ ...BASE });
     const localCopy = { ...local };
-    const known = new Map([["m1", 1]]);
+    const known = new Map([[1, 1]]);
     const r = apply(
       local,
       snap(rowFrom(local, { historyVersion: 7, generationAttempt: 0, retryState: RETRY }), {
-        messages: { refresh: true, rows: [msg("m6", 6)] },
+        messages: { refresh: true, rows: [msg(6, 6)] },
       }),
       known,
     );
     expect(local).toEqual(localCopy);
-    expect([...known]).toEqual([["m1", 1]]);
+    expect([...known]).toEqual([[1, 1]]);
     expect(r.known).not.toBe(known);
     expect(r.cursors).not.toBe(local);
   });
@@ -296,8 +296,8 @@ describe("applySnapshot", () => {
       const r = apply(
         BASE,
         snap(rowFrom(BASE, { historyVersion: 8, queueVersion: 3, status: "error", error: ERROR, generationAttempt: 0 }), {
-          messages: { refresh: true, rows: [msg("m1", 1, "user"), msg("m8", 8)] },
-          queue: [queued("q1", 0)],
+          messages: { refresh: true, rows: [msg(1, 1, "user"), msg(8, 8)] },
+          queue: [queued(1, 0)],
         }),
       );
       expect(types(r.events)).toEqual(["history_reset", "message", "message", "queue_update", "status", "error", "preview_reset"]);
@@ -307,8 +307,8 @@ describe("applySnapshot", () => {
       const r = apply(
         BASE,
         snap(rowFrom(BASE, { historyVersion: 6, queueVersion: 3, status: "requires_action", generationAttempt: 0 }), {
-          messages: { refresh: false, rows: [msg("m6", 6)] },
-          queue: [queued("q1", 0), queued("q2", 1)],
+          messages: { refresh: false, rows: [msg(6, 6)] },
+          queue: [queued(1, 0), queued(2, 1)],
           pendingToolCalls: TOOL_CALLS,
         }),
       );
@@ -320,7 +320,7 @@ describe("applySnapshot", () => {
       const r = apply(
         local,
         snap(rowFrom(local, { historyVersion: 6, queueVersion: 3, status: "running", retryStateVersion: 2, retryState: RETRY }), {
-          messages: { refresh: false, rows: [msg("m6", 6, "user")] },
+          messages: { refresh: false, rows: [msg(6, 6, "user")] },
           queue: [],
         }),
       );
@@ -336,30 +336,30 @@ describe("applySnapshot", () => {
   describe("message synchronization", () => {
     it("without refresh: emits rows newer than the known revision and adds them to the map", () => {
       const known = new Map([
-        ["m1", 1],
-        ["m2", 4],
+        [1, 1],
+        [2, 4],
       ]);
-      const rows = [msg("m2", 6), msg("m3", 6, "tool"), msg("m4", 7)];
+      const rows = [msg(2, 6), msg(3, 6, "tool"), msg(4, 7)];
       const r = apply(BASE, snap(rowFrom(BASE, { historyVersion: 7 }), { messages: { refresh: false, rows } }), known);
       expect(types(r.events)).toEqual(["message", "message", "message", "preview_reset"]);
       expect(ofType(r.events, "message").map((e) => e.message)).toEqual(rows);
       expect(r.events.every((e) => e.chat_id === CHAT)).toBe(true);
-      expect(Object.fromEntries(r.known)).toEqual({ m1: 1, m2: 6, m3: 6, m4: 7 });
+      expect(Object.fromEntries(r.known)).toEqual({ 1: 1, 2: 6, 3: 6, 4: 7 });
       expect(r.cursors.historyVersion).toBe(7);
     });
 
     it("without refresh: skips rows whose revision is not newer than the known one", () => {
       const known = new Map([
-        ["m2", 6],
-        ["m3", 7],
+        [2, 6],
+        [3, 7],
       ]);
       const r = apply(
         BASE,
-        snap(rowFrom(BASE, { historyVersion: 7 }), { messages: { refresh: false, rows: [msg("m2", 6), msg("m3", 6), msg("m4", 7)] } }),
+        snap(rowFrom(BASE, { historyVersion: 7 }), { messages: { refresh: false, rows: [msg(2, 6), msg(3, 6), msg(4, 7)] } }),
         known,
       );
-      expect(messageIds(r.events)).toEqual(["m4@7"]);
-      expect(Object.fromEntries(r.known)).toEqual({ m2: 6, m3: 7, m4: 7 });
+      expect(messageIds(r.events)).toEqual(["4@7"]);
+      expect(Object.fromEntries(r.known)).toEqual({ 2: 6, 3: 7, 4: 7 });
     });
 
     it("without refresh: no history_reset and no new rows means no message event", () => {
@@ -369,25 +369,25 @@ describe("applySnapshot", () => {
 
     it("with refresh: history_reset, then every message in order, and the known map is replaced", () => {
       const known = new Map([
-        ["m1", 1],
-        ["m2", 2],
-        ["m3", 3],
-        ["m4", 5],
+        [1, 1],
+        [2, 2],
+        [3, 3],
+        [4, 5],
       ]);
       // m3 and m4 were removed by an edit; m2 was edited (revision 9), m9 is new. m1 is resent even
       // though the client already has revision 1.
-      const rows = [msg("m1", 1, "user"), msg("m2", 9, "user"), msg("m9", 9)];
+      const rows = [msg(1, 1, "user"), msg(2, 9, "user"), msg(9, 9)];
       const r = apply(BASE, snap(rowFrom(BASE, { historyVersion: 9, generationAttempt: 0 }), { messages: { refresh: true, rows } }), known);
       expect(types(r.events)).toEqual(["history_reset", "message", "message", "message", "preview_reset"]);
       expect(ofType(r.events, "message").map((e) => e.message)).toEqual(rows);
-      expect(Object.fromEntries(r.known)).toEqual({ m1: 1, m2: 9, m9: 9 });
+      expect(Object.fromEntries(r.known)).toEqual({ 1: 1, 2: 9, 9: 9 });
     });
 
     it("with refresh of an empty history: history_reset alone and an empty map", () => {
       const r = apply(
         BASE,
         snap(rowFrom(BASE, { historyVersion: 6, generationAttempt: 0 }), { messages: { refresh: true, rows: [] } }),
-        new Map([["m1", 1]]),
+        new Map([[1, 1]]),
       );
       expect(types(r.events)).toEqual(["history_reset", "preview_reset"]);
       expect(r.known.size).toBe(0);
@@ -395,21 +395,21 @@ describe("applySnapshot", () => {
 
     it("runs only when db history_version is greater than local", () => {
       // A reader would not send rows here; even if it did, they are not emitted.
-      const r = apply(BASE, snap(rowFrom(BASE), { messages: { refresh: true, rows: [msg("m6", 6)] } }), new Map([["m1", 1]]));
+      const r = apply(BASE, snap(rowFrom(BASE), { messages: { refresh: true, rows: [msg(6, 6)] } }), new Map([[1, 1]]));
       expect(r.events).toEqual([]);
-      expect(Object.fromEntries(r.known)).toEqual({ m1: 1 });
+      expect(Object.fromEntries(r.known)).toEqual({ 1: 1 });
     });
 
     it("leaves the known map alone when history did not move", () => {
-      const known = new Map([["m1", 1]]);
+      const known = new Map([[1, 1]]);
       const r = apply(BASE, snap(rowFrom(BASE, { queueVersion: 3 }), { queue: [] }), known);
-      expect(Object.fromEntries(r.known)).toEqual({ m1: 1 });
+      expect(Object.fromEntries(r.known)).toEqual({ 1: 1 });
     });
   });
 
   describe("queue synchronization", () => {
     it("emits one queue_update with the full queue when queue_version moves", () => {
-      const queue = [queued("q1", 0), queued("q2", 1)];
+      const queue = [queued(1, 0), queued(2, 1)];
       const r = apply(BASE, snap(rowFrom(BASE, { queueVersion: 3 }), { queue }));
       expect(r.events).toEqual([{ type: "queue_update", chat_id: CHAT, queued_messages: queue }]);
       expect(r.cursors.queueVersion).toBe(3);
@@ -421,7 +421,7 @@ describe("applySnapshot", () => {
     });
 
     it("does not emit when queue_version did not move", () => {
-      const r = apply(BASE, snap(rowFrom(BASE), { queue: [queued("q1", 0)] }));
+      const r = apply(BASE, snap(rowFrom(BASE), { queue: [queued(1, 0)] }));
       expect(r.events).toEqual([]);
     });
   });
@@ -472,7 +472,7 @@ describe("applySnapshot", () => {
       expect(
         loop.sync(
           snap(rowFrom(loop.cursors, { historyVersion: 6, generationAttempt: 0, status: "error", error: ERROR }), {
-            messages: { refresh: false, rows: [msg("m6", 6, "user")] },
+            messages: { refresh: false, rows: [msg(6, 6, "user")] },
           }),
         ),
       ).toEqual(["message", "error", "preview_reset"]);
@@ -511,7 +511,7 @@ describe("applySnapshot", () => {
       expect(
         loop.sync(
           snap(rowFrom(loop.cursors, { historyVersion: 6, generationAttempt: 0, status: "running" }), {
-            messages: { refresh: false, rows: [msg("m6", 6, "tool")] },
+            messages: { refresh: false, rows: [msg(6, 6, "tool")] },
           }),
         ),
       ).toEqual(["message", "status", "preview_reset"]);
@@ -757,8 +757,8 @@ describe("applySnapshot", () => {
 
   describe("bootstrap from the null state", () => {
     it("of a mid-generation chat emits the full state, then preview_reset, and targets the relay", () => {
-      const rows = [msg("m1", 1, "user"), msg("m2", 2), msg("m3", 3, "user")];
-      const queue = [queued("q1", 0)];
+      const rows = [msg(1, 1, "user"), msg(2, 2), msg(3, 3, "user")];
+      const queue = [queued(1, 0)];
       const chat: SyncChatRow = {
         snapshotVersion: 17,
         historyVersion: 3,
@@ -790,7 +790,7 @@ describe("applySnapshot", () => {
         workerId: W1,
         generationAttempt: 2,
       });
-      expect(Object.fromEntries(r.known)).toEqual({ m1: 1, m2: 2, m3: 3 });
+      expect(Object.fromEntries(r.known)).toEqual({ 1: 1, 2: 2, 3: 3 });
       // The first part of the attempt is the next one accepted.
       expect(judgePart(r.cursors, { historyVersion: 3, generationAttempt: 2, seq: 1 })).toBe("accept");
     });
@@ -804,7 +804,7 @@ describe("applySnapshot", () => {
         workerId: W1,
         retryState: RETRY,
       });
-      const r = apply(NULL_CURSORS, snap(chat, { messages: { refresh: false, rows: [msg("m3", 3, "user")] } }));
+      const r = apply(NULL_CURSORS, snap(chat, { messages: { refresh: false, rows: [msg(3, 3, "user")] } }));
       expect(types(r.events)).toEqual(["message", "status", "retry", "preview_reset"]);
       expect(r.cursors.attemptRetired).toBe(true);
       expect(judgePart(r.cursors, { historyVersion: 3, generationAttempt: 1, seq: 1 })).toBe("reject");
@@ -812,7 +812,7 @@ describe("applySnapshot", () => {
 
     it("of a chat in requires_action emits action_required", () => {
       const chat = rowFrom(NULL_CURSORS, { historyVersion: 4, status: "requires_action" });
-      const r = apply(NULL_CURSORS, snap(chat, { messages: { refresh: false, rows: [msg("m4", 4)] }, pendingToolCalls: TOOL_CALLS }));
+      const r = apply(NULL_CURSORS, snap(chat, { messages: { refresh: false, rows: [msg(4, 4)] }, pendingToolCalls: TOOL_CALLS }));
       expect(types(r.events)).toEqual(["message", "status", "action_required", "preview_reset"]);
       expect(r.relay).toBeUndefined();
     });
@@ -888,7 +888,7 @@ describe("scenario: send, attempt 1, retry, attempt 2, commit, waiting", () => {
             retryState: null,
             error: null,
           },
-          { messages: { refresh: false, rows: [msg("m1", 1, "user"), msg("m2", 2)] } },
+          { messages: { refresh: false, rows: [msg(1, 1, "user"), msg(2, 2)] } },
         ),
       ),
     ).toEqual(["message", "message", "status", "preview_reset"]);
@@ -901,7 +901,7 @@ describe("scenario: send, attempt 1, retry, attempt 2, commit, waiting", () => {
     const sendHints: SyncHints = { snapshotVersion: 11, historyVersion: 3, status: "running" };
     expect(hintsCallForFetch(loop.cursors, sendHints)).toBe(true);
     expect(
-      loop.sync(snap(chat({ historyVersion: 3, status: "running" }), { messages: { refresh: false, rows: [msg("m3", 3, "user")] } })),
+      loop.sync(snap(chat({ historyVersion: 3, status: "running" }), { messages: { refresh: false, rows: [msg(3, 3, "user")] } })),
     ).toEqual(["message", "status", "preview_reset"]);
     expect(loop.relay).toBeUndefined();
 
@@ -930,9 +930,9 @@ describe("scenario: send, attempt 1, retry, attempt 2, commit, waiting", () => {
     expect(loop.part({ historyVersion: 3, generationAttempt: 2, seq: 3 })).toBe("accept");
 
     // The assistant message is committed; the history moves and the attempt goes back to 0.
-    expect(
-      loop.sync(snap(chat({ historyVersion: 4, generationAttempt: 0 }), { messages: { refresh: false, rows: [msg("m4", 4)] } })),
-    ).toEqual(["message", "preview_reset"]);
+    expect(loop.sync(snap(chat({ historyVersion: 4, generationAttempt: 0 }), { messages: { refresh: false, rows: [msg(4, 4)] } }))).toEqual(
+      ["message", "preview_reset"],
+    );
     // The relay keeps its last target; parts of the old episode no longer match.
     expect(loop.relay).toEqual({ workerId: W1, historyVersion: 3, generationAttempt: 2 });
     expect(loop.part({ historyVersion: 3, generationAttempt: 2, seq: 4 })).toBe("reject");
@@ -979,6 +979,6 @@ describe("scenario: send, attempt 1, retry, attempt 2, commit, waiting", () => {
       lastPartSeq: 0,
       attemptRetired: false,
     });
-    expect(Object.fromEntries(loop.known)).toEqual({ m1: 1, m2: 2, m3: 3, m4: 4 });
+    expect(Object.fromEntries(loop.known)).toEqual({ 1: 1, 2: 2, 3: 3, 4: 4 });
   });
 });

@@ -11,8 +11,8 @@ const catalog = [
   { name: "calendar__list_events", description: "List calendar events." },
 ];
 
-const row = (seq: number, role: HistoryRow["role"], content: HistoryRow["content"], over: Partial<HistoryRow> = {}): HistoryRow => ({
-  seq,
+const row = (id: number, role: HistoryRow["role"], content: HistoryRow["content"], over: Partial<HistoryRow> = {}): HistoryRow => ({
+  id,
   role,
   content,
   deleted: false,
@@ -30,8 +30,8 @@ const found = (id: string, names: string[]) =>
       is_error: false,
     },
   ]);
-const call = (seq: number, id: string, name = "find_tools") =>
-  row(seq, "assistant", [{ type: "tool-call", tool_call_id: id, tool_name: name, args: {} }]);
+const call = (at: number, id: string, name = "find_tools") =>
+  row(at, "assistant", [{ type: "tool-call", tool_call_id: id, tool_name: name, args: {} }]);
 
 describe("rankTools", () => {
   it("ranks name matches over description matches, keeps catalog order on ties, leaves out non-matches", () => {
@@ -67,7 +67,7 @@ describe("find_tools", () => {
 
 describe("found tools and the turn's search", () => {
   it("collects the names find_tools returned in the prompt's rows, not before the newest compaction", () => {
-    const history = [row(1, "user", [{ type: "text", text: "hi" }]), call(2, "a"), { ...found("a", ["files__read_file"]), seq: 3 }];
+    const history = [row(1, "user", [{ type: "text", text: "hi" }]), call(2, "a"), { ...found("a", ["files__read_file"]), id: 3 }];
     expect([...foundToolNames(history)]).toEqual(["files__read_file"]);
     // A compaction boundary after it (a compressed model-only anchor): the model no longer sees the result.
     const compacted = [...history, row(4, "user", [{ type: "text", text: "summary" }], { compressed: true, modelOnly: true })];
@@ -80,8 +80,8 @@ describe("found tools and the turn's search", () => {
     expect([...foundToolNames(failed)]).toEqual([]);
   });
 
-  it("knows the turn by its prompt's seq, and whether the turn already called find_tools", () => {
-    const earlier = [row(1, "user", [{ type: "text", text: "a" }]), call(2, "x"), { ...found("x", []), seq: 3 }, row(4, "assistant", [])];
+  it("knows the turn by its prompt's id, and whether the turn already called find_tools", () => {
+    const earlier = [row(1, "user", [{ type: "text", text: "a" }]), call(2, "x"), { ...found("x", []), id: 3 }, row(4, "assistant", [])];
     expect(toolStepOf([...earlier, row(5, "user", [{ type: "text", text: "b" }])])).toMatchObject({ turn: 5, searchedThisTurn: false });
     expect(toolStepOf(earlier)).toMatchObject({ turn: 1, searchedThisTurn: true });
     expect(toolStepOf([])).toMatchObject({ turn: -1, searchedThisTurn: false });
