@@ -11,25 +11,26 @@ import type { Queryable } from "../db/rows";
 export const PROMPTS_TEXT_BUDGET = 4_000_000;
 
 export interface ChatPrompt {
-  id: string;
+  /** The user message's id (json_build_object writes bigint as a JSON number). */
+  id: number;
   text: string;
 }
 
 const PROMPTS_SQL = `
 WITH texts AS (
-  SELECT m.id, m.seq,
+  SELECT m.id,
          (SELECT string_agg(part->>'text', '' ORDER BY n)
             FROM jsonb_array_elements(m.content) WITH ORDINALITY AS parts(part, n)
            WHERE part->>'type' = 'text') AS text
     FROM chat_messages m
    WHERE m.chat_id = $1 AND m.role = 'user' AND NOT m.deleted AND NOT m.model_only
 ), newest AS (
-  SELECT id, seq, text, sum(length(text)) OVER (ORDER BY seq DESC) - length(text) AS before
+  SELECT id, text, sum(length(text)) OVER (ORDER BY id DESC) - length(text) AS before
     FROM texts WHERE text ~ '\\S'
-   ORDER BY seq DESC LIMIT $2
+   ORDER BY id DESC LIMIT $2
 )
 SELECT c.owner_id,
-       (SELECT coalesce(json_agg(json_build_object('id', id, 'text', text) ORDER BY seq DESC), '[]'::json)
+       (SELECT coalesce(json_agg(json_build_object('id', id, 'text', text) ORDER BY id DESC), '[]'::json)
           FROM newest WHERE before < $3) AS prompts
   FROM chats c WHERE c.id = $1`;
 

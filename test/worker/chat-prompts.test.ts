@@ -7,7 +7,7 @@ import { describe, expect, it } from "vitest";
 import { api, createTestUser, expectJson, type TestUser, withDb } from "./support/accounts";
 
 interface Prompts {
-  prompts: { id: string; text: string }[];
+  prompts: { id: number; text: string }[];
 }
 
 const parts = (...texts: string[]) => texts.map((text) => ({ type: "text", text }));
@@ -31,10 +31,10 @@ describe("GET /chats/{chat}/prompts", () => {
     expect(all.prompts.map((p) => p.text)).toEqual(["fourth", "second in two parts", "first"]);
     const userIds = await withDb(async (db) => {
       const { rows } = await db.$client.query<{ id: string; text: string }>(
-        "SELECT id, content->0->>'text' AS text FROM chat_messages WHERE chat_id = $1 AND role = 'user' ORDER BY seq DESC",
+        "SELECT id, content->0->>'text' AS text FROM chat_messages WHERE chat_id = $1 AND role = 'user' ORDER BY id DESC",
         [chat.id],
       );
-      return rows;
+      return rows.map((r) => ({ ...r, id: Number(r.id) })); // bigint arrives as a string
     });
     expect(all.prompts.map((p) => p.id)).toEqual(userIds.filter((r) => r.text.trim() !== "").map((r) => r.id));
 
