@@ -8,11 +8,14 @@
 -- inserts the message (exactly one row, or the transition fails), so a committed message's queue
 -- row never still exists: the id only let a client match the promoted message to the queue entry
 -- it held, and that entry left the queue (queue_update) in the same commit. The spec reads a
--- missing queued_message_id as "unknown", and no server code reads the column back.
+-- missing queued_message_id as "unknown", and the server only forwards the column to clients.
 --
--- No UPDATE touches chat_messages (its revision trigger would move history_version and reset
--- generation_attempt): the queued_message_id mapping is an ALTER ... USING, a table rewrite.
--- The queue UPDATE writes only the new column, which none of the queue_version triggers watch.
+-- Nothing rewrites chat_messages (the history, the largest table): the new queued_message_id
+-- column starts NULL, and only the rows whose queue row still exists (none, by the above) are
+-- updated, with the revision trigger off for that statement: it would move their chats'
+-- history_version and reset generation_attempt. Dropping columns and renaming are catalog
+-- changes; the new primary key index is the one scan of the table. The queue UPDATE writes only
+-- the new column, which none of the queue_version triggers watch.
 
 -- 1. Number the queue rows: oldest first, then by chat and position.
 ALTER TABLE "chat_queued_messages" ADD COLUMN "new_id" bigint;--> statement-breakpoint
@@ -25,11 +28,15 @@ FROM (
 WHERE q."id" = numbered."id";--> statement-breakpoint
 
 -- 2. Map queued_message_id to the new queue ids (NULL when the queue row is gone).
-CREATE FUNCTION "chat_queued_message_new_id_0021"(old uuid) RETURNS bigint
-LANGUAGE sql STABLE AS $$ SELECT "new_id" FROM "chat_queued_messages" WHERE "id" = old $$;--> statement-breakpoint
-ALTER TABLE "chat_messages" ALTER COLUMN "queued_message_id" SET DATA TYPE bigint
-  USING "chat_queued_message_new_id_0021"("queued_message_id");--> statement-breakpoint
-DROP FUNCTION "chat_queued_message_new_id_0021"(uuid);--> statement-breakpoint
+ALTER TABLE "chat_messages" ADD COLUMN "new_queued_message_id" bigint;--> statement-breakpoint
+ALTER TABLE "chat_messages" DISABLE TRIGGER "trigger_set_chat_message_revision_on_update";--> statement-breakpoint
+UPDATE "chat_messages" m
+SET "new_queued_message_id" = q."new_id"
+FROM "chat_queued_messages" q
+WHERE m."queued_message_id" = q."id";--> statement-breakpoint
+ALTER TABLE "chat_messages" ENABLE TRIGGER "trigger_set_chat_message_revision_on_update";--> statement-breakpoint
+ALTER TABLE "chat_messages" DROP COLUMN "queued_message_id";--> statement-breakpoint
+ALTER TABLE "chat_messages" RENAME COLUMN "new_queued_message_id" TO "queued_message_id";--> statement-breakpoint
 
 -- 3. The queue's new id column becomes its primary key, fed by its own sequence.
 ALTER TABLE "chat_queued_messages" DROP CONSTRAINT "chat_queued_messages_pkey";--> statement-breakpoint

@@ -18,6 +18,7 @@ describe("migration 0021: integer message and queued-message ids", () => {
   /** uuid ids of the old rows, by name. */
   const old: Record<string, string> = {};
   let chatsBefore: Record<string, unknown>[] = [];
+  let revisionsBefore: Record<string, unknown>[] = [];
 
   beforeAll(async () => {
     own = await createOwnDatabase("mig0021", undefined, { migrated: false });
@@ -59,7 +60,14 @@ describe("migration 0021: integer message and queued-message ids", () => {
     await insertMessage("a4", chatA, "user", { queued: randomUUID() });
     // ... and one whose queue row still exists (no transition leaves that, but the mapping must hold).
     await insertMessage("b2", chatB, "user", { queued: old.qB });
+    // Later transitions moved the chats on (a new snapshot, a second generation attempt): a message
+    // revision trigger firing during the upgrade would show, pulling history_version up to the
+    // snapshot, zeroing the attempt and rewriting the revision of the row it touched.
+    await q(`UPDATE chats SET snapshot_version = snapshot_version + 5, generation_attempt = 2 WHERE id = ANY($1::uuid[])`, [
+      [chatA, chatB],
+    ]);
     chatsBefore = (await q(`SELECT * FROM chats WHERE id = ANY($1::uuid[]) ORDER BY id`, [[chatA, chatB]])).rows;
+    revisionsBefore = (await q(`SELECT content->0->>'text' AS name, revision::text AS revision FROM chat_messages ORDER BY seq`)).rows;
     await runMigrations(own.url);
   }, 120_000);
 
@@ -106,6 +114,8 @@ describe("migration 0021: integer message and queued-message ids", () => {
   it("leaves the chats' versions and the messages' revisions as they were (no trigger fired)", async () => {
     const after = (await own.pool.query(`SELECT * FROM chats WHERE id = ANY($1::uuid[]) ORDER BY id`, [[chatA, chatB]])).rows;
     expect(after).toEqual(chatsBefore);
+    expect(after.map((c) => Number(c.generation_attempt))).toEqual([2, 2]);
+    expect((await messages()).map((m) => ({ name: m.name, revision: m.revision }))).toEqual(revisionsBefore);
   });
 
   it("keeps working: new rows take ids after the old ones, from their sequences", async () => {
