@@ -11,6 +11,7 @@
  */
 import type { AssistantModelMessage, JSONValue } from "ai";
 import type { ChatMessagePart } from "../db/schema/chats";
+import { visibleProviderResult } from "../wire/message-part";
 import type { ProviderTools } from "./provider-tools";
 
 /** Source parts kept per message: a response citing more pages than this lists the first ones. */
@@ -24,19 +25,6 @@ type ProviderResultPart = Extract<ChatMessagePart, { type: "provider-tool-result
 
 /** What a prompt's call offers: the family of its wire and the provider tools it offers. */
 export type ProviderToolReplay = Pick<ProviderTools, "family" | "names">;
-
-/**
- * A provider result as streamed: without the opaque `encryptedContent` of each item, which only
- * the provider can read. The committed message keeps it (the next call sends it back).
- */
-export function streamedProviderResult(result: unknown): unknown {
-  if (!Array.isArray(result)) return result;
-  return result.map((item) => {
-    if (typeof item !== "object" || item === null || !("encryptedContent" in item)) return item;
-    const { encryptedContent: _, ...rest } = item as Record<string, unknown>;
-    return rest;
-  });
-}
 
 /** The ids of the calls in `content` that go back in their provider's own shape for `replay`. */
 export function replayableProviderCalls(content: readonly ChatMessagePart[], replay: ProviderToolReplay | undefined): Set<string> {
@@ -113,7 +101,7 @@ function replayResultValue(part: ProviderResultPart): JSONValue | undefined {
 
 /** Search results as `title <url>` lines; anything else as JSON, without opaque content, capped. */
 function flattenedResult(result: unknown): string {
-  const visible = streamedProviderResult(result);
+  const visible = visibleProviderResult(result);
   const pages = Array.isArray(visible) ? visible : isRecord(visible) && Array.isArray(visible.sources) ? visible.sources : undefined;
   const lines = pages?.flatMap((page) =>
     isRecord(page) && typeof page.url === "string"

@@ -5,13 +5,15 @@
  *
  * Tools the provider ran itself (web search) become provider-tool-call / provider-tool-result
  * parts and the pages they drew on `source` parts: recorded, never among the calls to run. They
- * stream as Coder's `tool-call` / `tool-result` with `provider_executed` (../wire/stream-part.ts).
+ * stream, and leave in committed messages, as Coder's `tool-call` / `tool-result` with
+ * `provider_executed` (../wire/message-part.ts).
  */
 import type { CallWarning, FinishReason, LanguageModelUsage, TextStreamPart, ToolSet } from "ai";
 import type { ToolResultPart } from "../chatstate/rules";
 import type { ChatMessagePart } from "../db/schema/chats";
 import type { StreamPart } from "../wire/stream-part";
-import { MAX_SOURCES_PER_MESSAGE, streamedProviderResult } from "./provider-tool-parts";
+import { providerPartToWire } from "../wire/message-part";
+import { MAX_SOURCES_PER_MESSAGE } from "./provider-tool-parts";
 
 export interface StepToolCall {
   tool_call_id: string;
@@ -127,15 +129,29 @@ export class ResponseCollector {
   }
 
   #providerCall(toolCallId: string, toolName: string, input: unknown): void {
-    const call = { tool_call_id: toolCallId, tool_name: toolName, args: input ?? {}, provider: this.provider };
-    this.#parts.push({ type: "provider-tool-call", ...call });
-    this.emit({ type: "tool-call", ...call, provider_executed: true });
+    const part = {
+      type: "provider-tool-call" as const,
+      tool_call_id: toolCallId,
+      tool_name: toolName,
+      args: input ?? {},
+      provider: this.provider,
+    };
+    this.#parts.push(part);
+    this.emit(providerPartToWire(part));
   }
 
   #providerResult(toolCallId: string, toolName: string, result: unknown, isError: boolean): void {
-    const part = { tool_call_id: toolCallId, tool_name: toolName, result: result ?? null, is_error: isError, provider: this.provider };
-    this.#parts.push({ type: "provider-tool-result", ...part });
-    this.emit({ type: "tool-result", ...part, result: streamedProviderResult(part.result), provider_executed: true });
+    const part = {
+      type: "provider-tool-result" as const,
+      tool_call_id: toolCallId,
+      tool_name: toolName,
+      result: result ?? null,
+      is_error: isError,
+      provider: this.provider,
+    };
+    this.#parts.push(part);
+    // Streamed as it will be committed: Coder's tool-result, without the provider's opaque replay data.
+    this.emit(providerPartToWire(part));
   }
 
   /** Once per URL, and at most MAX_SOURCES_PER_MESSAGE: a provider may list a page per result and per citation. */

@@ -19,35 +19,33 @@ export const ChatInputPartSchema = z
   ])
   .openapi("ChatInputPart");
 
+/**
+ * A committed message's part, in Coder's `ChatMessagePart` shapes (src/wire/message-part.ts). A tool
+ * the provider ran itself (web search) is a `tool-call` / `tool-result` with `provider_executed`:
+ * recorded, never executed or answered by a client.
+ */
 export const ChatMessagePartSchema = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("text"), text: z.string() }),
     z.object({ type: z.literal("reasoning"), text: z.string() }),
-    z.object({ type: z.literal("tool-call"), tool_call_id: z.string(), tool_name: z.string(), args: z.unknown() }),
+    z.object({
+      type: z.literal("tool-call"),
+      tool_call_id: z.string(),
+      tool_name: z.string(),
+      args: z.unknown(),
+      provider_executed: z.literal(true).optional().openapi({ description: "Set when the provider ran the tool itself" }),
+      provider: z.string().optional().openapi({ description: "The provider family that ran it (ours; Coder has no such field)" }),
+    }),
     z.object({
       type: z.literal("tool-result"),
       tool_call_id: z.string(),
       tool_name: z.string(),
       result: z.unknown(),
       is_error: z.boolean(),
+      provider_executed: z.literal(true).optional(),
+      provider: z.string().optional(),
     }),
     z.object({ type: z.literal("file"), file_id: z.string(), media_type: z.string(), name: z.string() }),
-    // A tool the provider ran itself (web search): recorded, never executed or answered by the service.
-    z.object({
-      type: z.literal("provider-tool-call"),
-      tool_call_id: z.string(),
-      tool_name: z.string(),
-      args: z.unknown(),
-      provider: z.string(),
-    }),
-    z.object({
-      type: z.literal("provider-tool-result"),
-      tool_call_id: z.string(),
-      tool_name: z.string(),
-      result: z.unknown(),
-      is_error: z.boolean(),
-      provider: z.string(),
-    }),
     z.object({ type: z.literal("source"), url: z.string(), title: z.string().optional() }),
   ])
   .openapi("ChatMessagePart");

@@ -1,5 +1,6 @@
 /** Rows to the snake_case wire shapes of docs/api.md (`Chat`, `ChatMessage`, `ChatQueuedMessage`). */
-import type { ChatMessagePart, ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+import type { ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+import { type ChatMessagePartWire, partsToWire } from "./message-part";
 import { type ChatMessageUsageWire, usageToWire } from "./usage-wire";
 
 export interface ChatWire {
@@ -45,7 +46,7 @@ export interface ChatMessageWire {
   id: number;
   chat_id: string;
   role: ChatMessageRole;
-  content: ChatMessagePart[];
+  content: ChatMessagePartWire[];
   revision: number;
   queued_message_id: number | null;
   model_config_id: string | null;
@@ -62,7 +63,7 @@ export interface ChatQueuedMessageWire {
   id: number;
   chat_id: string;
   position: number;
-  content: ChatMessagePart[];
+  content: ChatMessagePartWire[];
   model_config_id: string | null;
   reasoning_effort: string | null;
   created_by: string;
@@ -112,7 +113,7 @@ export function messageToWire(m: ChatMessageRow, options: { withDeleted?: boolea
     id: m.id,
     chat_id: m.chatId,
     role: m.role,
-    content: m.content,
+    content: partsToWire(m.content),
     // Always set once inserted: the trigger assigns it.
     revision: m.revision ?? 0,
     queued_message_id: m.queuedMessageId,
@@ -130,7 +131,7 @@ export function queuedToWire(q: ChatQueuedMessageRow): ChatQueuedMessageWire {
     id: q.id,
     chat_id: q.chatId,
     position: q.position,
-    content: q.content,
+    content: partsToWire(q.content),
     model_config_id: q.modelConfigId,
     reasoning_effort: q.reasoningEffort,
     created_by: q.createdBy,

@@ -7,6 +7,7 @@
  * `tool-call` fragments (`args_delta`, a piece of the JSON arguments, no `args`) and ends with one
  * complete `tool-call` (`args`, the parsed arguments) that replaces them.
  */
+import type { WireProviderToolCall, WireProviderToolResult } from "./message-part";
 
 /** The new text only: clients append it to the text block they are building. */
 export interface StreamTextPart {
@@ -37,28 +38,11 @@ export interface StreamToolCall {
 }
 
 /**
- * A tool the provider ran itself (web search): reported, never executed here. `provider` (the
- * provider family) is ours; Coder's decoders ignore it.
+ * A tool the provider ran itself (web search), and its result: the same shapes a committed message
+ * carries (./message-part.ts), the opaque replay data left out of the result.
  */
-export interface StreamProviderToolCall extends StreamToolCall {
-  provider_executed: true;
-  provider: string;
-}
-
-/**
- * Its result, as the committed message will hold it but without the opaque replay data
- * (Anthropic's `encryptedContent`), which only the provider can read and which would crowd the
- * episode's byte cap out of the text that follows.
- */
-export interface StreamProviderToolResult {
-  type: "tool-result";
-  tool_call_id: string;
-  tool_name: string;
-  result: unknown;
-  is_error: boolean;
-  provider_executed: true;
-  provider: string;
-}
+export type StreamProviderToolCall = WireProviderToolCall;
+export type StreamProviderToolResult = WireProviderToolResult;
 
 /** A web page the response drew on, once per URL per step. */
 export interface StreamSourcePart {

@@ -16,6 +16,7 @@ import { NO_PROVIDER_TOOLS, type ProviderTools, providerToolsFor } from "../../s
 import { runModelStep } from "../../src/llm/step";
 import { modelTools } from "../../src/llm/tools";
 import type { ModelTransport } from "../../src/llm/transport";
+import { partsToWire } from "../../src/wire/message-part";
 import type { StreamPart, StreamProviderToolResult } from "../../src/wire/stream-part";
 import { History } from "../unit/llm/history-rows";
 
@@ -152,6 +153,8 @@ describe.each(WIRES)("web search over $name", (wire) => {
     );
     const streamedResult = parts.find((p) => p.type === "tool-result") as StreamProviderToolResult;
     expect(JSON.stringify(streamedResult.result)).not.toContain("encryptedContent");
+    // Committed, the message carries to clients what the stream carried (the text aside, which streams in pieces).
+    expect(partsToWire(outcome.assistant).filter((p) => p.type !== "text")).toEqual(parts.filter((p) => p.type !== "text"));
 
     // The next turn: the history goes back with the search in the provider's own shape, accepted.
     history.add("assistant", outcome.assistant);

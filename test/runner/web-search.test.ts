@@ -86,15 +86,19 @@ describe.each(WIRES)("web search over $name", (wire) => {
     const assistant = (await settled(u, chat.id)).filter((m) => m.role === "assistant");
     expect(assistant).toHaveLength(1);
     const content = assistant[0]!.content;
-    expect(content.map((p) => p.type)).toEqual(["provider-tool-call", "provider-tool-result", "source", "source", "text"]);
+    // In Coder's shapes: the provider's call and result are tool-call / tool-result marked provider_executed.
+    expect(content.map((p) => p.type)).toEqual(["tool-call", "tool-result", "source", "source", "text"]);
     const [call, result] = content;
-    expect(call).toMatchObject({ type: "provider-tool-call", tool_name: "web_search", provider: wire.family });
+    expect(call).toMatchObject({ type: "tool-call", tool_name: "web_search", provider_executed: true, provider: wire.family });
     expect(result).toMatchObject({
-      type: "provider-tool-result",
+      type: "tool-result",
       tool_call_id: call!.tool_call_id,
       is_error: false,
+      provider_executed: true,
       provider: wire.family,
     });
+    // The provider's opaque replay data stays in the stored row: clients never see it.
+    expect(JSON.stringify(result)).not.toContain("encryptedContent");
     expect(content.filter((p) => p.type === "source").map((p) => p.url)).toEqual([
       `https://search.example/weather-${tag}/1`,
       `https://search.example/weather-${tag}/2`,
@@ -121,7 +125,7 @@ describe.each(WIRES)("web search over $name", (wire) => {
     expect(calls[0]).not.toHaveProperty("args_delta");
     await stream.until((e) => e.type === "message" && e.message?.role === "assistant");
     const committed = stream.events.find((e) => e.type === "message" && e.message?.role === "assistant");
-    expect(committed!.message!.content.map((p) => p.type)).toEqual(content.map((p) => p.type));
+    expect(committed!.message!.content).toEqual(content);
 
     // The request offered the tool as configured.
     const [request] = await turnRequestsWith(`weather ${tag}`);

@@ -67,6 +67,8 @@ function Part({ part, client, markdown }: { part: ChatMessagePart; client: Chatd
         </details>
       );
     case "tool-call":
+      // A tool the provider ran itself (web search) is marked; it is shown as a search, not as a call to run.
+      if (part.provider_executed) return <ProviderToolCall toolName={part.tool_name} args={part.args} />;
       return (
         <div className="tool">
           Tool call <code>{part.tool_name}</code>
@@ -74,6 +76,7 @@ function Part({ part, client, markdown }: { part: ChatMessagePart; client: Chatd
         </div>
       );
     case "tool-result":
+      if (part.provider_executed) return <ProviderToolResult toolName={part.tool_name} result={part.result} isError={part.is_error} />;
       return (
         <div className={`tool ${part.is_error ? "tool-error" : ""}`}>
           Result of <code>{part.tool_name}</code>
@@ -82,10 +85,6 @@ function Part({ part, client, markdown }: { part: ChatMessagePart; client: Chatd
       );
     case "file":
       return <Attachment part={part} client={client} />;
-    case "provider-tool-call":
-      return <ProviderToolCall toolName={part.tool_name} args={part.args} />;
-    case "provider-tool-result":
-      return <ProviderToolResult toolName={part.tool_name} result={part.result} isError={part.is_error} />;
     case "source":
       return <SourceLink url={part.url} title={part.title} />;
   }
