@@ -1,6 +1,6 @@
 /**
- * What clients send (`ChatInputPart`) to what history stores (`ChatMessagePart`). Text passes
- * through; a file part must name one of the caller's uploads in the chat's organization, and is
+ * What clients send (`ChatInputPart`) to what history stores (`ChatMessagePart`). Text and file
+ * references pass through; a file part must name one of the caller's uploads in the chat's organization, and is
  * stored with its name and media type. Linking the files to the chat happens inside the
  * transition (src/files/files.ts); this only resolves and checks ownership.
  */
@@ -9,7 +9,9 @@ import { FileAttachmentError, linkFiles } from "../files/files";
 import type { ChatMessagePart } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 
-export type ChatInputPart = { type: "text"; text: string } | { type: "file"; file_id: string };
+type FileReferencePart = Extract<ChatMessagePart, { type: "file-reference" }>;
+
+export type ChatInputPart = { type: "text"; text: string } | { type: "file"; file_id: string } | FileReferencePart;
 
 export interface ResolvedContent {
   parts: ChatMessagePart[];
@@ -27,6 +29,8 @@ export async function resolveContent(
   if (missing.length > 0) throw new FileAttachmentError(missing, "missing");
   const parts = input.map((p): ChatMessagePart => {
     if (p.type === "text") return { type: "text", text: p.text };
+    if (p.type === "file-reference")
+      return { type: "file-reference", file_name: p.file_name, start_line: p.start_line, end_line: p.end_line, content: p.content };
     const file = files.get(p.file_id)!;
     return { type: "file", file_id: file.id, media_type: file.mediaType, name: file.name };
   });

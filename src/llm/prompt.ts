@@ -99,6 +99,18 @@ export function filePlaceholder(file: Pick<FilePart, "name" | "media_type">, exp
   return expired ? `[file: ${file.name} (${file.media_type}): the content has expired]` : `[file: ${file.name} (${file.media_type})]`;
 }
 
+/**
+ * Lines of a file the user points at, as the model reads them: where they are, then the lines in
+ * a code fence longer than any run of backticks inside them, so the content cannot close it.
+ */
+export function fileReferenceText(part: Extract<ChatMessagePart, { type: "file-reference" }>): string {
+  const lines = part.start_line === part.end_line ? `line ${part.start_line}` : `lines ${part.start_line}-${part.end_line}`;
+  let longestRun = 2;
+  for (const run of part.content.matchAll(/`{3,}/g)) longestRun = Math.max(longestRun, run[0].length);
+  const fence = "`".repeat(longestRun + 1);
+  return `[file reference: ${part.file_name}, ${lines}]\n${fence}\n${part.content}\n${fence}`;
+}
+
 function userPart(part: ChatMessagePart, evicted: ReadonlySet<string>, contents: ReadonlyMap<string, FileContent>): UserContentPart[] {
   switch (part.type) {
     case "text":
@@ -110,6 +122,8 @@ function userPart(part: ChatMessagePart, evicted: ReadonlySet<string>, contents:
       if (content === undefined) return [{ type: "text", text: filePlaceholder(part) }];
       return [{ type: "file", data: content.data, mediaType: content.mediaType, filename: part.name }];
     }
+    case "file-reference":
+      return [{ type: "text", text: fileReferenceText(part) }];
     default:
       return [];
   }

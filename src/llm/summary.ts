@@ -76,6 +76,8 @@ function partText(part: ChatMessagePart): string | null {
       return null;
     case "file":
       return `[file ${part.name}]`;
+    case "file-reference":
+      return `[${part.file_name}:${part.start_line}-${part.end_line}] ${part.content}`;
     case "tool-call":
       return `[called ${part.tool_name}]`;
     case "tool-result": {

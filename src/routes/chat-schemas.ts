@@ -12,10 +12,34 @@ export const MAX_TEXT_PART_CHARS = 1_000_000;
 export const MAX_PARTS_PER_MESSAGE = 100;
 export const MAX_LABELS = 50;
 
+/** Bounds of a file reference: a path, and line numbers a file can have. */
+export const MAX_FILE_REFERENCE_NAME_CHARS = 4096;
+const MAX_LINE_NUMBER = 100_000_000;
+const lineNumber = z.number().int().min(0).max(MAX_LINE_NUMBER);
+
+/**
+ * Lines of a file the user points at, as Coder's clients send a diff comment. Go's client leaves
+ * out zero and empty fields, so the lines and the content default to 0 and "".
+ */
+const FileReferenceInputSchema = z
+  .object({
+    type: z.literal("file-reference"),
+    file_name: z
+      .string()
+      .min(1, { error: "file_name must not be empty" })
+      .max(MAX_FILE_REFERENCE_NAME_CHARS)
+      .openapi({ description: "The file's path" }),
+    start_line: lineNumber.default(0),
+    end_line: lineNumber.default(0),
+    content: z.string().max(MAX_TEXT_PART_CHARS).default("").openapi({ description: "The lines themselves" }),
+  })
+  .refine((p) => p.end_line >= p.start_line, { error: "end_line must not be before start_line", path: ["end_line"] });
+
 export const ChatInputPartSchema = z
   .discriminatedUnion("type", [
     z.object({ type: z.literal("text"), text: z.string().min(1, { error: "text parts must not be empty" }).max(MAX_TEXT_PART_CHARS) }),
     z.object({ type: z.literal("file"), file_id: z.uuid() }),
+    FileReferenceInputSchema,
   ])
   .openapi("ChatInputPart");
 
@@ -46,6 +70,13 @@ export const ChatMessagePartSchema = z
       provider: z.string().optional(),
     }),
     z.object({ type: z.literal("file"), file_id: z.string(), media_type: z.string(), name: z.string() }),
+    z.object({
+      type: z.literal("file-reference"),
+      file_name: z.string(),
+      start_line: z.number().int(),
+      end_line: z.number().int(),
+      content: z.string(),
+    }),
     z.object({ type: z.literal("source"), url: z.string(), title: z.string().optional() }),
   ])
   .openapi("ChatMessagePart");

@@ -210,6 +210,46 @@ describe("POST /chats/{chat}/messages", () => {
     expect(await rowsOf(chat.id)).toBe(before);
   });
 
+  it("takes a file reference as Coder's clients send one, and refuses a malformed one writing nothing", async () => {
+    const u = await createTestUser();
+    const chat = await newChat(u, { content: [] });
+    const before = await rowsOf(chat.id);
+    const reference = { type: "file-reference", file_name: "main.go", start_line: 10, end_line: 15, content: "func broken() {}" };
+    for (const part of [
+      { ...reference, file_name: "" },
+      { ...reference, start_line: 16 },
+      { ...reference, start_line: -1 },
+      { ...reference, start_line: 1.5 },
+      { ...reference, content: 7 },
+    ]) {
+      const res = await expectJson<{ code: string }>(
+        await api(`/chats/${chat.id}/messages`, { token: u.token, body: { content: [part] } }),
+        400,
+      );
+      expect(res.code, JSON.stringify(part)).toBe("validation_failed");
+    }
+    expect(await rowsOf(chat.id)).toBe(before);
+
+    // Go's client leaves zero and empty fields out (a one-line reference to line 0 with no content),
+    // and sends a zero file_id with a text part.
+    const goText = { type: "text", text: "why?", file_id: "00000000-0000-0000-0000-000000000000" };
+    const sent = await expectJson<{ message: Message }>(
+      await api(`/chats/${chat.id}/messages`, {
+        token: u.token,
+        body: { content: [reference, { type: "file-reference", file_name: "empty.txt" }, goText] },
+      }),
+      200,
+    );
+    const stored = [
+      reference,
+      { type: "file-reference", file_name: "empty.txt", start_line: 0, end_line: 0, content: "" },
+      ...text("why?"),
+    ];
+    expect(sent.message.content).toEqual(stored);
+    const read = await expectJson<{ messages: Message[] }>(await api(`/chats/${chat.id}/messages`, { token: u.token }), 200);
+    expect(read.messages.find((m) => m.role === "user")?.content).toEqual(stored);
+  });
+
   it("answers 429 queue_full beyond the queue cap and writes nothing", async () => {
     const u = await createTestUser();
     const chat = await newChat(u);

@@ -20,7 +20,10 @@ export function MessageView({
         <form
           onSubmit={(e) => {
             e.preventDefault();
-            const kept = message.content.flatMap((p): ChatInputPart[] => (p.type === "file" ? [{ type: "file", file_id: p.file_id }] : []));
+            // Attachments and file references stay with the edited text.
+            const kept = message.content.flatMap((p): ChatInputPart[] =>
+              p.type === "file" ? [{ type: "file", file_id: p.file_id }] : p.type === "file-reference" ? [p] : [],
+            );
             onEdit([...(editing.trim() ? [{ type: "text" as const, text: editing }] : []), ...kept]);
             setEditing(null);
           }}
@@ -85,6 +88,15 @@ function Part({ part, client, markdown }: { part: ChatMessagePart; client: Chatd
       );
     case "file":
       return <Attachment part={part} client={client} />;
+    case "file-reference":
+      return (
+        <div className="tool file-reference">
+          <code>
+            {part.file_name}:{part.start_line === part.end_line ? part.start_line : `${part.start_line}-${part.end_line}`}
+          </code>
+          <pre>{part.content}</pre>
+        </div>
+      );
     case "source":
       return <SourceLink url={part.url} title={part.title} />;
   }

@@ -37,6 +37,8 @@ export type ChatMessagePart =
   | { type: "tool-call"; tool_call_id: string; tool_name: string; args: unknown }
   | { type: "tool-result"; tool_call_id: string; tool_name: string; result: unknown; is_error: boolean }
   | { type: "file"; file_id: string; media_type: string; name: string }
+  /** Lines of a file the user points at (Coder's diff comments): the model reads them as text. */
+  | { type: "file-reference"; file_name: string; start_line: number; end_line: number; content: string }
   /**
    * A tool the provider ran itself (web search, src/llm/provider-tools.ts): never executed here,
    * never pending. `provider` is the family whose wire can take it back ("openai", "anthropic");

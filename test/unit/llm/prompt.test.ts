@@ -193,6 +193,21 @@ describe("buildPrompt", () => {
     ]);
   });
 
+  it("gives the model a file reference as text: the path, the lines, the content in a fence it cannot close", () => {
+    const h = new History();
+    h.add("user", [
+      { type: "file-reference", file_name: "src/main.go", start_line: 10, end_line: 12, content: "func broken() {}" },
+      { type: "file-reference", file_name: "README.md", start_line: 3, end_line: 3, content: "```sh\nmake\n```" },
+      { type: "text", text: "why?" },
+    ]);
+    const { messages } = buildPrompt({ chat, history: h.rows });
+    expect(messages[0]?.content).toEqual([
+      { type: "text", text: "[file reference: src/main.go, lines 10-12]\n```\nfunc broken() {}\n```" },
+      { type: "text", text: "[file reference: README.md, line 3]\n````\n```sh\nmake\n```\n````" },
+      { type: "text", text: "why?" },
+    ]);
+  });
+
   it("sends the bytes it is given as file parts, an evicted id as expired even with bytes, the rest as text", () => {
     const h = new History();
     h.add("user", [
