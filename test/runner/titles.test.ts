@@ -117,10 +117,12 @@ describe("titles", () => {
     const first = nonce();
     // The title call answers after (7 - 1) × 150 ms; the rename lands before it.
     const created = await create(u, `/slow 150 one two three four five six ${first}`);
+    // The rename waits for the title call to reach the model: sent at once, it could land before
+    // the call starts on a loaded machine, and then no call runs at all.
+    await expect.poll(() => titleRequestsWith(first).then((r) => r.length), { timeout: 10_000 }).toBe(1);
     const userTitle = `Mine ${nonce()}`;
     await expectJson(await api(`/chats/${created.id}`, { token: u.token, method: "PATCH", body: { title: userTitle } }), 204);
     await settled(u, created.id);
-    await expect.poll(() => titleRequestsWith(first).then((r) => r.length), { timeout: 10_000 }).toBe(1);
     // A second turn finishes too: no title call starts, nothing replaces the user's title.
     const second = nonce();
     await send(u, created.id, `again ${second}`);
