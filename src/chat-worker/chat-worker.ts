@@ -221,13 +221,16 @@ export class ChatWorker {
   }
 
   /** A committed acquisition for `runnerId`: its runner, its ticks, and the committed row as the runner's first event. */
-  #start(runnerId: string, acquired: { chat: ChatRow; takenOver: boolean; history?: ChatMessageRow[]; models?: TurnModelRows }): void {
+  #start(
+    runnerId: string,
+    acquired: { chat: ChatRow; takenOver: boolean; history?: ChatMessageRow[]; models?: TurnModelRows; recordedAttempt?: number },
+  ): void {
     if (this.#runner) {
       // The database gives a chat one owner; two runners here would mean it did not.
       logger.error("runner_already_running", { chat_id: this.chatId, runner_id: runnerId, running: this.#runner.runnerId });
       return;
     }
-    const { chat, takenOver, history, models } = acquired;
+    const { chat, takenOver, history, models, recordedAttempt } = acquired;
     this.#isRoot = chat.parentChatId === null;
     const runner = new ChatRunner(
       this.chatId,
@@ -240,7 +243,12 @@ export class ChatWorker {
     runner.acquired({
       chatKind: this.#isRoot ? "root" : "subagent",
       takenOver,
-      startingRead: history && { chat, history, ...(models ? { models } : {}) },
+      startingRead: history && {
+        chat,
+        history,
+        ...(models ? { models } : {}),
+        ...(recordedAttempt === undefined ? {} : { recordedAttempt }),
+      },
     });
     this.#runner = runner;
     logger.info("chat_acquired", { chat_id: this.chatId, worker_id: this.workerId, runner_id: runnerId, taken_over: takenOver });

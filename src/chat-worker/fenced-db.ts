@@ -22,6 +22,12 @@ export interface ChatSnapshot {
   history: ChatMessageRow[];
   /** The turn's model candidates, when the statement that read the chat read them too (model-for-turn.ts). */
   models?: TurnModelRows;
+  /**
+   * The commit that left this read applied RecordGenerationAttempt for the fence's runner (an
+   * acquisition in the command that made the chat runnable): the attempt number, for the first
+   * model call to use instead of recording one (attemptForCall). Used once.
+   */
+  recordedAttempt?: number;
 }
 
 /** A chat's every history row as one JSON array, in order; `chatId` is the SQL naming the chat's id. */
@@ -117,6 +123,20 @@ export function fencedUpdate<T>(
     },
     { prefetchTail, prefetchQueueHead },
   );
+}
+
+/**
+ * The generation attempt a model call starting from `read` runs as: the one the commit that left
+ * `read` recorded for this runner, the first time it is asked for (no call has used it yet), else
+ * RecordGenerationAttempt now (fencedRecordAttempt).
+ */
+export async function attemptForCall(store: ChatStore, fence: Fence, read: ChatSnapshot): Promise<number> {
+  const recorded = read.recordedAttempt;
+  if (recorded !== undefined) {
+    delete read.recordedAttempt;
+    return recorded;
+  }
+  return (await fencedRecordAttempt(store, fence)).chat.generationAttempt;
 }
 
 /**

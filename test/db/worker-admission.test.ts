@@ -33,6 +33,7 @@ import { apply } from "./support/apply";
 import { recordQueries } from "./support/record-queries";
 import type { ChatTx } from "../../src/chats/chat-tx";
 import { ChatWorker } from "../../src/chat-worker/chat-worker";
+import { attemptForCall } from "../../src/chat-worker/fenced-db";
 import type { RunnerDeps } from "../../src/chat-worker/task-context";
 import type { Config } from "../../src/config/env";
 import { prefetchFor } from "../../src/chats/lock-prefetch";
@@ -392,13 +393,31 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
     expect(committed.chat).toMatchObject({ status: "running", workerId: ids.workerId, runnerId: ids.runnerId });
     expect((await heartbeatsOf(env.pool, chat.chatId)).map((b) => b.runnerId)).toEqual([ids.runnerId]);
     expect(env.notifier.hintsFor(chat.chatId)).toHaveLength(hintsBefore);
-    expect(committed.applied.map((a) => a.transition)).toEqual(["SendMessage", "Acquire"]);
+    // The new runner's first RecordGenerationAttempt rides too: its first model call records none.
+    expect(committed.applied.map((a) => a.transition)).toEqual(["SendMessage", "Acquire", "RecordGenerationAttempt"]);
+    expect(committed.chat.generationAttempt).toBe(1);
+    expect(Number((await chatRow(env, chat.chatId)).generation_attempt)).toBe(1);
+    expect(read?.recordedAttempt).toBe(1);
     // The read is the committed history, the sent message included, and the model candidates.
     expect(read?.history).toEqual(await history(env, chat.chatId));
     expect(read?.history.at(-1)?.content).toEqual(send("go").content);
     expect(read?.models).toEqual({ chosen: undefined, fallback: undefined, compaction: { ownerThresholdPercent: null, override: null } });
     // Not one statement more than the send alone.
     expect(runs[0]!.statements).toBe(sendRuns[0]!.statements);
+  });
+
+  it("the runner's first model call runs as the attempt the send recorded, writing nothing; the next records its own", async () => {
+    const chat = await makeChat(env, "W");
+    const { committed, read, ids } = await sendAndAcquire(chat.chatId, UNLIMITED);
+    if (!read) throw new Error("the send did not acquire the chat");
+    const fence = { chatId: chat.chatId, ...ids, historyVersion: committed.chat.historyVersion, status: "running" as const };
+    const versionAtCommit = committed.chat.snapshotVersion;
+    expect(await attemptForCall(env.store, fence, read)).toBe(1);
+    expect(Number((await chatRow(env, chat.chatId)).snapshot_version)).toBe(versionAtCommit);
+    // Used once: a retry from the same read applies RecordGenerationAttempt itself.
+    expect(await attemptForCall(env.store, fence, read)).toBe(2);
+    const row = await chatRow(env, chat.chatId);
+    expect([Number(row.generation_attempt), Number(row.snapshot_version)]).toEqual([2, versionAtCommit + 1]);
   });
 
   it("acquires a chat an edit put back to running, in the edit's own statements: the runner's read is the edited history", async () => {
@@ -414,7 +433,9 @@ describe("acquireInCommand: Acquire inside a SendMessage on the chat", () => {
       })
       .finally(rec.stop);
     expect(committed.chat).toMatchObject({ status: "running", workerId: ids.workerId, runnerId: ids.runnerId });
-    expect(committed.applied.map((a) => a.transition)).toEqual(["EditMessage", "Acquire"]);
+    expect(committed.applied.map((a) => a.transition)).toEqual(["EditMessage", "Acquire", "RecordGenerationAttempt"]);
+    // Counted from the edit's new history version: the cut and the INSERT reset it first.
+    expect(committed.chat.generationAttempt).toBe(1);
     // The row lock, the cut, then the replacement's INSERT with the commit write that reads it back.
     expect(rec.sent).toHaveLength(3);
     const stored = await history(env, chat.chatId);

@@ -7,6 +7,11 @@
  * commit write (admission.ts recheckAtCommit). While held, that pool lock keeps the pool's other
  * admissions and renewals waiting for the rest of the command, as an acquisition's own
  * transaction would. When admission needs more, the chat is left to acquireChat (admission.ts).
+ *
+ * The same transaction also applies the new runner's first RecordGenerationAttempt (R0 --> R0 or
+ * R1 --> R1, on the runner's behalf, as Acquire is): the increment rides in the commit write, and
+ * the runner's first model call uses that attempt instead of a statement of its own, so a turn
+ * started by a send reaches the model request two round trips after the POST (docs/send-path.md).
  */
 import { isRunnable } from "../../chatstate/index";
 import { ownershipOf } from "../../chatstate/chat-versions";
@@ -14,6 +19,7 @@ import type { ChatTx } from "../../chats/chat-tx";
 import { type LockGuard, lockRowIfSql } from "../../chats/row-lock";
 import type { ChatStore, Committed, UpdateOptions } from "../../chats/store";
 import { acquire } from "../../chats/transitions/ownership";
+import { recordGenerationAttempt } from "../../chats/transitions/generation-attempts";
 import type { RawRow } from "../../db/rows";
 import type { ChatMessageRow, ChatRow } from "../../db/schema/chats";
 import type { TurnModelRows } from "../../model-configs/turn-model-rows";
@@ -85,7 +91,8 @@ export type InCommandAdmission = Pick<AcquireChatOptions, "workerId" | "runnerId
 
 /**
  * An acquisition staged in a command's transaction: the runner it acquired the chat for, and the
- * starting read its commit write collects (the new runner's history and model candidates).
+ * starting read its commit write collects (the new runner's history and model candidates, and the
+ * generation attempt recorded for its first model call).
  */
 export class AcquiredInCommand {
   history: ChatMessageRow[] | undefined;
@@ -96,7 +103,7 @@ export class AcquiredInCommand {
   /** After COMMIT: the committed `chat` with what the commit write read for it. */
   startingRead(chat: ChatRow): Required<ChatSnapshot> {
     if (!this.history || !this.models) throw new Error(`chat ${chat.id}: the acquisition's starting read was collected before its commit`);
-    return { chat, history: this.history, models: this.models };
+    return { chat, history: this.history, models: this.models, recordedAttempt: chat.generationAttempt };
   }
 }
 
@@ -108,7 +115,8 @@ export class AcquiredInCommand {
  * has no limit, or the transaction holds the pool's advisory lock (`poolLocked`, from
  * commandPoolLock). In a limited pool the commit write counts the slots, as acquireChat's does;
  * a full pool fails the transaction with PoolFullAtCommitError. The commit write also writes the
- * heartbeat and reads the new runner's history and model candidates. Undefined, with nothing
+ * heartbeat, increments generation_attempt (RecordGenerationAttempt for the new runner's first
+ * model call), and reads the new runner's history and model candidates. Undefined, with nothing
  * staged, when the chat is left to acquireChat.
  */
 export async function acquireInCommand(
@@ -124,6 +132,8 @@ export async function acquireInCommand(
   if ((limited && options.poolLocked !== true) || !isRunnable(tx.state()) || ownershipOf(tx.chat) !== "U") return undefined;
   if (limited) tx.checkAtCommit(recheckAtCommit(null, admission, staleThresholdMs, () => new PoolFullAtCommitError(tx.chatId)));
   await acquire(tx, { workerId: options.workerId, runnerId: options.runnerId });
+  // After the command's history writes: their trigger reset the attempt, and this counts from 0.
+  await recordGenerationAttempt(tx);
   const acquired = new AcquiredInCommand(options.runnerId);
   tx.checkAtCommit(historyAtCommit((rows) => (acquired.history = rows)));
   tx.checkAtCommit(turnModelsAtCommit((rows) => (acquired.models = rows)));

@@ -31,21 +31,16 @@ import { attributedModel } from "../attributed-model";
 import { summaryEnd, withDebugRun } from "../debug-call";
 import { attributionFor } from "../attribution";
 import { type CompactionSetup, compactionSetup } from "../compaction-setup";
-import { fencedRecordAttempt, fencedUpdate } from "../fenced-db";
+import { attemptForCall, type ChatSnapshot, fencedUpdate } from "../fenced-db";
 import { modelForTurn } from "../model-for-turn";
-import type { TurnModelRows } from "../../model-configs/turn-model-rows";
 import { preparationFailureMessage } from "../prepare-generation";
 import { postCompactHook, preCompactHook } from "../hook-calls";
 import type { TaskContext } from "../task-context";
 
 export const SUMMARIZING_TEXT = "Summarizing…";
 
-interface Snapshot {
-  chat: ChatRow;
-  history: ChatMessageRow[];
-  /** The turn's model candidates, when the read that gave `chat` read them (model-for-turn.ts). */
-  models?: TurnModelRows;
-}
+/** The step's read; its recorded attempt, when it has one, is the compaction call's (attemptForCall). */
+type Snapshot = ChatSnapshot;
 
 /** The chat model, or null after ending the turn because none is configured. */
 async function chatModelOrFinish(ctx: TaskContext, snapshot: Snapshot): Promise<ResolvedModelConfig | null> {
@@ -129,7 +124,8 @@ async function compact(ctx: TaskContext, snapshot: Snapshot, setup: CompactionSe
   ctx.trace.leave(stage);
 }
 
-async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
+async function compactPass(ctx: TaskContext, snapshot: Snapshot, setup: CompactionSetup, source: CompactionSource): Promise<void> {
+  const { chat, history } = snapshot;
   const trigger = recordedTrigger(setup.triggers);
   const record: SummaryRecord = {
     source,
@@ -140,7 +136,7 @@ async function compactPass(ctx: TaskContext, { chat, history }: Snapshot, setup:
   const summarizer = setup.override ?? setup.chatModel;
   const toolCallId = `chat_summarized_${crypto.randomUUID()}`;
 
-  const attempt = (await fencedRecordAttempt(ctx.store, ctx.fence)).chat.generationAttempt;
+  const attempt = await attemptForCall(ctx.store, ctx.fence, snapshot);
   const key = episodeKey(chat.id, chat.historyVersion, attempt);
   ctx.parts.createEpisode(key);
   try {

@@ -30,7 +30,7 @@ import { modelTools } from "../../llm/tools";
 import { pricingOf, stepCostUsd } from "../../model-configs/pricing";
 import { withProviderTools } from "../../llm/provider-tools";
 import { type EpisodeKey, episodeKey } from "../../part-buffer/part-buffer";
-import { type ChatSnapshot, fencedRead, fencedRecordAttempt, fencedUpdate } from "../fenced-db";
+import { attemptForCall, type ChatSnapshot, fencedRead, fencedUpdate } from "../fenced-db";
 import { type PreparedGeneration, preparationFailureMessage, prepareGeneration } from "../prepare-generation";
 import { runLocalToolsWithHooks, stopHook } from "../hook-calls";
 import type { ChatTx } from "../../chats/chat-tx";
@@ -75,6 +75,17 @@ export async function generationTask(ctx: TaskContext): Promise<void> {
 
 async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
   const read = ctx.startingRead.take(ctx.fence) ?? (await fencedRead(ctx.store, ctx.fence));
+  try {
+    await stepFrom(ctx, generationStep, read);
+  } finally {
+    // An attempt the commit recorded for a model call that this step did not make (it compacted,
+    // failed the turn, or threw) ends with no part, so a stream loop that follows it stops.
+    const unused = read.recordedAttempt;
+    if (unused !== undefined) ctx.parts.closeEpisode(episodeKey(read.chat.id, read.chat.historyVersion, unused));
+  }
+}
+
+async function stepFrom(ctx: TaskContext, generationStep: Stage, read: ChatSnapshot): Promise<void> {
   const { chat, history } = read;
   ctx.trace.ensure(turnTrigger(chat, history));
   const next = decideNextStep({ chat, history, maxStepsPerTurn: ctx.config.CHAT_MAX_STEPS_PER_TURN });
@@ -128,11 +139,14 @@ async function step(ctx: TaskContext, generationStep: Stage): Promise<void> {
 /**
  * `read` is the step's own fenced read, nothing having been written since, and `chatModel` the
  * model the compaction gate resolved from it: the first attempt uses both (RecordGenerationAttempt
- * rechecks the fence under the lock anyway); a retry reads and resolves again.
+ * rechecks the fence under the lock anyway), and the attempt `read`'s commit recorded for this
+ * runner when there is one (its fence was checked on that committed row; a commit since then
+ * reaches the runner, which cancels this task); a retry reads and resolves again.
  */
 async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: ResolvedModelConfig | undefined): Promise<void> {
   for (let first = true; ; first = false) {
-    const { chat, history, models } = first ? read : await fencedRead(ctx.store, ctx.fence);
+    const current = first ? read : await fencedRead(ctx.store, ctx.fence);
+    const { chat, history, models } = current;
     const resolved = first ? chatModel : undefined;
     let prepared: PreparedGeneration;
     const prepare = ctx.trace.nest(ctx.trace.stage("prepare"));
@@ -149,7 +163,7 @@ async function callModel(ctx: TaskContext, read: ChatSnapshot, chatModel: Resolv
       await failTurn(ctx, { error });
       return;
     }
-    const attempt = (await fencedRecordAttempt(ctx.store, ctx.fence)).chat.generationAttempt;
+    const attempt = await attemptForCall(ctx.store, ctx.fence, current);
     const key = episodeKey(chat.id, chat.historyVersion, attempt);
     ctx.parts.createEpisode(key);
     // What the client should know about this step's tools (an MCP server skipped), first in the episode.
