@@ -10,7 +10,10 @@
  *      pool's lock busy, the pool full at commit), the chat is acquired afterwards by acquireChat
  *      in a transaction of its own, as the object's acquisition loop does, and that counts in the
  *      same mark.
- *   2. RecordGenerationAttempt, one statement for the owning runner, as the generation task.
+ *   2. RecordGenerationAttempt, one statement for the owning runner, as the generation task,
+ *      only when the send did not acquire the chat: an acquisition in the send records the new
+ *      runner's first attempt in its commit write (acquire-in-command.ts), and the mark is then
+ *      reached with nothing sent. The bare side records it with the send's heartbeat.
  *   3. CommitStep of one assistant message, and in the same transaction FinishTurn and the Abandon
  *      the runner applies when the chat lands idle (generation.ts: the reply's commit ends the
  *      turn), so the next cycle acquires again, as a new turn does.
@@ -59,7 +62,7 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
     const runnerId = randomUUID();
     // No tenant shares: the bench's chats all have one owner, and the pool limit is what it measures.
     const admission = { workerId, runnerId, limits, shares: NO_SHARES, staleThresholdMs: store.options.staleThresholdMs };
-    let { chat } = await updateAcquiringInCommand(
+    const sent = await updateAcquiringInCommand(
       store,
       chatId,
       admission,
@@ -69,6 +72,7 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
       },
       { prefetchTail: prefetchFor(sendMessage, input) },
     );
+    let { chat } = sent;
     if (chat.runnerId !== runnerId) {
       // Left to the acquisition loop, as the object's worker would be.
       const outcome = await acquireChat(store, chatId, admission);
@@ -77,7 +81,8 @@ export function chatdCycle(store: ChatStore, limits: PoolLimits): Cycle {
     }
     mark(0);
     const fence: Fence = { chatId, workerId, runnerId, historyVersion: chat.historyVersion, status: "running" };
-    await fencedRecordAttempt(store, fence);
+    // An acquisition in the send recorded the runner's first attempt in its commit write, as in the object.
+    if (sent.acquired === undefined) await fencedRecordAttempt(store, fence);
     mark(1);
     const finished = await fencedUpdate(store, fence, async (tx) => {
       await commitStep(tx, { messages: [{ role: "assistant", content: assistantParts(n) }] });
@@ -123,22 +128,17 @@ export function bareCycle(pool: Pool): Cycle {
         "send and acquire",
       );
       await oneRow(c, INSERT_MESSAGE, [chatId, "user", JSON.stringify(userParts(n)), ownerId], "send: insert");
+      // The runner's first attempt rides with the heartbeat, after the INSERT reset it, as chatd's send records it.
       await oneRow(
         c,
-        `INSERT INTO chat_heartbeats (chat_id, runner_id, heartbeat_at) VALUES ($1, $2, now())
+        `WITH attempt AS (UPDATE chats SET generation_attempt = generation_attempt + 1 WHERE id = $1 AND runner_id = $2 RETURNING id)
+         INSERT INTO chat_heartbeats (chat_id, runner_id, heartbeat_at) SELECT $1, $2, now() FROM attempt
          ON CONFLICT (chat_id, runner_id) DO UPDATE SET heartbeat_at = EXCLUDED.heartbeat_at`,
         [chatId, runnerId],
-        "acquire: heartbeat",
+        "acquire: heartbeat and attempt",
       );
     });
     mark(0);
-    await oneRow(
-      pool,
-      `UPDATE chats SET snapshot_version = snapshot_version + 1, generation_attempt = generation_attempt + 1, updated_at = now()
-       WHERE id = $1 AND runner_id = $2 AND status = 'running'`,
-      [chatId, runnerId],
-      "attempt",
-    );
     mark(1);
     await transaction(pool, async (c) => {
       await oneRow(
