@@ -126,6 +126,8 @@ export default defineConfig({
           CHAT_OBJECT_LOCATION_HINT: "weur",
           // A short trust window for keys the chat objects read (test/worker/object-auth.test.ts).
           CHAT_AUTH_CACHE_MS: "2000",
+          // The chat list watch's catch-up poll and credential check (test/worker/chat-watch.test.ts).
+          CHAT_WATCH_POLL_MS: "2000",
           // POST /users/first on, behind this secret (test/worker/users.test.ts).
           CHAT_BOOTSTRAP_SECRET: "worker-project-bootstrap-secret",
           // One info line per request would bury the output (the tenancy suite makes thousands):

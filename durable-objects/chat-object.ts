@@ -21,6 +21,7 @@ import type { ChatCostCommand } from "../src/chat-commands/cost";
 import type { ListDebugRunsCommand, ReadDebugRunCommand, SetDebugRunsCommand } from "../src/chat-commands/debug-runs";
 import type { UpdateChatCommand } from "../src/chat-commands/update-chat";
 import type { ChatUpdatePayload, Notifier, OwnershipHint } from "../src/chats/notifier";
+import { chatWatchers, notifyingWatchers } from "../src/chats/chat-watchers";
 import type { ToolResultInput } from "../src/chats/transitions/requires-action";
 import { configFromEnv } from "../src/config/env";
 import { PartBuffer } from "../src/part-buffer/part-buffer";
@@ -94,9 +95,21 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
     });
     const others = new OtherChatObjects(state, env);
     const childWaiters = new ChildWaiters((ms, signal) => clock.sleep(ms, signal));
-    const notifier = this.notifier(new ObjectNotifier(chatId, this, others));
+    const watchers = chatWatchers(env, (work) => state.waitUntil(work), "object");
+    const notifier = this.notifier(notifyingWatchers(new ObjectNotifier(chatId, this, others), watchers));
     const children = new ChildObjects(env, childWaiters);
-    const runtime = new ChatRuntime({ state, env, chatId, incarnation, clock, parts, notifier, cadence, streams, children });
+    const runtime = new ChatRuntime({
+      state,
+      env,
+      chatId,
+      incarnation,
+      clock,
+      parts,
+      notifier,
+      cadence,
+      watchers: { metadataChanged: (chat) => watchers.chatChanged(chat.ownerId, chat.id) },
+      children,
+    });
     clock.watch(
       () => runtime.tickDueAt(),
       () => parts.nextDeadline(),

@@ -7,6 +7,7 @@ import { EXPERIMENTAL_BASE, experimentalApp } from "./experimental-app";
 import { runScheduled } from "./cron/scheduled";
 
 export { ChatObject } from "../durable-objects/chat-object";
+export { ChatWatchObject } from "../durable-objects/chat-watch-object";
 
 export default {
   fetch(request, env, ctx) {

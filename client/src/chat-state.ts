@@ -4,28 +4,12 @@
  * resumes from: they only ever lag what the server holds, so a resume may re-send something
  * (folded idempotently here) but never skips anything.
  */
-import type {
-  ChatStreamEvent,
-  PendingToolCall,
-  StreamClosingError,
-  StreamErrorPayload,
-  SummaryChangePayload,
-  TitleChangePayload,
-} from "../../src/wire/stream-events";
+import type { ChatStreamEvent, PendingToolCall, StreamClosingError, StreamErrorPayload } from "../../src/wire/stream-events";
 import type { RetryPayload } from "../../src/llm/retry";
 import type { StreamPart, StreamProviderToolCall, StreamToolCallDelta } from "../../src/wire/stream-part";
 import type { ChatMessage, ChatQueuedMessage, ChatStatus } from "./schemas";
 
-export type {
-  ChatStreamEvent,
-  PendingToolCall,
-  StreamClosingError,
-  StreamErrorPayload,
-  SummaryChangePayload,
-  TitleChangePayload,
-  RetryPayload,
-  StreamPart,
-};
+export type { ChatStreamEvent, PendingToolCall, StreamClosingError, StreamErrorPayload, RetryPayload, StreamPart };
 
 /**
  * The last event before the server closes the stream (1011, 4404): why it closes. `code` tells it
@@ -84,11 +68,6 @@ export interface ChatState {
   error: StreamErrorPayload | null;
   /** The dynamic tool calls waiting for the client's results. */
   actionRequired: PendingToolCall[] | null;
-  title: TitleChangePayload | null;
-  /** Plan mode as last switched while this stream was open (null: read `plan_mode` from the chat). */
-  planMode: boolean | null;
-  /** The chat's summary and turn status label, as last written (null until a `summary_change`). */
-  summary: SummaryChangePayload | null;
   /** The newest message revision or episode seen: the `history_version` to resume from. */
   historyVersion: number;
   errorHistoryVersion: number;
@@ -105,9 +84,6 @@ export function initialChatState(chatId: string): ChatState {
     retry: null,
     error: null,
     actionRequired: null,
-    title: null,
-    planMode: null,
-    summary: null,
     historyVersion: 0,
     errorHistoryVersion: 0,
     actionRequiredHistoryVersion: 0,
@@ -178,25 +154,11 @@ export function applyEvent(state: ChatState, event: ChatStreamEvent): ChatState 
       return { ...state, queue: event.queued_messages as ChatQueuedMessage[] };
     case "action_required":
       return { ...state, actionRequired: event.action_required.tool_calls, actionRequiredHistoryVersion: state.historyVersion };
-    case "title_change":
-      if (state.title && state.title.title_updated_at > event.title.title_updated_at) return state;
-      return { ...state, title: event.title };
-    case "plan_mode_change":
-      return state.planMode === event.plan_mode ? state : { ...state, planMode: event.plan_mode };
-    case "summary_change":
-      if (newerSummary(state.summary, event.summary)) return state;
-      return { ...state, summary: event.summary };
     case "preview_reset":
       return { ...state, preview: null };
     case "history_reset":
       return { ...state, messages: [], preview: null };
   }
-}
-
-/** Whether `held` was written after `incoming` (a summary event that arrives late changes nothing). */
-function newerSummary(held: SummaryChangePayload | null, incoming: SummaryChangePayload): boolean {
-  const heldAt = held?.summary_updated_at ?? null;
-  return heldAt !== null && incoming.summary_updated_at !== null && heldAt > incoming.summary_updated_at;
 }
 
 /** The stream query a reconnect resumes from (docs/stream.md "Resuming"). */

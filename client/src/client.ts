@@ -5,6 +5,7 @@
  */
 import type { z } from "zod";
 import { ChatStream, type ChatStreamOptions } from "./chat-stream";
+import { ChatWatch, type ChatWatchOptions } from "./chat-watch";
 import { ChatdError } from "./errors";
 import { PartsStream, type PartsStreamOptions } from "./parts-stream";
 import type { StreamHost } from "./stream-host";
@@ -100,6 +101,19 @@ export class ChatdClient implements StreamHost {
   /** A live view of one chat over its stream WebSocket (./chat-stream.ts). Call `close()` when done. */
   stream(chatId: string, options: ChatStreamOptions = {}): ChatStream {
     return new ChatStream(this, chatId, options);
+  }
+
+  /** The live chat list over `/chats/watch` (./chat-watch.ts). Call `close()` when done. */
+  watchChats(options: ChatWatchOptions = {}): ChatWatch {
+    return new ChatWatch({ token: this.token, watchUrl: (withToken) => this.watchUrl(withToken), me: () => this.me() }, options);
+  }
+
+  /** The WebSocket URL of the chat list watch, with the token in the query when `withToken`. */
+  watchUrl(withToken = true): string {
+    const url = new URL(`${this.apiBase}/chats/watch`, (globalThis as { location?: { href: string } }).location?.href);
+    url.protocol = url.protocol === "https:" ? "wss:" : "ws:";
+    if (withToken && this.token) url.searchParams.set("coder_session_token", this.token);
+    return url.toString();
   }
 
   /** The raw parts of one episode at a time over `/stream/parts` (./parts-stream.ts). */

@@ -63,8 +63,11 @@ export interface RuntimeParts {
   notifier: Notifier;
   /** Whether the chat is idle (object-cadence.ts): every command is a sign of life. */
   cadence: { touched(): void };
-  /** The chat's open streams, which hear of a written title or summary at once (metadata is outside Sync). */
-  streams: { titleChanged(chat: ChatRow): void; summaryChanged(chat: ChatRow): void; planModeChanged(chat: ChatRow): void };
+  /**
+   * The owner's chat list watchers, who hear of a written title, summary or other metadata at once
+   * (metadata is outside transitions, so no notification carries it).
+   */
+  watchers: { metadataChanged(chat: ChatRow): void };
   /** Other chats' objects: the subagent tools' children, and a family's members an archive stops. */
   children: ChildObjects;
 }
@@ -179,15 +182,15 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
     this.parts.cadence.touched();
     if (!this.#context) {
       const { store, db, config, hooks, tracing } = this.#built();
-      const { env, state, streams, children } = this.parts;
+      const { env, state, watchers, children } = this.parts;
       this.#context = {
         store,
         db,
         config,
         evictFiles: (keys) =>
           state.waitUntil(env.FILES.delete([...keys]).catch((err: unknown) => logger.warn("file_evict_failed", { error: errorText(err) }))),
-        titleChanged: (chat) => streams.titleChanged(chat),
-        planModeChanged: (chat) => streams.planModeChanged(chat),
+        titleChanged: (chat) => watchers.metadataChanged(chat),
+        metadataChanged: (chat) => watchers.metadataChanged(chat),
         firstPrompt: (chat, prompt) => this.titles().firstPrompt(chat, prompt),
         hooks,
         otherChats: children,
@@ -227,7 +230,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
    * the cron (ChatObject.retryTitle).
    */
   titles(): TitleGenerator {
-    this.#titles ??= new TitleGenerator({ ...this.#backgroundDeps(), titleChanged: (chat) => this.parts.streams.titleChanged(chat) });
+    this.#titles ??= new TitleGenerator({ ...this.#backgroundDeps(), titleChanged: (chat) => this.parts.watchers.metadataChanged(chat) });
     return this.#titles;
   }
 
@@ -235,7 +238,7 @@ export class ChatRuntime implements CommandRuntime, WorkerHost {
   #summaryGenerator(): SummaryGenerator {
     this.#summaries ??= new SummaryGenerator({
       ...this.#backgroundDeps(),
-      summaryChanged: (chat) => this.parts.streams.summaryChanged(chat),
+      summaryChanged: (chat) => this.parts.watchers.metadataChanged(chat),
     });
     return this.#summaries;
   }

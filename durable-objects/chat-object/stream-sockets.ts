@@ -13,8 +13,6 @@ import { errorText, logger } from "../../src/log/log";
 import { PacedSends } from "./paced-sends";
 import type { CheckedSocket } from "./socket-credentials";
 import { logSocketSession, type SocketSession } from "./socket-session";
-import { type ChatStreamEvent, planModeChangeEvent, summaryChangeEvent, titleChangeEvent } from "../../src/wire/stream-events";
-import type { ChatRow } from "../../src/db/schema/chats";
 import type { SyncReadCursors, SyncReader, SyncSnapshot } from "../../src/stream/sync-snapshot";
 import type { StreamCursors, SyncHints } from "../../src/stream/sync-state";
 import { type EpisodeSource, StreamLoop } from "../../src/stream/stream-loop";
@@ -96,33 +94,6 @@ export class StreamSockets {
   resync(): void {
     this.#epoch++;
     for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) this.#loop(socket, true)?.resync();
-  }
-
-  /** Titles are metadata outside the Sync algorithm: open streams hear of a write at once. */
-  titleChanged(chat: ChatRow): void {
-    this.broadcast(titleChangeEvent(chat));
-  }
-
-  /** Summaries and turn status labels are metadata too: pushed the same way. */
-  summaryChanged(chat: ChatRow): void {
-    this.broadcast(summaryChangeEvent(chat));
-  }
-
-  /** Plan mode is metadata too (docs/plan-mode.md). */
-  planModeChanged(chat: ChatRow): void {
-    this.broadcast(planModeChangeEvent(chat));
-  }
-
-  /** An event outside the Sync/Part algorithm (a title change): one frame to every open socket. */
-  broadcast(event: ChatStreamEvent): void {
-    const frame = JSON.stringify([event]);
-    for (const socket of this.deps.state.getWebSockets(STREAM_SOCKET_TAG)) {
-      try {
-        this.#sends.send(socket, frame);
-      } catch {
-        // closing: its close handler stops the loop
-      }
-    }
   }
 
   /** Every open stream socket with the session it opened with, hibernated ones included (socket-credentials.ts). */

@@ -35,6 +35,8 @@ export const LAYERS: readonly string[] = [
   // Debug runs (docs/debug-runs.md): the capture of a model call, its redaction, its rows.
   "src/debug-runs",
   "src/chats",
+  // The chat list watch's events and feed (docs/stream.md "The chat list watch"), without sockets.
+  "src/watch",
   "src/llm",
   "src/part-buffer",
   "src/stream",
@@ -46,6 +48,7 @@ export const LAYERS: readonly string[] = [
   // The subagent tools' host, which reaches the children's objects through their commands.
   "src/subagents/child-objects.ts",
   "durable-objects/chat-object",
+  "durable-objects/chat-watch",
   "durable-objects",
   "src/routes",
   "src/cron",

@@ -19,16 +19,23 @@ export const LAPSE_REASONS: Record<CredentialLapse, string> = {
   not_a_member: "the user is no longer a member of the chat's organization",
 };
 
-/** The keys among `keyIds` that no longer authenticate the owner of `chatId`, with why. */
+/**
+ * The keys among `keyIds` that no longer authenticate the owner of `chatId`, with why. With no
+ * chat (a user's chat list watch, which spans their organizations) membership is not checked: the
+ * watch itself only lists chats of organizations the user still belongs to.
+ */
 export async function lapsedCredentials(
   db: Database,
-  chatId: string,
+  chatId: string | null,
   keyIds: readonly string[],
   now: Date,
 ): Promise<Map<string, CredentialLapse>> {
   const lapsed = new Map<string, CredentialLapse>();
   if (keyIds.length === 0) return lapsed;
-  const member = sql<boolean>`EXISTS (
+  const member =
+    chatId === null
+      ? sql<boolean>`true`
+      : sql<boolean>`EXISTS (
     SELECT 1 FROM ${organizationMembers} m JOIN ${chats} c ON c.organization_id = m.organization_id
     WHERE c.id = ${chatId} AND m.user_id = ${apiKeys.userId})`;
   const rows = await db

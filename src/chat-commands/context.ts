@@ -17,10 +17,10 @@ export interface CommandContext {
   config: Config;
   /** Deletes evicted files' bytes (after the transaction that evicted them committed). */
   evictFiles(storageKeys: readonly string[]): void;
-  /** A title was written: tell the chat's stream clients (titles are outside the Sync algorithm). */
+  /** A title was written: tell the owner's chat list watchers (titles are outside transitions). */
   titleChanged(chat: ChatRow): void;
-  /** Plan mode was switched: tell the chat's stream clients (metadata, outside the Sync algorithm). */
-  planModeChanged(chat: ChatRow): void;
+  /** Plan mode, labels, pin order or MCP servers were written: tell the owner's chat list watchers. */
+  metadataChanged(chat: ChatRow): void;
   /**
    * The chat's first prompt was committed (create with content, or the first message of a chat
    * created empty): its title generation starts, in the background (docs/titles.md).

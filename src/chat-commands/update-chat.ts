@@ -47,7 +47,8 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
     if (written.applied) ctx.titleChanged(written.chat);
   }
   const planMode = cmd.planMode === undefined || cmd.planMode === existing.planMode ? undefined : cmd.planMode;
-  if (cmd.labels !== undefined || cmd.pinOrder !== undefined || mcpServerIds !== undefined || planMode !== undefined) {
+  const metadata = cmd.labels !== undefined || cmd.pinOrder !== undefined || mcpServerIds !== undefined || planMode !== undefined;
+  if (metadata) {
     await ctx.store.updateMetadata(cmd.chatId, {
       ...(cmd.labels === undefined ? {} : { labels: cmd.labels }),
       ...(cmd.pinOrder === undefined ? {} : { pinOrder: cmd.pinOrder }),
@@ -57,6 +58,6 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
   }
   const chat = await ctx.store.chat(cmd.chatId);
   if (!chat) throw new ChatNotFoundError(cmd.chatId);
-  if (planMode !== undefined) ctx.planModeChanged(chat);
+  if (metadata) ctx.metadataChanged(chat);
   return { chat: chatToWire(chat), familyChanged };
 }

@@ -10,6 +10,8 @@ import type { ChatRow } from "../db/schema/chats";
 /** `chat:update:{chat_id}` with the committed post-transition values: the chat's versions and who runs it. */
 export interface ChatUpdatePayload extends ChatVersionsNotification {
   chat_id: string;
+  /** Whose chat: their chat list watch hears of the change (src/chats/chat-watchers.ts). */
+  owner_id: string;
   runner_id: string | null;
   archived: boolean;
   /** Lets a subagent's object tell its parent's object that the child moved (docs/subagents.md). */
@@ -35,6 +37,7 @@ export const NOOP_NOTIFIER: Notifier = {
 export function chatUpdatePayload(chat: ChatRow): ChatUpdatePayload {
   return {
     chat_id: chat.id,
+    owner_id: chat.ownerId,
     ...notificationOfVersions(versionsFromRow(chat)),
     runner_id: chat.runnerId,
     archived: chat.archived,

@@ -58,9 +58,18 @@ export const LIST_CHATS_MAX_OFFSET = 10_000;
  * The owner's chats in the organizations they still belong to, newest first (`created_at DESC,
  * id DESC`): a member removed from an organization no longer sees its chats.
  */
+/**
+ * Which chats a user can list: their own, in an organization they still belong to. GET /chats and
+ * the chat list watch (src/chats/watch-reads.ts) share it, so a watcher hears of exactly the chats
+ * its list shows. `user` is the placeholder of the user's id.
+ */
+export function listableBy(user: string): string[] {
+  return [`c.owner_id = ${user}`, `c.organization_id IN (SELECT m.organization_id FROM organization_members m WHERE m.user_id = ${user})`];
+}
+
 export async function listChats(db: Queryable, options: ListChatsOptions): Promise<ChatRow[]> {
   const values: unknown[] = [options.ownerId];
-  const where = ["c.owner_id = $1", "c.organization_id IN (SELECT m.organization_id FROM organization_members m WHERE m.user_id = $1)"];
+  const where = listableBy("$1");
   if (options.archived !== undefined) {
     values.push(options.archived);
     where.push(`c.archived = $${values.length}`);

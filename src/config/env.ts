@@ -43,6 +43,8 @@ export const configSchema = z.object({
   CHAT_MAX_CHATS_PER_USER: int("CHAT_MAX_CHATS_PER_USER", 1).default(1_000),
   CHAT_MAX_SOCKETS_PER_CHAT: int("CHAT_MAX_SOCKETS_PER_CHAT", 1).default(100),
   CHAT_MAX_SOCKETS_PER_USER_PER_CHAT: int("CHAT_MAX_SOCKETS_PER_USER_PER_CHAT", 1).default(20),
+  // One user's open /chats/watch sockets (docs/api.md "Chat list watch"), across their tabs and devices.
+  CHAT_MAX_WATCH_SOCKETS_PER_USER: int("CHAT_MAX_WATCH_SOCKETS_PER_USER", 1).default(10),
   CHAT_MAX_UPLOAD_BYTES_PER_USER: int("CHAT_MAX_UPLOAD_BYTES_PER_USER", 1).default(1_073_741_824),
   CHAT_MAX_UPLOAD_BYTES_PER_ORGANIZATION: int("CHAT_MAX_UPLOAD_BYTES_PER_ORGANIZATION", 1).default(10_737_418_240),
   // Hours an upload no message attached is kept; the cron purges it after.
@@ -68,6 +70,12 @@ export const configSchema = z.object({
   CHAT_STREAM_IDLE_POLL_MS: int("CHAT_STREAM_IDLE_POLL_MS", 0)
     .default(60_000)
     .pipe(z.number().max(300_000, { error: "CHAT_STREAM_IDLE_POLL_MS must be at most 300000 (the bound on healing a lost notification)" })),
+  // How often a user's watch object (docs/stream.md "The chat list watch") polls their chats and
+  // rechecks its sockets' credentials while any watch socket is open: the bound on healing a lost
+  // notification and on closing a socket whose credential lapsed. Nothing runs while none is open.
+  CHAT_WATCH_POLL_MS: int("CHAT_WATCH_POLL_MS", 1_000)
+    .default(20_000)
+    .pipe(z.number().max(300_000, { error: "CHAT_WATCH_POLL_MS must be at most 300000 (the bound on healing a lost notification)" })),
   // How long a chat object keeps a database connection nobody uses before closing it. An object
   // that holds one cannot hibernate (docs/stream.md, "Inside the object").
   CHAT_DB_IDLE_CONNECTION_MS: int("CHAT_DB_IDLE_CONNECTION_MS", 100).default(10_000),

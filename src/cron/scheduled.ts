@@ -18,12 +18,14 @@ import { purgeExpiredDebugRuns } from "./debug-runs";
 import { titleRetryTick } from "./titles";
 import { chatObjectStub } from "../placement/chat-object-stub";
 import { objectsNotifier } from "../chats/objects-notifier";
+import { chatWatchers, notifyingWatchers } from "../chats/chat-watchers";
 
 export async function runScheduled(env: Env, waitUntil: (p: Promise<unknown>) => void): Promise<void> {
   const config: Config = configFromEnv(env);
   setLogLevel(config.LOG_LEVEL);
   const pool = createPool({ ...connectionOf(config), max: 2 });
-  const notifier = objectsNotifier(env, waitUntil, "cron");
+  // Each transition to its chat's object and to its owner's chat list watchers.
+  const notifier = notifyingWatchers(objectsNotifier(env, waitUntil, "cron"), chatWatchers(env, waitUntil, "cron"));
   const store = new ChatStore(pool, {
     notifier,
     staleThresholdMs: config.CHAT_STALE_THRESHOLD_MS,

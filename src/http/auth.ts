@@ -92,6 +92,8 @@ function credentialsMiddleware(streamCredentials: boolean) {
 export const requireCaller = callerMiddleware(false, [FULL_SCOPE]);
 /** requireCaller that a model-configuration read key may pass too (model discovery and config reads). */
 export const requireModelConfigReader = callerMiddleware(false, [FULL_SCOPE, MODEL_CONFIG_READ_SCOPE]);
+/** Headers, the cookie, then the query parameter, authenticated here: the chat list watch (src/routes/chat-watch.ts). */
+export const requireStreamCaller = callerMiddleware(true, [FULL_SCOPE]);
 /** Headers or the cookie: a chat's JSON routes, authenticated by the chat's object. */
 export const requireCredentials = credentialsMiddleware(false);
 /** Headers, the cookie, then the query parameter: the chat's WebSocket routes, authenticated by its object. */

@@ -21,6 +21,7 @@ export type QuotaName =
   | "chats_per_user"
   | "sockets_per_chat"
   | "sockets_per_user"
+  | "watch_sockets_per_user"
   | "upload_bytes_per_user"
   | "upload_bytes_per_organization"
   | "subagents_per_turn"

@@ -1,11 +1,11 @@
 /**
  * The stream WebSocket's events (docs/api.md "Stream WebSocket", the spec's "Client-visible stream
- * events"). A frame is a JSON array of them.
+ * events"), the spec's nine and no others. A frame is a JSON array of them. Titles, summaries and
+ * plan mode are not among them: the chat list watch carries those (src/watch/watch-events.ts).
  */
 import type { ChatStatus } from "../chatstate/states";
 import type { ChatMessageWire, ChatQueuedMessageWire } from "./chat-wire";
-import type { TitleSource } from "../chatstate/rules";
-import type { ChatRow, RetryState } from "../db/schema/chats";
+import type { RetryState } from "../db/schema/chats";
 import type { CoderErrorKind } from "./error-kind";
 import type { StreamPart } from "./stream-part";
 
@@ -73,60 +73,7 @@ export type ChatStreamEvent =
   | { type: "retry"; chat_id: string; retry: RetryState }
   | { type: "queue_update"; chat_id: string; queued_messages: ChatQueuedMessageWire[] }
   | { type: "action_required"; chat_id: string; action_required: { tool_calls: PendingToolCall[] } }
-  | { type: "title_change"; chat_id: string; title: TitleChangePayload }
-  | { type: "plan_mode_change"; chat_id: string; plan_mode: boolean }
-  | { type: "summary_change"; chat_id: string; summary: SummaryChangePayload }
   | { type: "preview_reset"; chat_id: string }
   | { type: "history_reset"; chat_id: string };
-
-/**
- * A title write. Titles are metadata, outside transitions and the Sync algorithm: the object that
- * wrote one sends this to its open streams at once; clients keep the newest by `title_updated_at`,
- * and a client that reconnects reads the title from the chat row.
- */
-export interface TitleChangePayload {
-  title: string;
-  title_source: TitleSource;
-  title_updated_at: string;
-}
-
-export function titleChangeEvent(chat: Pick<ChatRow, "id" | "title" | "titleSource" | "titleUpdatedAt">): ChatStreamEvent {
-  return {
-    type: "title_change",
-    chat_id: chat.id,
-    title: { title: chat.title, title_source: chat.titleSource, title_updated_at: chat.titleUpdatedAt.toISOString() },
-  };
-}
-
-/**
- * A summary write (the chat's summary and its turn status label): metadata like a title, sent to
- * open streams when written; clients keep the newest by `summary_updated_at`.
- */
-export interface SummaryChangePayload {
-  summary: string | null;
-  last_turn_summary: string | null;
-  summary_updated_at: string | null;
-}
-
-export function summaryChangeEvent(chat: Pick<ChatRow, "id" | "summary" | "lastTurnSummary" | "summaryUpdatedAt">): ChatStreamEvent {
-  return {
-    type: "summary_change",
-    chat_id: chat.id,
-    summary: {
-      summary: chat.summary,
-      last_turn_summary: chat.lastTurnSummary,
-      summary_updated_at: chat.summaryUpdatedAt === null ? null : chat.summaryUpdatedAt.toISOString(),
-    },
-  };
-}
-
-/**
- * Plan mode switched (docs/plan-mode.md). Metadata like a title: the chat's object, which applies
- * every PATCH of the chat one at a time, sends it to its open streams; a client that reconnects
- * reads `plan_mode` from the chat.
- */
-export function planModeChangeEvent(chat: Pick<ChatRow, "id" | "planMode">): ChatStreamEvent {
-  return { type: "plan_mode_change", chat_id: chat.id, plan_mode: chat.planMode };
-}
 
 export type ChatStreamEventType = ChatStreamEvent["type"];

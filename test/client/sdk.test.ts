@@ -24,10 +24,16 @@ describe("ChatdClient", () => {
     const chat = await client.createChat({ body: { content: [] } });
     expect(chat.status).toBe("waiting");
     const stream = client.stream(chat.id, { webSocket: nodeSockets });
+    // Titles and summaries come through the chat list watch, not the stream (docs/api.md).
+    const watch = client.watchChats({ webSocket: nodeSockets });
+    const watching = new Promise<void>((resolve) => watch.on("open", resolve));
     const previews: string[] = [];
     stream.on("state", (s) => s.preview && previews.push(s.preview.text));
     try {
       await stream.until((s) => s.status === "waiting");
+      await watching;
+      const titled = watch.next((e) => e.chat.id === chat.id && e.kind === "title_change" && e.chat.title_source === "generated");
+      const summarized = watch.next((e) => e.chat.id === chat.id && e.kind === "summary_change" && e.chat.last_turn_summary !== null);
       // The answer holds after its first token until the test has seen it growing: under load the
       // relay may gather a short answer's parts into one frame.
       const gate = newGate("sdk-preview");
@@ -40,17 +46,16 @@ describe("ChatdClient", () => {
       expect(done.preview).toBeNull();
       // The answer was seen growing before it was committed.
       expect(previews.some((p) => p.length > 0 && p.length < "one two three four five".length)).toBe(true);
-      // The title its first message started reaches the stream (the fake model echoes the title
+      // The title its first message started reaches the watch (the fake model echoes the title
       // call's prompt: the first message, directive applied).
-      const titled = await stream.until((s) => s.title?.title_source === "generated");
-      expect(titled.title?.title).toBe("one two three four five");
+      expect((await titled).chat.title).toBe("one two three four five");
       // So do the summary and status label written after the turn (the fake model quotes the prompt).
-      const summarized = await stream.until((s) => s.summary !== null);
-      expect(summarized.summary?.last_turn_summary).toBe(`Replied to: /gate ${gate} 20 one two three four five`);
+      expect((await summarized).chat.last_turn_summary).toBe(`Replied to: /gate ${gate} 20 one two three four five`);
       const history = await client.listMessages({ chat: chat.id });
       expect(history.messages.map((m) => m.id)).toEqual(done.messages.map((m) => m.id));
     } finally {
       stream.close();
+      watch.close();
     }
   });
 

@@ -19,6 +19,7 @@ afterAll(() => env.pool.end());
 function payloadOf(row: Record<string, unknown>): ChatUpdatePayload {
   return {
     chat_id: String(row.id),
+    owner_id: String(row.owner_id),
     snapshot_version: Number(row.snapshot_version),
     worker_id: (row.worker_id as string | null) ?? null,
     runner_id: (row.runner_id as string | null) ?? null,

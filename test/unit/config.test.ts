@@ -212,4 +212,14 @@ describe("deployment options", () => {
     );
     expect(() => parseConfig({ ...valid, CHAT_STREAM_IDLE_POLL_MS: "600000" })).toThrow("CHAT_STREAM_IDLE_POLL_MS must be at most 300000");
   });
+
+  it("bounds the chat list watch: its poll between 1 s and 5 minutes, its sockets at least 1", () => {
+    const config = parseConfig(valid);
+    expect(config.CHAT_WATCH_POLL_MS).toBe(20_000);
+    expect(config.CHAT_MAX_WATCH_SOCKETS_PER_USER).toBe(10);
+    expect(parseConfig({ ...valid, CHAT_WATCH_POLL_MS: "5000" }).CHAT_WATCH_POLL_MS).toBe(5_000);
+    expect(() => parseConfig({ ...valid, CHAT_WATCH_POLL_MS: "600000" })).toThrow("CHAT_WATCH_POLL_MS must be at most 300000");
+    expect(() => parseConfig({ ...valid, CHAT_WATCH_POLL_MS: "500" })).toThrow(/CHAT_WATCH_POLL_MS/);
+    expect(() => parseConfig({ ...valid, CHAT_MAX_WATCH_SOCKETS_PER_USER: "0" })).toThrow(/CHAT_MAX_WATCH_SOCKETS_PER_USER/);
+  });
 });

@@ -7,7 +7,7 @@ import { useCallback, useEffect, useState } from "react";
 import { type ChatdClient, ChatdError } from "../../client/src/index";
 import { ChatList } from "./chat-list";
 import { ChatView } from "./chat-view";
-import { useAccount } from "./hooks";
+import { useAccount, useChatWatch } from "./hooks";
 import { cookieClient, isSignedIn, signOut, tokenClient } from "./session";
 import { Settings } from "./settings";
 
@@ -128,6 +128,7 @@ function SignIn({ onSignedIn }: { onSignedIn: (client: ChatdClient) => void }) {
 
 function Signed({ client, onSignOut }: { client: ChatdClient; onSignOut: () => void }) {
   const account = useAccount(client);
+  const watch = useChatWatch(client);
   const [chatId, setChatId] = useState(chatIdFromPath);
   const [settings, setSettings] = useState(() => location.pathname === SETTINGS_PATH);
   const [listVersion, setListVersion] = useState(0);
@@ -152,12 +153,28 @@ function Signed({ client, onSignOut }: { client: ChatdClient; onSignOut: () => v
   const refreshList = useCallback(() => setListVersion((v) => v + 1), []);
   return (
     <div className={`layout ${chatId || settings ? "has-chat" : ""}`}>
-      <ChatList client={client} selected={chatId} onOpen={open} version={listVersion} onSignOut={onSignOut} onSettings={openSettings} />
+      <ChatList
+        client={client}
+        watch={watch}
+        selected={chatId}
+        onOpen={open}
+        version={listVersion}
+        onSignOut={onSignOut}
+        onSettings={openSettings}
+      />
       <main className="main">
         {settings ? (
           <Settings client={client} organizationId={account?.organizationId ?? null} />
         ) : chatId ? (
-          <ChatView key={chatId} client={client} chatId={chatId} account={account} onChanged={refreshList} onBack={() => open(null)} />
+          <ChatView
+            key={chatId}
+            client={client}
+            watch={watch}
+            chatId={chatId}
+            account={account}
+            onChanged={refreshList}
+            onBack={() => open(null)}
+          />
         ) : (
           <div className="empty">
             <p>Pick a chat, or start a new one.</p>

@@ -1,26 +1,26 @@
 /**
  * The caller's chats: titles with the last turn's status label under them, status badges, the
- * archived filter, a new chat button. Polled: chats have no list stream.
+ * archived filter, a new chat button. Live: read once, then kept by the chat list watch's events,
+ * and read again whenever the watch (re)connects, since events sent while it was away are not replayed.
  */
 import { useEffect, useState } from "react";
-import type { Chat, ChatdClient } from "../../client/src/index";
+import { applyWatchEvent, type Chat, type ChatdClient, type ChatWatch } from "../../client/src/index";
 import { UserCost } from "./cost";
-
-const POLL_MS = 3000;
 
 export function ChatList(props: {
   client: ChatdClient;
+  watch: ChatWatch | null;
   selected: string | null;
   onOpen: (id: string) => void;
   version: number;
   onSignOut: () => void;
   onSettings: () => void;
 }) {
-  const { client, selected, onOpen, version } = props;
+  const { client, watch, selected, onOpen, version } = props;
   const [archived, setArchived] = useState(false);
   const [chats, setChats] = useState<Chat[] | null>(null);
   const [error, setError] = useState<string | null>(null);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a new `version` (a chat changed) reloads at once
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new `version` (an action here) reloads at once
   useEffect(() => {
     let live = true;
     const load = () =>
@@ -33,12 +33,17 @@ export function ChatList(props: {
         })
         .catch((err: Error) => live && setError(err.message));
     void load();
-    const t = setInterval(load, POLL_MS);
+    const offs = watch
+      ? [
+          watch.on("open", () => void load()),
+          watch.on("event", (event) => live && setChats((list) => (list === null ? list : applyWatchEvent(list, event, { archived })))),
+        ]
+      : [];
     return () => {
       live = false;
-      clearInterval(t);
+      for (const off of offs) off();
     };
-  }, [client, archived, version]);
+  }, [client, watch, archived, version]);
 
   // Children under their parent (subagents): roots first, each followed by its children.
   const roots = (chats ?? []).filter((c) => !c.parent_chat_id || !chats?.some((p) => p.id === c.parent_chat_id));

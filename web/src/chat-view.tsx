@@ -4,7 +4,7 @@
  * back through the stream, so two tabs show the same chat.
  */
 import { useEffect, useState } from "react";
-import { type Chat, ChatdError, type ChatdClient } from "../../client/src/index";
+import { type Chat, ChatdError, type ChatdClient, type ChatWatch } from "../../client/src/index";
 import { StatusBadge } from "./chat-list";
 import { Composer } from "./composer";
 import { type Account, useChatStream, useNow } from "./hooks";
@@ -14,6 +14,7 @@ import { ChatCost } from "./cost";
 
 export function ChatView(props: {
   client: ChatdClient;
+  watch: ChatWatch | null;
   chatId: string;
   account: Account | null;
   onChanged: () => void;
@@ -33,11 +34,9 @@ export function ChatView(props: {
       .catch(() => {});
   }, [client, chatId, status]);
 
-  // The list shows statuses too: refresh it when this chat's changes.
-  const { onChanged } = props;
-  useEffect(() => {
-    if (status) onChanged();
-  }, [status, onChanged]);
+  // Title, summary and plan mode follow the chat list watch (the stream does not carry them).
+  const { watch } = props;
+  useEffect(() => watch?.on("event", (event) => event.chat.id === chatId && setChat(event.chat as Chat)), [watch, chatId]);
 
   /** PATCH answers 204 with no body (as Coder's clients expect): the chat is read again after it. */
   const updateThenRead = async (body: Parameters<ChatdClient["updateChat"]>[0]["body"]) => {
@@ -68,12 +67,12 @@ export function ChatView(props: {
     );
   }
   const state = live?.state;
-  const title = state?.title?.title ?? chat?.title ?? "";
-  // The chat's summary, newest from the stream, as the heading's tooltip (docs/web-app.md).
-  const summary = state?.summary?.summary ?? chat?.summary ?? null;
+  const title = chat?.title ?? "";
+  // The chat's summary, newest from the watch, as the heading's tooltip (docs/web-app.md).
+  const summary = chat?.summary ?? null;
   const busy = status === "running" || status === "interrupting" || status === "requires_action";
-  // Plan mode (docs/plan-mode.md): a switch from the stream wins over the row read when the chat opened.
-  const planMode = state?.planMode ?? chat?.plan_mode ?? false;
+  // Plan mode (docs/plan-mode.md): as the watch or this view's own switch last left the chat.
+  const planMode = chat?.plan_mode ?? false;
   return (
     <section className="chat" aria-label={`Chat ${title}`}>
       <header className="chat-head">

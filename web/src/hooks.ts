@@ -1,6 +1,6 @@
 /** React bindings of the SDK: a chat's live state, a ticking clock, the caller's organization and models. */
 import { useEffect, useReducer, useState } from "react";
-import type { ChatdClient, ChatState, ChatStream, ChatdError, ModelConfig } from "../../client/src/index";
+import type { ChatdClient, ChatState, ChatStream, ChatWatch, ChatdError, ModelConfig } from "../../client/src/index";
 
 export interface LiveChat {
   state: ChatState;
@@ -25,6 +25,21 @@ export function useChatStream(client: ChatdClient, chatId: string): LiveChat | n
   }, [client, chatId]);
   if (!stream || stream.chatId !== chatId) return null;
   return { state: stream.state, stream, connected: stream.connected, fatal: stream.error };
+}
+
+/**
+ * The signed-in user's chat list watch (`/chats/watch`), one per client for the whole app: the
+ * list and the open chat's header follow its events. It reconnects by itself; a consumer reads
+ * what it shows again on each `open`.
+ */
+export function useChatWatch(client: ChatdClient): ChatWatch | null {
+  const [watch, setWatch] = useState<ChatWatch | null>(null);
+  useEffect(() => {
+    const w = client.watchChats();
+    setWatch(w);
+    return () => w.close();
+  }, [client]);
+  return watch;
 }
 
 /** The current time, refreshed every `ms` (countdowns). */

@@ -160,13 +160,6 @@ describe("applyEvent", () => {
     expect(fold([part(1, { type: "text", text: "ok" }, 2, 2)], retrying).retry).toBeNull();
     s = fold([{ type: "status", chat_id: CHAT, status: { status: "waiting" } }], s);
     expect(s.actionRequired).toBeNull();
-    const title = (t: string, at: string): ChatStreamEvent => ({
-      type: "title_change",
-      chat_id: CHAT,
-      title: { title: t, title_source: "generated", title_updated_at: at },
-    });
-    s = fold([title("new", "2026-01-01T00:00:09.000Z"), title("old", "2026-01-01T00:00:01.000Z")], s);
-    expect(s.title?.title).toBe("new");
   });
 
   it("leaves the chat's error alone on the event that says why the server closes the stream", () => {
@@ -183,18 +176,6 @@ describe("applyEvent", () => {
     expect(fold([closing], failed)).toBe(failed);
     expect(fold([closing]).error).toBeNull();
     expect(isStreamClosingEvent(failed.error ? { type: "error", chat_id: CHAT, error: failed.error } : closing)).toBe(false);
-  });
-
-  it("keeps the newest summary and status label by summary_updated_at", () => {
-    const summary = (label: string, at: string): ChatStreamEvent => ({
-      type: "summary_change",
-      chat_id: CHAT,
-      summary: { summary: `about ${label}`, last_turn_summary: label, summary_updated_at: at },
-    });
-    let s = fold([summary("Did A", "2026-01-01T00:00:01.000Z")]);
-    expect(s.summary).toMatchObject({ summary: "about Did A", last_turn_summary: "Did A" });
-    s = fold([summary("Did C", "2026-01-01T00:00:09.000Z"), summary("Did B", "2026-01-01T00:00:05.000Z")], s);
-    expect(s.summary?.last_turn_summary).toBe("Did C");
   });
 
   it("resumes from what it holds: the episode's last part, never further", () => {

@@ -9,6 +9,7 @@ import type { Notifier } from "../../../src/chats/notifier";
 import { notificationFaults } from "../../support/notification-faults";
 
 export { default } from "./test-scheduled-entry";
+export { ChatWatchObject } from "../../../src/index";
 
 export class ChatObject extends DeployedChatObject {
   protected override notifier(notifier: Notifier): Notifier {

@@ -6,7 +6,7 @@
  */
 import worker from "../../../src/index";
 
-export { ChatObject } from "../../../src/index";
+export { ChatObject, ChatWatchObject } from "../../../src/index";
 
 export default {
   async fetch(request, env, ctx) {

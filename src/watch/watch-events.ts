@@ -1,0 +1,68 @@
+/**
+ * The chat list watch's events (docs/api.md "Chat list watch"): each frame is one JSON object
+ * `{kind, chat}` with the whole Chat as GET /chats lists it, as Coder's `ChatWatchEvent`. The kinds
+ * are Coder's; which one a change is sent as is decided here, from what the watcher was last sent
+ * about that chat, so a notification and the catch-up poll classify a change the same way.
+ */
+import type { ChatWire } from "../wire/chat-wire";
+
+export const CHAT_WATCH_EVENT_KINDS = ["created", "status_change", "title_change", "summary_change", "deleted", "hard_deleted"] as const;
+
+export type ChatWatchEventKind = (typeof CHAT_WATCH_EVENT_KINDS)[number];
+
+/** How long before a watch opened a chat it first hears of still counts as new (clock skew, the list read racing the create). */
+export const CREATED_SLACK_MS = 10_000;
+
+export interface ChatWatchEvent {
+  kind: ChatWatchEventKind;
+  chat: ChatWire;
+}
+
+/**
+ * Fields every transition moves (versions, the worker holding the chat, timestamps of the row) and
+ * which no chat list shows: a change in these alone is not an event, so a turn's steps do not send
+ * the whole Chat to every watcher each time.
+ */
+const UNLISTED_FIELDS: readonly (keyof ChatWire)[] = [
+  "snapshot_version",
+  "history_version",
+  "queue_version",
+  "retry_state_version",
+  "generation_attempt",
+  "retry_state",
+  "requires_action_deadline_at",
+  "worker_id",
+  "updated_at",
+];
+
+/** The chat as a list shows it: equal keys, nothing for a watcher to hear. */
+export function listedKey(chat: ChatWire): string {
+  const listed: Record<string, unknown> = { ...chat };
+  for (const field of UNLISTED_FIELDS) delete listed[field];
+  return JSON.stringify(listed);
+}
+
+/**
+ * The events that take a watcher from `before` (what it was last sent, if anything) to `after`.
+ * Archiving is `deleted` and unarchiving `created`, as Coder's sidebar reads them (an archived chat
+ * leaves the default list). A change with no kind of its own in Coder's list (plan mode, labels, pin
+ * order, the last error) is `status_change`, Coder's catch-all for "this chat changed, here it is".
+ * `since` is when the watcher started: a chat it never heard of that was created after (or just
+ * before: clocks differ, and the list the client read on connecting may have missed it) is `created`.
+ */
+export function watchEventKinds(before: ChatWire | undefined, after: ChatWire, since: number): ChatWatchEventKind[] {
+  if (before === undefined) {
+    if (after.archived) return ["deleted"];
+    return Date.parse(after.created_at) >= since - CREATED_SLACK_MS ? ["created"] : ["status_change"];
+  }
+  if (!before.archived && after.archived) return ["deleted"];
+  if (before.archived && !after.archived) return ["created"];
+  if (listedKey(before) === listedKey(after)) return [];
+  const kinds: ChatWatchEventKind[] = [];
+  const titled = before.title !== after.title || before.title_source !== after.title_source;
+  const summarized = before.summary !== after.summary || before.last_turn_summary !== after.last_turn_summary;
+  if (before.status !== after.status || (!titled && !summarized)) kinds.push("status_change");
+  if (titled) kinds.push("title_change");
+  if (summarized) kinds.push("summary_change");
+  return kinds;
+}

@@ -1,0 +1,132 @@
+/**
+ * The chat list watch's classification and feed (src/watch/), pure: which kind each change is
+ * sent as, a change seen twice (notification and poll) sent once, version-only changes not sent,
+ * a vanished chat sent as hard_deleted, reads queued behind one in flight merged, and the poll's
+ * cursor stepping back by its overlap.
+ */
+import { describe, expect, it } from "vitest";
+import type { ChatWire } from "../../../src/wire/chat-wire";
+import { listedKey, watchEventKinds } from "../../../src/watch/watch-events";
+import { type ChangedChats, WATCH_POLL_OVERLAP_MS, WatchFeed } from "../../../src/watch/watch-feed";
+import type { ChatWatchEvent } from "../../../src/watch/watch-events";
+
+const T0 = Date.parse("2026-01-01T00:00:00.000Z");
+
+function chat(over: Partial<ChatWire> = {}): ChatWire {
+  return {
+    id: "c1",
+    organization_id: "o",
+    owner_id: "u",
+    parent_chat_id: null,
+    root_chat_id: null,
+    title: "New Chat",
+    title_source: "fallback",
+    title_updated_at: new Date(T0).toISOString(),
+    summary: null,
+    last_turn_summary: null,
+    summary_updated_at: null,
+    status: "waiting",
+    archived: false,
+    last_error: null,
+    labels: {},
+    pin_order: 0,
+    last_model_config_id: null,
+    last_reasoning_effort: null,
+    project_id: null,
+    mcp_server_ids: [],
+    plan_mode: false,
+    snapshot_version: 1,
+    history_version: 0,
+    queue_version: 0,
+    retry_state_version: 0,
+    generation_attempt: 0,
+    retry_state: null,
+    requires_action_deadline_at: null,
+    worker_id: null,
+    created_at: new Date(T0).toISOString(),
+    updated_at: new Date(T0).toISOString(),
+    ...over,
+  };
+}
+
+describe("watchEventKinds", () => {
+  it("names each change with Coder's kinds", () => {
+    const before = chat();
+    expect(watchEventKinds(undefined, before, T0)).toEqual(["created"]);
+    expect(watchEventKinds(undefined, before, T0 + 3_600_000)).toEqual(["status_change"]);
+    expect(watchEventKinds(undefined, chat({ archived: true }), T0)).toEqual(["deleted"]);
+    expect(watchEventKinds(before, chat({ status: "running", snapshot_version: 2 }), T0)).toEqual(["status_change"]);
+    expect(watchEventKinds(before, chat({ title: "T", title_source: "generated" }), T0)).toEqual(["title_change"]);
+    expect(watchEventKinds(before, chat({ summary: "s", last_turn_summary: "l" }), T0)).toEqual(["summary_change"]);
+    expect(watchEventKinds(before, chat({ plan_mode: true }), T0)).toEqual(["status_change"]);
+    expect(watchEventKinds(before, chat({ archived: true }), T0)).toEqual(["deleted"]);
+    expect(watchEventKinds(chat({ archived: true }), before, T0)).toEqual(["created"]);
+    expect(watchEventKinds(before, chat({ status: "error", title: "T" }), T0)).toEqual(["status_change", "title_change"]);
+  });
+
+  it("sends nothing for a change no list shows (versions, the worker, updated_at)", () => {
+    const moved = chat({ snapshot_version: 9, history_version: 4, worker_id: "w", updated_at: new Date(T0 + 5).toISOString() });
+    expect(watchEventKinds(chat(), moved, T0)).toEqual([]);
+    expect(listedKey(moved)).toBe(listedKey(chat()));
+  });
+});
+
+function feedWith(rows: Map<string, ChatWire>) {
+  const sent: ChatWatchEvent[] = [];
+  const reads: string[][] = [];
+  const sinces: Date[] = [];
+  let now = T0 + 1_000;
+  const feed = new WatchFeed({
+    read: async (ids) => {
+      reads.push([...ids]);
+      return ids.flatMap((id) => (rows.has(id) ? [rows.get(id)!] : []));
+    },
+    readChanged: async (since): Promise<ChangedChats> => {
+      sinces.push(since);
+      return { chats: [...rows.values()], readAt: new Date(now), lastChangedAt: null };
+    },
+    present: async (ids) => new Set(ids.filter((id) => rows.has(id))),
+    send: (e) => sent.push(e),
+    watchingSince: () => T0,
+    now: () => now,
+  });
+  return { feed, sent, reads, sinces, tick: (ms: number) => (now += ms) };
+}
+
+describe("WatchFeed", () => {
+  it("sends a change once though both a notification and the poll see it, and a vanished chat as hard_deleted", async () => {
+    const rows = new Map([["c1", chat()]]);
+    const { feed, sent } = feedWith(rows);
+    await feed.changed("c1");
+    await feed.poll();
+    expect(sent.map((e) => e.kind)).toEqual(["created"]);
+    rows.set("c1", chat({ title: "Renamed", title_source: "user" }));
+    await feed.poll();
+    await feed.changed("c1");
+    expect(sent.map((e) => e.kind)).toEqual(["created", "title_change"]);
+    rows.delete("c1");
+    await feed.poll();
+    expect(sent.map((e) => e.kind)).toEqual(["created", "title_change", "hard_deleted"]);
+    expect(sent.at(-1)?.chat.title).toBe("Renamed");
+  });
+
+  it("merges notifications that arrive while a read is in flight into one read", async () => {
+    const rows = new Map([
+      ["a", chat({ id: "a" })],
+      ["b", chat({ id: "b" })],
+      ["c", chat({ id: "c" })],
+    ]);
+    const { feed, reads, sent } = feedWith(rows);
+    await Promise.all([feed.changed("a"), feed.changed("b"), feed.changed("c")]);
+    expect(reads.length).toBeLessThanOrEqual(2);
+    expect(sent.map((e) => e.chat.id).sort()).toEqual(["a", "b", "c"]);
+  });
+
+  it("reads each poll from its previous read's time less the overlap", async () => {
+    const { feed, sinces, tick } = feedWith(new Map());
+    await feed.poll();
+    tick(20_000);
+    await feed.poll();
+    expect(sinces[1]?.getTime()).toBe(T0 + 1_000 - WATCH_POLL_OVERLAP_MS);
+  });
+});
