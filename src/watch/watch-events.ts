@@ -10,8 +10,8 @@ export const CHAT_WATCH_EVENT_KINDS = ["created", "status_change", "title_change
 
 export type ChatWatchEventKind = (typeof CHAT_WATCH_EVENT_KINDS)[number];
 
-/** How long before a watch opened a chat it first hears of still counts as new (clock skew, the list read racing the create). */
-export const CREATED_SLACK_MS = 10_000;
+/** How long before a watch opened a chat it first hears of still counts as new: the database's and the object's clocks differ. */
+export const CREATED_SLACK_MS = 2_000;
 
 export interface ChatWatchEvent {
   kind: ChatWatchEventKind;
@@ -48,7 +48,8 @@ export function listedKey(chat: ChatWire): string {
  * leaves the default list). A change with no kind of its own in Coder's list (plan mode, labels, pin
  * order, the last error) is `status_change`, Coder's catch-all for "this chat changed, here it is".
  * `since` is when the watcher started: a chat it never heard of that was created after (or just
- * before: clocks differ, and the list the client read on connecting may have missed it) is `created`.
+ * before: clocks differ) is `created`; an older one it first hears of is `status_change`, which a
+ * client applies the same way (it replaces the chat in its list, or adds it).
  */
 export function watchEventKinds(before: ChatWire | undefined, after: ChatWire, since: number): ChatWatchEventKind[] {
   if (before === undefined) {

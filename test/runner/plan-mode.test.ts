@@ -7,7 +7,7 @@
 import { afterAll, describe, expect, inject, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
-import { openStream } from "./support/stream-client";
+import { openWatch } from "./support/stream-client";
 import type { Message } from "./support/wire";
 
 const mcp = inject("mcpServer");
@@ -71,13 +71,14 @@ describe("plan mode", () => {
     // echo and add carry readOnlyHint; fail and sleep do not. Of the subagent tools, those that only read.
     expect([...asked!.toolNames].sort()).toEqual(["list_agents", "list_subagent_models", "tools__add", "tools__echo", "wait_agent"]);
 
-    const stream = await openStream(u, id);
+    const watch = await openWatch(u);
     try {
-      await stream.until((e) => e.type === "status");
       await expectJson(await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { plan_mode: false } }), 204);
-      await stream.until((e) => e.type === "plan_mode_change" && (e as { plan_mode?: boolean }).plan_mode === false);
+      // Plan mode has no kind of its own in Coder's list: the whole chat as a status_change (or
+      // `created`, when the watch first hears of a chat made within the last moments).
+      await watch.until(id, (e) => ["status_change", "created"].includes(e.kind) && e.chat.plan_mode === false);
     } finally {
-      stream.ws.close();
+      watch.ws.close();
     }
     expect((await chat(u, id)).plan_mode).toBe(false);
 

@@ -8,7 +8,7 @@
 import { afterAll, describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
 import { modelUsers, releaseChatsOf, userWithModel, userWithProvider } from "./support/model-user";
-import { openStream } from "./support/stream-client";
+import { openWatch } from "./support/stream-client";
 import { summaryRequestsWith } from "../support/fake-model-requests";
 
 interface Chat {
@@ -73,20 +73,20 @@ describe("summaries and status labels", () => {
     expect((await summaryRequestsWith(text)).map((r) => r.endpoint)).toEqual(["messages"]);
   });
 
-  it("open streams get summary_change as it is written", async () => {
+  it("the owner's chat list watch gets summary_change as it is written", async () => {
     const u = await userWithModel();
     const text = `Stream my summary ${nonce()}`;
+    const watch = await openWatch(u);
     const created = await create(u, text);
-    const client = await openStream(u, created.id);
-    await client.until((e) => e.type === "summary_change" && e.summary?.last_turn_summary === `Replied to: ${text}`);
+    await watch.until(created.id, (e) => e.kind === "summary_change" && e.chat.last_turn_summary === `Replied to: ${text}`);
     const stored = await chatOf(u, created.id);
-    const last = client.events.filter((e) => e.type === "summary_change").at(-1);
-    expect(last?.summary).toEqual({
+    const last = watch.events.filter((e) => e.chat.id === created.id && e.kind === "summary_change").at(-1);
+    expect(last?.chat).toMatchObject({
       summary: stored.summary,
       last_turn_summary: stored.last_turn_summary,
       summary_updated_at: stored.summary_updated_at,
     });
-    client.ws.close();
+    watch.ws.close();
   });
 
   it("a summary call out of retries leaves the chat as it was", async () => {

@@ -16,8 +16,6 @@ export interface StreamEvent {
   retry?: { attempt: number };
   queued_messages?: { id: number }[];
   action_required?: { tool_calls: { tool_call_id: string; tool_name: string; args: string }[] };
-  title?: { title: string; title_source: string; title_updated_at: string };
-  summary?: { summary: string | null; last_turn_summary: string | null; summary_updated_at: string | null };
 }
 
 export interface StreamClient {
@@ -83,4 +81,56 @@ export async function openParts(user: TestUser, chatId: string): Promise<{ ws: W
   ws.addEventListener("message", (e) => frames.push(JSON.parse(e.data as string) as PartFrame));
   ws.accept();
   return { ws, frames };
+}
+
+/** One frame of the chat list watch (docs/api.md "Chat list watch"). */
+export interface WatchEvent {
+  kind: string;
+  chat: {
+    id: string;
+    title: string;
+    title_source: string;
+    title_updated_at: string;
+    summary: string | null;
+    last_turn_summary: string | null;
+    summary_updated_at: string | null;
+    plan_mode: boolean;
+    status: string;
+  };
+}
+
+export interface WatchClient {
+  ws: WebSocket;
+  events: WatchEvent[];
+  /** Waits until some event about `chatId` (from index `from`) satisfies `match`; returns it. */
+  until(chatId: string, match: (e: WatchEvent) => boolean, timeoutMs?: number): Promise<WatchEvent>;
+}
+
+/** The user's GET /chats/watch, open and collecting. */
+export async function openWatch(user: TestUser): Promise<WatchClient> {
+  const res = await SELF.fetch(`${BASE}/chats/watch?coder_session_token=${user.token}`, { headers: { Upgrade: "websocket" } });
+  expect(res.status).toBe(101);
+  const ws = res.webSocket!;
+  const client: WatchClient = {
+    ws,
+    events: [],
+    async until(chatId, match, timeoutMs = 20_000) {
+      let found: WatchEvent | undefined;
+      await expect
+        .poll(
+          () => {
+            found = client.events.find((e) => e.chat.id === chatId && match(e));
+            return found !== undefined;
+          },
+          { timeout: timeoutMs, interval: 20 },
+        )
+        .toBe(true);
+      return found!;
+    },
+  };
+  ws.addEventListener("message", (e) => {
+    client.events.push(JSON.parse(e.data as string) as WatchEvent);
+  });
+  ws.accept();
+  return client;
 }
