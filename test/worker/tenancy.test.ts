@@ -463,4 +463,44 @@ describe("tenancy sweep", () => {
       }
     }
   });
+
+  it("the chat list watch refuses the credentials that must not authenticate, and tells another tenant nothing of the victim's chats", async () => {
+    const open: { name: string; frames: string[]; socket: WebSocket }[] = [];
+    for (const intruder of intruders) {
+      const res = await SELF.fetch(`${BASE}/chats/watch?coder_session_token=${intruder.token}`, { headers: { Upgrade: "websocket" } });
+      if (!intruder.valid) {
+        expect(res.webSocket, intruder.name).toBeNull();
+        expect(res.status, intruder.name).toBe(401);
+        continue;
+      }
+      expect(res.status, intruder.name).toBe(101);
+      const socket = res.webSocket!;
+      const frames: string[] = [];
+      socket.accept();
+      socket.addEventListener("message", (event) => {
+        frames.push(String(event.data));
+      });
+      open.push({ name: intruder.name, frames, socket });
+    }
+    // The victim's own watch, which does hear of the victim's changes: the intruders' get nothing by then.
+    const own = await SELF.fetch(`${BASE}/chats/watch?coder_session_token=${victim.user.token}`, { headers: { Upgrade: "websocket" } });
+    const ownSocket = own.webSocket!;
+    const ownFrames: string[] = [];
+    ownSocket.accept();
+    ownSocket.addEventListener("message", (event) => {
+      ownFrames.push(String(event.data));
+    });
+    const fresh = await expectJson<{ id: string }>(await api("/chats", { token: victim.user.token, body: { content: [] } }), 201);
+    await expectJson(await api(`/chats/${fresh.id}`, { token: victim.user.token, method: "PATCH", body: { title: "victim's" } }), 200);
+    // Create and rename may reach the watch as one read: one event with the new title, or two.
+    await expect.poll(() => ownFrames.some((f) => f.includes(fresh.id) && f.includes("victim's")), { timeout: 10_000 }).toBe(true);
+    for (const { name, frames, socket } of open) {
+      expect(
+        frames.filter((f) => f.includes(fresh.id) || f.includes(victim.chatId) || f.includes(victim.user.id)),
+        name,
+      ).toEqual([]);
+      socket.close(1000);
+    }
+    ownSocket.close(1000);
+  });
 });
