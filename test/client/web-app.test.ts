@@ -205,6 +205,35 @@ describe("the web app in Chromium", () => {
     await expect.poll(inList, WAIT).toBe(1);
   });
 
+  it("keeps the chat list and the open chat's heading live from the chat list watch, without reading the list again", async () => {
+    await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);
+    const opened = await sdk().createChat({ body: { content: [], title: `Open ${crypto.randomUUID()}` } });
+    await openChat(page, opened.id);
+    const inList = (id: string) => page.locator(`.chat-list a[href="/chats/${id}"] .title`);
+    await expect.poll(() => inList(opened.id).count(), WAIT).toBe(1);
+    // From here on the list may not be read again: everything below comes over the watch.
+    const listReads: string[] = [];
+    page.on("request", (request) => {
+      const url = new URL(request.url());
+      if (request.method() === "GET" && url.pathname === "/api/v2/chats") listReads.push(url.search);
+    });
+    // Another client of the same user (a second device) creates, renames and archives a chat.
+    const other = sdk();
+    const made = await other.createChat({ body: { content: [], title: "made elsewhere" } });
+    await expect.poll(() => inList(made.id).textContent(), WAIT).toBe("made elsewhere");
+    await other.updateChat({ chat: made.id, body: { title: "renamed elsewhere" } });
+    await expect.poll(() => inList(made.id).textContent(), WAIT).toBe("renamed elsewhere");
+    await other.updateChat({ chat: made.id, body: { archived: true } });
+    await expect.poll(() => inList(made.id).count(), WAIT).toBe(0);
+    // The open chat's heading and plan badge follow the watch too.
+    await other.updateChat({ chat: opened.id, body: { title: "heading from the watch", plan_mode: true } });
+    await expect.poll(() => page.locator('section.chat[aria-label="Chat heading from the watch"]').count(), WAIT).toBe(1);
+    await expect.poll(() => inList(opened.id).textContent(), WAIT).toBe("heading from the watch");
+    // Longer than the old 3 s poll: still no read of the list.
+    await page.waitForTimeout(3_500);
+    expect(listReads).toEqual([]);
+  });
+
   it("archives a running chat from its Archive button (it is stopped first), and draws its turn timeline", async () => {
     await context.addCookies([{ name: "coder_session_token", value: inject("clientToken"), url: base() }]);
     const chat = await sdk().createChat({ body: { content: [text("the timeline shows this turn")] } });
