@@ -491,7 +491,7 @@ describe("tenancy sweep", () => {
       ownFrames.push(String(event.data));
     });
     const fresh = await expectJson<{ id: string }>(await api("/chats", { token: victim.user.token, body: { content: [] } }), 201);
-    await expectJson(await api(`/chats/${fresh.id}`, { token: victim.user.token, method: "PATCH", body: { title: "victim's" } }), 200);
+    await expectJson(await api(`/chats/${fresh.id}`, { token: victim.user.token, method: "PATCH", body: { title: "victim's" } }), 204);
     // Create and rename may reach the watch as one read: one event with the new title, or two.
     await expect.poll(() => ownFrames.some((f) => f.includes(fresh.id) && f.includes("victim's")), { timeout: 10_000 }).toBe(true);
     for (const { name, frames, socket } of open) {
