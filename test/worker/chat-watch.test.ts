@@ -4,7 +4,7 @@
  * archiving and unarchiving, never of another user's; a change nobody notified (a write straight
  * to the database) and a chat deleted underneath arrive by the catch-up poll within
  * CHAT_WATCH_POLL_MS (2 s in this project); a revoked key's socket closes with 4401; the socket
- * quota and the route's refusals.
+ * quota, the cookie's Origin check and the route's refusals.
  */
 import { SELF } from "cloudflare:test";
 import { eq, sql } from "drizzle-orm";
@@ -160,6 +160,20 @@ describe.concurrent("the chat list watch", () => {
       }, BOUND)
       .toBe(101);
     for (const w of open.slice(1)) w.socket.close(1000);
+  });
+
+  it("takes the session cookie from the service's own page only (cross-site WebSocket hijacking)", async ({ expect }) => {
+    const user = await createTestUser();
+    const upgrade = (origin: string) =>
+      SELF.fetch(`${BASE}/chats/watch`, { headers: { Upgrade: "websocket", Cookie: `coder_session_token=${user.token}`, Origin: origin } });
+    const foreign = await upgrade("https://evil.example");
+    expect(foreign.webSocket).toBeNull();
+    expect(foreign.status).toBe(403);
+    expect(await foreign.json()).toMatchObject({ code: "origin_not_allowed" });
+    const own = await upgrade(new URL(BASE).origin);
+    expect(own.status).toBe(101);
+    own.webSocket?.accept();
+    own.webSocket?.close(1000);
   });
 
   it("answers 401 without a credential, 426 to a plain request", async ({ expect }) => {
