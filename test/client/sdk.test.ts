@@ -32,8 +32,10 @@ describe("ChatdClient", () => {
     try {
       await stream.until((s) => s.status === "waiting");
       await watching;
-      const titled = watch.next((e) => e.chat.id === chat.id && e.kind === "title_change" && e.chat.title_source === "generated");
-      const summarized = watch.next((e) => e.chat.id === chat.id && e.kind === "summary_change" && e.chat.last_turn_summary !== null);
+      // Matched on the chat, not the kind: the watch's first event about this chat (opened after it
+      // was made) is `created` or `status_change`, whatever else changed with it.
+      const titled = watch.next((e) => e.chat.id === chat.id && e.chat.title_source === "generated");
+      const summarized = watch.next((e) => e.chat.id === chat.id && e.chat.last_turn_summary !== null);
       // The answer holds after its first token until the test has seen it growing: under load the
       // relay may gather a short answer's parts into one frame.
       const gate = newGate("sdk-preview");
