@@ -79,6 +79,12 @@ describe("summaries and status labels", () => {
     const watch = await openWatch(u);
     const created = await create(u, text);
     await watch.until(created.id, (e) => e.kind === "summary_change" && e.chat.last_turn_summary === `Replied to: ${text}`);
+    // The chat's own worker moved it too: created (running, unless the turn was already over when
+    // the watch read it), then waiting once its turn ended.
+    const seen = watch.events.filter((e) => e.chat.id === created.id);
+    expect(seen[0]?.kind).toBe("created");
+    if (seen[0]?.chat.status === "running") expect(seen.some((e) => e.kind === "status_change" && e.chat.status === "waiting")).toBe(true);
+    expect(seen.at(-1)?.chat.status).toBe("waiting");
     const stored = await chatOf(u, created.id);
     const last = watch.events.filter((e) => e.chat.id === created.id && e.kind === "summary_change").at(-1);
     expect(last?.chat).toMatchObject({
