@@ -41,7 +41,8 @@ import { SocketUpgrades } from "./chat-object/socket-upgrades";
 import { StreamSockets } from "./chat-object/stream-sockets";
 import { SyncPoller } from "./chat-object/sync-poller";
 import { ObjectCadence } from "./chat-object/object-cadence";
-import { logger } from "../src/log/log";
+import { errorText, logger } from "../src/log/log";
+import { markChatRead } from "../src/chats/chat-views";
 
 export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
   readonly #chatId = new ObjectChatId();
@@ -84,6 +85,13 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
       parts: (historyVersion, attempt, listener) => relays.follow(historyVersion, attempt, listener),
       sleep: (ms) => clock.sleep(ms, new AbortController().signal),
       chatSeen: (id) => chatId.seen(id),
+      // The owner opened or closed the chat's stream: their read marker moves (Chat.has_unread).
+      markRead: (id) =>
+        this.#runtime.keepAlive(
+          markChatRead(this.#runtime.pool(), id).catch((err) =>
+            logger.warn("chat_mark_read_failed", { chat_id: id, error: errorText(err) }),
+          ),
+        ),
     });
     const poller = new SyncPoller({
       streams,

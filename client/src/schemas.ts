@@ -29,6 +29,7 @@ export interface Components {
   Health: typeof health.HealthSchema;
   // chats
   Chat: typeof chat.ChatSchema;
+  ChildChat: typeof chat.ChildChatSchema;
   ChatMessage: typeof chat.ChatMessageSchema;
   ChatMessagePart: typeof chat.ChatMessagePartSchema;
   ChatInputPart: typeof chat.ChatInputPartSchema;

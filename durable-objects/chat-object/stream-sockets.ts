@@ -34,6 +34,8 @@ export interface StreamSocketsDeps {
   sleep(ms: number): Promise<void>;
   /** The object learned its chat from a restored socket. */
   chatSeen(chatId: string): void;
+  /** The owner opened or closed a stream of the chat: their read marker moves to its newest message. */
+  markRead(chatId: string): void;
 }
 
 /** A notification's payload as Sync hints: its versions, every field present (worker_id null compares too). */
@@ -66,6 +68,7 @@ export class StreamSockets {
     socket.serializeAttachment({ kind: "stream", chatId, cursors, session } satisfies StreamAttachment);
     this.#sessions.set(socket, session);
     this.#loopFor(socket, chatId, cursors, session).start();
+    this.deps.markRead(chatId);
   }
 
   /**
@@ -141,7 +144,9 @@ export class StreamSockets {
     this.#loops.delete(socket);
     this.#sends.forget(socket);
     const attachment = socket.deserializeAttachment() as StreamAttachment | null;
-    if (attachment?.kind === "stream") logSocketSession("stream", attachment.chatId, attachment.session, code);
+    if (attachment?.kind !== "stream") return;
+    logSocketSession("stream", attachment.chatId, attachment.session, code);
+    this.deps.markRead(attachment.chatId);
   }
 
   /** The loop of a socket, rebuilt from its attachment after hibernation (and resynced when `catchUp`). */

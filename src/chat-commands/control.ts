@@ -9,7 +9,8 @@ import { reconcileInvalidState } from "../chats/transitions/reconcile-invalid-st
 import { requestCompaction } from "../chats/transitions/request-compaction";
 import { completeRequiresAction, type ToolResultInput } from "../chats/transitions/requires-action";
 import { prefetchFor, type Transition } from "../chats/lock-prefetch";
-import { type ChatWire, chatToWire } from "../wire/chat-wire";
+import { readChatView } from "../chats/chat-views";
+import { type ChatWire, chatToWire, NEW_CHAT } from "../wire/chat-wire";
 import { assertOwner, type ChatCommand, type CommandContext } from "./context";
 
 async function applyToChat<I>(ctx: CommandContext, cmd: ChatCommand, transition: Transition<I, unknown>, input: I): Promise<ChatWire> {
@@ -21,7 +22,9 @@ async function applyToChat<I>(ctx: CommandContext, cmd: ChatCommand, transition:
     },
     { prefetchTail: prefetchFor(transition, input) },
   );
-  return chatToWire(chat);
+  // The chat as GET answers it: its unread flag and subagents are read after the commit.
+  const view = await readChatView(ctx.store.pool, chat.id);
+  return chatToWire(chat, view ?? NEW_CHAT);
 }
 
 /** Interrupt(user_cancel), with FinishInterruption in the same transaction when no worker owns the chat. */

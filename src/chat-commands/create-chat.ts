@@ -2,8 +2,8 @@
  * POST /chats: Create. "N -> Create(initialMessages) -> R0"; an empty content array creates the
  * chat idle in W with the title "New Chat" (the spec's TODO #27111, built as the issue asks).
  */
-import { chatToWire, messageToWire, type ChatMessageWire, type ChatWire } from "../wire/chat-wire";
-import type { DynamicToolDefinition } from "../db/schema/chats";
+import { chatToWire, NEW_CHAT, messageToWire, type ChatMessageWire, type ChatWire } from "../wire/chat-wire";
+import type { ChatClientType, DynamicToolDefinition } from "../db/schema/chats";
 import type { CommandContext } from "./context";
 import { type ChatInputPart, linkContentFiles, resolveContent } from "./content";
 import { checkModelChoice } from "./check-model-choice";
@@ -26,6 +26,7 @@ export interface CreateChatCommand {
   projectId?: string | undefined;
   mcpServerIds?: string[] | undefined;
   planMode?: boolean | undefined;
+  clientType?: ChatClientType | undefined;
   parentChatId?: string | undefined;
 }
 
@@ -59,6 +60,7 @@ export async function createChatCommand(
     projectId: cmd.projectId ?? null,
     mcpServerIds,
     planMode: cmd.planMode ?? false,
+    clientType: cmd.clientType ?? "api",
     createdBy: cmd.callerId,
     afterInsert: async (tx) => {
       // Hook context goes right after the first prompt, in the creating transaction.
@@ -69,5 +71,5 @@ export async function createChatCommand(
   // A chat created running may have started its turn at COMMIT (ChatWorker.create). A chat created
   // with a prompt and without a title has its first prompt: its title call starts beside the turn.
   if (cmd.title === undefined) ctx.firstPrompt(created.chat, prompt.parts);
-  return { chat: chatToWire(created.chat), messages: created.value.messages.map((m) => messageToWire(m)) };
+  return { chat: chatToWire(created.chat, NEW_CHAT), messages: created.value.messages.map((m) => messageToWire(m)) };
 }

@@ -10,10 +10,14 @@ import {
   messageToWire,
   queuedToWire,
 } from "../wire/chat-wire";
+import { readChatView } from "../chats/chat-views";
 import { type ChatCommand, type CommandContext, ownedBy } from "./context";
 
+/** The chat with its unread flag and subagents, read in one statement (src/chats/chat-views.ts). */
 export async function readChatCommand(ctx: CommandContext, cmd: ChatCommand): Promise<ChatWire> {
-  return chatToWire(ownedBy(await ctx.store.chat(cmd.chatId), cmd));
+  const view = await readChatView(ctx.store.pool, cmd.chatId);
+  ownedBy(view?.chat, cmd);
+  return chatToWire(view!.chat, view!);
 }
 
 export interface MessagesWire {

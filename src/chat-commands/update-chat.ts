@@ -5,7 +5,6 @@
  * (a plan mode switch is told to the chat's open streams, docs/plan-mode.md). Without `archived` no
  * transition runs. The archive goes first: if it is refused, nothing else is written.
  */
-import { type ChatWire, chatToWire } from "../wire/chat-wire";
 import { ChatNotFoundError } from "../chatstate/index";
 import { type CommandContext, ownedBy } from "./context";
 import { checkChatMcpServers } from "../mcp/servers";
@@ -24,8 +23,8 @@ export interface UpdateChatCommand {
   planMode?: boolean | undefined;
 }
 
+/** PATCH answers 204 with no body (Coder's status), so the command answers no chat. */
 export interface UpdateChatResult {
-  chat: ChatWire;
   /** Other chats of the family whose archived marker changed: their objects must hear of it. */
   familyChanged: string[];
 }
@@ -59,5 +58,5 @@ export async function updateChatCommand(ctx: CommandContext, cmd: UpdateChatComm
   const chat = await ctx.store.chat(cmd.chatId);
   if (!chat) throw new ChatNotFoundError(cmd.chatId);
   if (metadata) ctx.metadataChanged(chat);
-  return { chat: chatToWire(chat), familyChanged };
+  return { familyChanged };
 }

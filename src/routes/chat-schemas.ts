@@ -6,6 +6,7 @@ import { z } from "@hono/zod-openapi";
 import { McpServerIdsField } from "./mcp-server-schemas";
 import { REASONING_EFFORTS } from "../model-configs/options";
 import { LIST_CHATS_MAX_OFFSET } from "../chats/queries";
+import { CHAT_CLIENT_TYPES } from "../db/schema/chats";
 
 /** Limits on what one request may carry; the body limit bounds the bytes as well. */
 export const MAX_TEXT_PART_CHARS = 1_000_000;
@@ -89,43 +90,62 @@ const labels = z
 const reasoningEffort = z.enum(REASONING_EFFORTS);
 const timestamp = z.string().openapi({ format: "date-time" });
 
+/** The fields every chat has, a subagent inside its parent's `children` included. */
+const chatFields = {
+  id: z.uuid(),
+  organization_id: z.uuid(),
+  owner_id: z.uuid(),
+  parent_chat_id: z.uuid().nullable(),
+  root_chat_id: z.uuid().nullable(),
+  title: z.string(),
+  title_source: z.enum(["fallback", "generated", "user"]),
+  title_updated_at: timestamp,
+  /** A short summary of the chat so far, written in the background after a turn (docs/titles.md). */
+  summary: z.string().nullable(),
+  /** The turn status label: what the last turn did, in a few words (the chat list shows it). */
+  last_turn_summary: z.string().nullable(),
+  summary_updated_at: timestamp.nullable(),
+  status: z.enum(["waiting", "running", "interrupting", "requires_action", "error"]),
+  archived: z.boolean(),
+  last_error: z.string().nullable(),
+  labels: z.record(z.string(), z.string()),
+  pin_order: z.number().int(),
+  last_model_config_id: z.uuid().nullable(),
+  last_reasoning_effort: z.string().nullable(),
+  project_id: z.uuid().nullable(),
+  /** The organization MCP servers the chat's model may call (docs/mcp.md). */
+  mcp_server_ids: z.array(z.uuid()),
+  /** Plan mode (docs/plan-mode.md): the model is told to plan and offered read-only tools only. */
+  plan_mode: z.boolean(),
+  snapshot_version: z.number().int(),
+  history_version: z.number().int(),
+  queue_version: z.number().int(),
+  retry_state_version: z.number().int(),
+  generation_attempt: z.number().int(),
+  retry_state: z.unknown().nullable(),
+  requires_action_deadline_at: timestamp.nullable(),
+  worker_id: z.string().nullable(),
+  created_at: timestamp,
+  updated_at: timestamp,
+  has_unread: z.boolean().openapi({
+    description: "An assistant message arrived since the owner last opened or closed the chat's stream (Coder's read cursor)",
+  }),
+  client_type: z.enum(CHAT_CLIENT_TYPES).openapi({ description: "Where the chat was created: `ui` (a browser app) or `api`" }),
+  shared: z.literal(false).openapi({ description: "Coder's chat sharing: never, chats belong to their owner alone" }),
+};
+
+/** A subagent as its parent lists it: a whole chat whose own `children` is empty (no grandchildren). */
+export const ChildChatSchema = z
+  .object({
+    ...chatFields,
+    children: z.array(z.never()).openapi({ description: "Always empty: a subagent has no subagents" }),
+  })
+  .openapi("ChildChat");
+
 export const ChatSchema = z
   .object({
-    id: z.uuid(),
-    organization_id: z.uuid(),
-    owner_id: z.uuid(),
-    parent_chat_id: z.uuid().nullable(),
-    root_chat_id: z.uuid().nullable(),
-    title: z.string(),
-    title_source: z.enum(["fallback", "generated", "user"]),
-    title_updated_at: timestamp,
-    /** A short summary of the chat so far, written in the background after a turn (docs/titles.md). */
-    summary: z.string().nullable(),
-    /** The turn status label: what the last turn did, in a few words (the chat list shows it). */
-    last_turn_summary: z.string().nullable(),
-    summary_updated_at: timestamp.nullable(),
-    status: z.enum(["waiting", "running", "interrupting", "requires_action", "error"]),
-    archived: z.boolean(),
-    last_error: z.string().nullable(),
-    labels: z.record(z.string(), z.string()),
-    pin_order: z.number().int(),
-    last_model_config_id: z.uuid().nullable(),
-    last_reasoning_effort: z.string().nullable(),
-    project_id: z.uuid().nullable(),
-    /** The organization MCP servers the chat's model may call (docs/mcp.md). */
-    mcp_server_ids: z.array(z.uuid()),
-    /** Plan mode (docs/plan-mode.md): the model is told to plan and offered read-only tools only. */
-    plan_mode: z.boolean(),
-    snapshot_version: z.number().int(),
-    history_version: z.number().int(),
-    queue_version: z.number().int(),
-    retry_state_version: z.number().int(),
-    generation_attempt: z.number().int(),
-    retry_state: z.unknown().nullable(),
-    requires_action_deadline_at: timestamp.nullable(),
-    worker_id: z.string().nullable(),
-    created_at: timestamp,
-    updated_at: timestamp,
+    ...chatFields,
+    children: z.array(ChildChatSchema).openapi({ description: "Coder's: the chat's subagents, newest first; empty for a subagent" }),
   })
   .openapi("Chat");
 
@@ -213,6 +233,8 @@ export const CreateChatBody = z
     mcp_server_ids: McpServerIdsField.optional(),
     /** Start in plan mode (docs/plan-mode.md). */
     plan_mode: z.boolean().optional(),
+    /** Coder's: `ui` from a browser app, `api` (the default) from anything else; shown as the chat's client_type. */
+    client_type: z.enum(CHAT_CLIENT_TYPES).optional(),
   })
   .openapi("CreateChatRequest");
 

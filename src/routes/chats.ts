@@ -6,6 +6,7 @@
  * routers mounted after this one.
  */
 import { createRoute, z } from "@hono/zod-openapi";
+import { readChatViews } from "../chats/chat-views";
 import { listChats } from "../chats/queries";
 import { ChatSearchError, parseChatSearch } from "../chats/chat-search";
 import { chatToWire } from "../wire/chat-wire";
@@ -48,6 +49,7 @@ chats.openapi(create, async (c) => {
       projectId: body.project_id,
       mcpServerIds: body.mcp_server_ids,
       planMode: body.plan_mode,
+      clientType: body.client_type,
     }),
   );
   return c.json(created.chat, 201);
@@ -91,7 +93,15 @@ chats.openapi(list, async (c) => {
     ...(q.offset === undefined ? {} : { offset: q.offset }),
     ...(q.parent_chat_id === undefined ? {} : { parentChatId: q.parent_chat_id }),
   });
-  return c.json(rows.map(chatToWire), 200);
+  // Each with its unread flag and subagents, in one more statement for the whole page.
+  const views = await readChatViews(
+    c.var.db.$client,
+    rows.map((r) => r.id),
+  );
+  return c.json(
+    views.map((v) => chatToWire(v.chat, v)),
+    200,
+  );
 });
 
 /** `q` parsed; a term the syntax refuses is a 400 naming it. */

@@ -1,5 +1,5 @@
 /** Rows to the snake_case wire shapes of docs/api.md (`Chat`, `ChatMessage`, `ChatQueuedMessage`). */
-import type { ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+import type { ChatClientType, ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
 import { type ChatMessagePartWire, partsToWire } from "./message-part";
 import { type ChatMessageUsageWire, usageToWire } from "./usage-wire";
 
@@ -38,7 +38,27 @@ export interface ChatWire {
   worker_id: string | null;
   created_at: string;
   updated_at: string;
+  /** Coder's: an assistant message arrived since the owner last opened or closed the chat's stream. */
+  has_unread: boolean;
+  /** Coder's: `ui` when a browser app created the chat, else `api`. */
+  client_type: ChatClientType;
+  /** Coder's: the chat is shared with other users. Never here: chats belong to their owner alone. */
+  shared: false;
+  /** Coder's: a root chat's subagents, newest first; always empty for a subagent. */
+  children: ChildChatWire[];
 }
+
+/** A subagent inside its parent's `children`: a whole chat, whose own children list is empty. */
+export type ChildChatWire = Omit<ChatWire, "children"> & { children: never[] };
+
+/** What a chat's wire shape adds to its row: read from Postgres beside it (src/chats/chat-views.ts). */
+export interface ChatWireExtras {
+  hasUnread: boolean;
+  children: readonly { chat: ChatRow; hasUnread: boolean }[];
+}
+
+/** A chat that has just been created: nothing to read yet, no subagents yet. */
+export const NEW_CHAT: ChatWireExtras = { hasUnread: false, children: [] };
 
 /** Message and queued-message ids are JSON integers (int64 in the database, below 2^53 in practice). */
 export interface ChatMessageWire {
@@ -72,7 +92,14 @@ export interface ChatQueuedMessageWire {
 
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
-export function chatToWire(c: ChatRow): ChatWire {
+export function chatToWire(c: ChatRow, extras: ChatWireExtras): ChatWire {
+  return {
+    ...chatFields(c, extras.hasUnread),
+    children: extras.children.map((child) => ({ ...chatFields(child.chat, child.hasUnread), children: [] })),
+  };
+}
+
+function chatFields(c: ChatRow, hasUnread: boolean): Omit<ChatWire, "children"> {
   return {
     id: c.id,
     organization_id: c.organizationId,
@@ -105,6 +132,9 @@ export function chatToWire(c: ChatRow): ChatWire {
     worker_id: c.workerId,
     created_at: c.createdAt.toISOString(),
     updated_at: c.updatedAt.toISOString(),
+    has_unread: hasUnread,
+    client_type: c.clientType,
+    shared: false,
   };
 }
 

@@ -33,6 +33,7 @@ const components = {
   Error: ErrorSchema,
   Health: health.HealthSchema,
   Chat: chat.ChatSchema,
+  ChildChat: chat.ChildChatSchema,
   ChatMessage: chat.ChatMessageSchema,
   ChatMessagePart: chat.ChatMessagePartSchema,
   ChatInputPart: chat.ChatInputPartSchema,

@@ -12,6 +12,7 @@ import {
   updateChatMetadata,
 } from "../../src/chats/index";
 import { makeChat, makeEnv, makeOwner, text, type Env } from "./fixtures";
+import { readChatView } from "../../src/chats/chat-views";
 import { commitStep, editMessage } from "../../src/chats/transitions/index";
 import { apply } from "./support/apply";
 
@@ -81,7 +82,8 @@ describe.concurrent("queries", () => {
 describe.concurrent("wire shapes", () => {
   it("maps rows to docs/api.md's snake_case Chat, ChatMessage and ChatQueuedMessage", async () => {
     const chat = await makeChat(env, "R1", { owned: true });
-    const wire = chatToWire((await getChat(env.pool, chat.chatId))!);
+    const view = (await readChatView(env.pool, chat.chatId))!;
+    const wire = chatToWire(view.chat, view);
     expect(Object.keys(wire).sort()).toEqual(
       [
         "id",
@@ -115,9 +117,15 @@ describe.concurrent("wire shapes", () => {
         "summary",
         "last_turn_summary",
         "summary_updated_at",
+        "has_unread",
+        "client_type",
+        "shared",
+        "children",
       ].sort(),
     );
     expect(wire).toMatchObject({ id: chat.chatId, status: "running", archived: false, snapshot_version: expect.any(Number) });
+    // The fixture committed an assistant step that the owner never opened the stream to see.
+    expect(wire).toMatchObject({ has_unread: true, client_type: "api", shared: false, children: [] });
     expect(wire.created_at).toMatch(/^\d{4}-\d\d-\d\dT/);
 
     const [message] = await listMessages(env.pool, chat.chatId);

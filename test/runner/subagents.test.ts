@@ -86,6 +86,11 @@ describe("subagents", () => {
     expect(await childrenOf(u, child)).toEqual([]);
     expect(await childrenOf(await userWithModel(), parent)).toEqual([]);
     expect((await api("/chats?parent_chat_id=nope", { token: u.token })).status).toBe(400);
+    // Coder's Chat nests them too: the parent's children are whole chats, the child's are none.
+    const nested = await chatOf(u, parent);
+    expect(nested.children?.map((c) => c.id)).toEqual([child]);
+    expect(nested.children?.[0]).toMatchObject({ parent_chat_id: parent, children: [] });
+    expect(await chatOf(u, child)).toMatchObject({ children: [] });
 
     // The child is still streaming when the wait starts: the wait ends on its object's report, long before the timeout.
     expect((await chatOf(u, child)).status).toBe("running");

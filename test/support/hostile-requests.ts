@@ -74,6 +74,7 @@ const TEMPLATES: Template[] = [
       reasoning_effort: "enum",
       system_prompt: "string",
       unsafe_dynamic_tools: "array",
+      client_type: "enum",
     },
   },
   {

@@ -59,7 +59,7 @@ export function ChatList(props: {
         }}
       >
         <span className="chat-item-text">
-          <span className="title">{chat.title || "Untitled"}</span>
+          <span className={chat.has_unread && chat.id !== selected ? "title unread" : "title"}>{chat.title || "Untitled"}</span>
           <ChatSubtitle chat={chat} />
         </span>
         <StatusBadge status={chat.status} />
@@ -74,7 +74,8 @@ export function ChatList(props: {
         <button
           type="button"
           onClick={async () => {
-            const chat = await client.createChat({ body: { content: [] } });
+            // "ui": this chat is the browser app's (Coder's client_type).
+            const chat = await client.createChat({ body: { content: [], client_type: "ui" } });
             onOpen(chat.id);
           }}
         >

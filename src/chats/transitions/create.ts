@@ -17,7 +17,7 @@ import type { ChatTx } from "../chat-tx";
 import { FamilyArchivedError } from "../errors";
 import { queueHistory, type NewMessage } from "../history";
 import { chatFromRaw } from "../../db/rows";
-import type { ChatMessagePart, ChatRow, DynamicToolDefinition } from "../../db/schema/chats";
+import type { ChatClientType, ChatMessagePart, ChatRow, DynamicToolDefinition } from "../../db/schema/chats";
 import { fallbackTitle } from "../title";
 import type { StoreTransaction } from "../../db/transaction";
 import type { InsertedRange } from "../inserted-refs";
@@ -41,6 +41,8 @@ export interface CreateChatInput {
   mcpServerIds?: readonly string[];
   /** Plan mode (docs/plan-mode.md); metadata, off unless asked for. */
   planMode?: boolean;
+  /** Coder's client_type: `ui` when a browser app says it created the chat; `api` otherwise. */
+  clientType?: ChatClientType;
   /** The author of the first message; defaults to the owner. */
   createdBy?: string | null;
   /** Runs inside the transaction after the initial history (file links); its rows may not have been sent yet. */
@@ -87,8 +89,8 @@ export async function insertChat(t: StoreTransaction, input: CreateChatInput): P
   const rootId = parentId === null ? null : await joinFamily(t, parentId);
   const [raw] = await t.query(
     `INSERT INTO chats (id, organization_id, owner_id, parent_chat_id, root_chat_id, status, snapshot_version,
-       title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools, mcp_server_ids, plan_mode)
-     VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16)
+       title, title_source, labels, last_model_config_id, last_reasoning_effort, project_id, system_prompt, unsafe_dynamic_tools, mcp_server_ids, plan_mode, client_type)
+     VALUES (coalesce($1::uuid, gen_random_uuid()), $2, $3, $4, $5, $6, 1, $7, $8, $9::jsonb, $10, $11, $12, $13, $14::jsonb, $15::jsonb, $16, $17)
      ON CONFLICT (id) DO NOTHING
      RETURNING *`,
     [
@@ -108,6 +110,7 @@ export async function insertChat(t: StoreTransaction, input: CreateChatInput): P
       input.unsafeDynamicTools == null ? null : JSON.stringify(input.unsafeDynamicTools),
       JSON.stringify(input.mcpServerIds ?? []),
       input.planMode ?? false,
+      input.clientType ?? "api",
     ],
   );
   if (raw === undefined) {

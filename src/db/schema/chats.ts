@@ -70,6 +70,10 @@ export interface DynamicToolDefinition {
  * What FinishError knows about the error beyond its message (the stream's `error` event carries
  * it). Null for errors that are not a model call's (no model configured, a reconciled state).
  */
+/** Coder's ChatClientType: a chat created from a browser app, or through the API by anything else. */
+export const CHAT_CLIENT_TYPES = ["ui", "api"] as const;
+export type ChatClientType = (typeof CHAT_CLIENT_TYPES)[number];
+
 export interface LastErrorDetail {
   kind: string;
   provider: string | null;
@@ -164,12 +168,20 @@ export const chats = pgTable(
     summaryUpdatedAt: timestamp({ withTimezone: true }),
     /** The history_version the summary was made from: a late call never replaces a newer summary. */
     summaryHistoryVersion: bigint({ mode: "number" }),
+    /** Where the chat was created: `ui` (a browser app said so) or `api` (everything else); Coder's client_type. */
+    clientType: text().$type<ChatClientType>().notNull().default("api"),
+    /**
+     * The owner's read marker: the id of the newest message of the chat when the owner last opened
+     * or closed its stream (0: none). An assistant message past it makes the chat unread (Chat.has_unread).
+     */
+    lastReadMessageId: bigint({ mode: "number" }).notNull().default(0),
     createdAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
     updatedAt: timestamp({ withTimezone: true }).notNull().defaultNow(),
   },
   (t) => [
     check("chats_status_check", sql`${t.status} IN ('waiting', 'running', 'interrupting', 'requires_action', 'error')`),
     check("chats_title_source_check", sql`${t.titleSource} IN ('fallback', 'generated', 'user')`),
+    check("chats_client_type_check", sql`${t.clientType} IN ('ui', 'api')`),
     // The acquisition sweep: runnable statuses without a (fresh) owner.
     index("chats_status_worker_id_idx").on(t.status, t.workerId),
     // GET /chats: the caller's chats, newest first.

@@ -22,4 +22,7 @@ export interface Chat {
   last_error: string | null;
   archived?: boolean;
   worker_id?: string | null;
+  has_unread?: boolean;
+  client_type?: string;
+  children?: Chat[];
 }
