@@ -138,7 +138,7 @@ const chatFields = {
 export const ChildChatSchema = z
   .object({
     ...chatFields,
-    children: z.array(z.never()).openapi({ description: "Always empty: a subagent has no subagents" }),
+    children: z.array(z.unknown()).max(0).openapi({ description: "Always empty: a subagent has no subagents" }),
   })
   .openapi("ChildChat");
 
