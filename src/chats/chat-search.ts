@@ -9,6 +9,8 @@
 /** What a search string asks of the list. */
 export interface ChatSearch {
   archived?: boolean;
+  /** Coder's read/unread filter: only chats whose has_unread is this. */
+  hasUnread?: boolean;
   /** Words that must each appear in the title, case-insensitively. */
   titleWords: string[];
 }
@@ -42,16 +44,18 @@ export function parseChatSearch(q: string): ChatSearch {
     const key = term.raw.slice(0, colon).toLowerCase();
     const value = unquote(term.raw.slice(colon + 1));
     switch (key) {
-      case "archived": {
-        if (value !== "true" && value !== "false") throw new ChatSearchError(term.raw, "archived is true or false");
-        const archived = value === "true";
-        if (search.archived !== undefined && search.archived !== archived)
-          throw new ChatSearchError(term.raw, "archived is given twice with different values");
-        search.archived = archived;
+      case "archived":
+      case "has_unread": {
+        if (value !== "true" && value !== "false") throw new ChatSearchError(term.raw, `${key} is true or false`);
+        const wanted = value === "true";
+        const field = key === "archived" ? "archived" : "hasUnread";
+        if (search[field] !== undefined && search[field] !== wanted)
+          throw new ChatSearchError(term.raw, `${key} is given twice with different values`);
+        search[field] = wanted;
         break;
       }
       default:
-        throw new ChatSearchError(term.raw, `unknown filter ${JSON.stringify(key)}; known: archived`);
+        throw new ChatSearchError(term.raw, `unknown filter ${JSON.stringify(key)}; known: archived, has_unread`);
     }
   }
   return search;

@@ -13,8 +13,8 @@ export interface ChatView {
   children: { chat: ChatRow; hasUnread: boolean }[];
 }
 
-/** A shown assistant message newer than the owner's read marker (chat_messages_active_idx answers it). */
-const HAS_UNREAD_SQL = `EXISTS (
+/** A shown assistant message newer than the owner's read marker, of the chat aliased `c` (chat_messages_active_idx answers it). */
+export const HAS_UNREAD_SQL = `EXISTS (
   SELECT 1 FROM chat_messages m
    WHERE m.chat_id = c.id AND m.role = 'assistant' AND NOT m.deleted AND NOT m.model_only AND m.id > c.last_read_message_id)`;
 

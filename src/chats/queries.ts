@@ -3,6 +3,7 @@
  * must be consistent with a transition belongs inside `ChatStore.update` instead.
  */
 import { chatFromRaw, messageFromRaw, queuedFromRaw, type Queryable } from "../db/rows";
+import { HAS_UNREAD_SQL } from "./chat-views";
 import type { ChatMessageRow, ChatQueuedMessageRow, ChatRow } from "../db/schema/chats";
 
 export async function getChat(db: Queryable, chatId: string): Promise<ChatRow | undefined> {
@@ -38,6 +39,8 @@ export async function readChatIdentity(db: Queryable, chatId: string): Promise<C
 export interface ListChatsOptions {
   ownerId: string;
   archived?: boolean;
+  /** Only chats with (true) or without (false) a reply past the owner's read marker (chat-views.ts). */
+  hasUnread?: boolean;
   /** Only this chat's direct children (subagents). */
   parentChatId?: string;
   /** Chats whose labels contain every one of these pairs. */
@@ -73,6 +76,10 @@ export async function listChats(db: Queryable, options: ListChatsOptions): Promi
   if (options.archived !== undefined) {
     values.push(options.archived);
     where.push(`c.archived = $${values.length}`);
+  }
+  if (options.hasUnread !== undefined) {
+    values.push(options.hasUnread);
+    where.push(`${HAS_UNREAD_SQL} = $${values.length}`);
   }
   if (options.parentChatId !== undefined) {
     values.push(options.parentChatId);

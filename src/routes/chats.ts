@@ -88,6 +88,7 @@ chats.openapi(list, async (c) => {
     ...(archived === undefined ? {} : { archived }),
     labels,
     titleWords: search.titleWords,
+    ...(search.hasUnread === undefined ? {} : { hasUnread: search.hasUnread }),
     ...(q.limit === undefined ? {} : { limit: q.limit }),
     ...(q.after_id === undefined ? {} : { afterId: q.after_id }),
     ...(q.offset === undefined ? {} : { offset: q.offset }),

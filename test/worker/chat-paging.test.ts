@@ -70,6 +70,23 @@ describe("GET /chats with q and offset", () => {
     expect(ids(livePage2)).toEqual([made[2]!.id, made[0]!.id]);
   });
 
+  it("filters by Coder's has_unread: term, a reply past the owner's read marker", async () => {
+    const u = await createTestUser();
+    const seen = await chatWithReplies(u, 1);
+    const unseen = await chatWithReplies(u, 1);
+    const quiet = (await newChat(u, "no replies")).id;
+    await withDb((db) => db.$client.query("UPDATE chats SET last_read_message_id = 9223372036854775807 WHERE id = $1", [seen]));
+    const q = (s: string) => api(`/chats?q=${encodeURIComponent(s)}`, { token: u.token });
+    expect(ids(await expectJson<Chat[]>(await q("has_unread:true"), 200))).toEqual([unseen]);
+    expect(ids(await expectJson<Chat[]>(await q("archived:false has_unread:false"), 200))).toEqual([quiet, seen]);
+    const listed = await expectJson<(Chat & { has_unread: boolean })[]>(await api("/chats", { token: u.token }), 200);
+    expect(listed.map((c) => [c.id, c.has_unread])).toEqual([
+      [quiet, false],
+      [unseen, true],
+      [seen, false],
+    ]);
+  });
+
   it("refuses a bad q term, a negative or too deep offset, a limit past its bound, and a q that contradicts archived", async () => {
     const u = await createTestUser();
     const q = (s: string) => `/chats?q=${encodeURIComponent(s)}`;

@@ -12,6 +12,9 @@ describe("parseChatSearch", () => {
     expect(parseChatSearch('"ratio 1:2"')).toEqual({ titleWords: ["ratio 1:2"] });
     // The same filter twice with one value is allowed.
     expect(parseChatSearch("archived:true archived:true")).toEqual({ archived: true, titleWords: [] });
+    // Coder's sidebar read/unread filter, as it sends it.
+    expect(parseChatSearch("archived:false has_unread:true")).toEqual({ archived: false, hasUnread: true, titleWords: [] });
+    expect(parseChatSearch("has_unread:false")).toEqual({ hasUnread: false, titleWords: [] });
   });
 
   it("refuses, naming the term: unknown keys, bad values, contradictions, unclosed quotes, too much", () => {
@@ -28,6 +31,8 @@ describe("parseChatSearch", () => {
     expect(refused("archived:maybe")).toBe("archived:maybe");
     expect(refused("archived:")).toBe("archived:");
     expect(refused("archived:true archived:false")).toBe("archived:false");
+    expect(refused("has_unread:yes")).toBe("has_unread:yes");
+    expect(refused("has_unread:true has_unread:false")).toBe("has_unread:false");
     expect(refused('"unclosed phrase')).toBe('"unclosed phrase');
     expect(refused(Array.from({ length: CHAT_SEARCH_MAX_WORDS + 1 }, (_, i) => `w${i}`).join(" "))).toBe(`w${CHAT_SEARCH_MAX_WORDS}`);
     refused("x".repeat(CHAT_SEARCH_MAX_CHARS + 1));
