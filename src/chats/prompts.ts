@@ -34,13 +34,14 @@ SELECT c.owner_id,
           FROM newest WHERE before < $3) AS prompts
   FROM chats c WHERE c.id = $1`;
 
-/** The chat's owner (undefined: no such chat) and its newest `limit` prompts. */
+/** The chat's owner (undefined: no such chat) and its newest `limit` prompts, within `textBudget` characters. */
 export async function readChatPrompts(
   db: Queryable,
   chatId: string,
   limit: number,
+  textBudget: number = PROMPTS_TEXT_BUDGET,
 ): Promise<{ ownerId: string; prompts: ChatPrompt[] } | undefined> {
-  const { rows } = await db.query(PROMPTS_SQL, [chatId, limit, PROMPTS_TEXT_BUDGET]);
+  const { rows } = await db.query(PROMPTS_SQL, [chatId, limit, textBudget]);
   const row = rows[0] as { owner_id: string; prompts: ChatPrompt[] } | undefined;
   return row === undefined ? undefined : { ownerId: row.owner_id, prompts: row.prompts };
 }
