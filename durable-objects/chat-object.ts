@@ -85,12 +85,13 @@ export class ChatObject extends DurableObject<Env> implements ChatObjectInbox {
       parts: (historyVersion, attempt, listener) => relays.follow(historyVersion, attempt, listener),
       sleep: (ms) => clock.sleep(ms, new AbortController().signal),
       chatSeen: (id) => chatId.seen(id),
-      // The owner opened or closed the chat's stream: their read marker moves (Chat.has_unread).
+      // The owner opened or closed the chat's stream: their read marker moves (Chat.has_unread),
+      // and their chat list watch hears of it.
       markRead: (id) =>
         this.#runtime.keepAlive(
-          markChatRead(this.#runtime.pool(), id).catch((err) =>
-            logger.warn("chat_mark_read_failed", { chat_id: id, error: errorText(err) }),
-          ),
+          markChatRead(this.#runtime.pool(), id)
+            .then((moved) => moved && watchers.chatChanged(moved.ownerId, id))
+            .catch((err) => logger.warn("chat_mark_read_failed", { chat_id: id, error: errorText(err) })),
         ),
     });
     const poller = new SyncPoller({

@@ -47,13 +47,16 @@ export async function readChatView(db: Queryable, chatId: string): Promise<ChatV
 /**
  * Advances the owner's read marker to the chat's newest message (never backwards): the owner
  * opened or closed the chat's stream, as Coder moves its read cursor. A metadata write: no
- * transition, no version.
+ * transition, no version. Answers the owner when the marker moved, so their list watch can hear
+ * that `has_unread` changed (nothing else it polls moves with it).
  */
-export async function markChatRead(db: Queryable, chatId: string): Promise<void> {
-  await db.query(
+export async function markChatRead(db: Queryable, chatId: string): Promise<{ ownerId: string } | null> {
+  const { rows } = await db.query(
     `UPDATE chats c SET last_read_message_id = newest.id
        FROM (SELECT max(id) AS id FROM chat_messages WHERE chat_id = $1) newest
-      WHERE c.id = $1 AND newest.id > c.last_read_message_id`,
+      WHERE c.id = $1 AND newest.id > c.last_read_message_id
+      RETURNING c.owner_id`,
     [chatId],
   );
+  return rows[0] ? { ownerId: String(rows[0].owner_id) } : null;
 }

@@ -4,8 +4,9 @@
  * limited to what GET /chats lists for the user (`listableBy`), so a watcher never hears of a chat
  * it could not list.
  */
-import { chatFromRaw, type Queryable } from "../db/rows";
+import type { Queryable } from "../db/rows";
 import { chatToWire, type ChatWire } from "../wire/chat-wire";
+import { readChatViews } from "./chat-views";
 import { listableBy } from "./queries";
 
 /** When a chat last changed as a list shows it: a transition or PATCH (updated_at), a title, a summary. */
@@ -13,11 +14,7 @@ const CHANGED_AT = "GREATEST(c.updated_at, c.title_updated_at, COALESCE(c.summar
 
 export async function watchedChats(db: Queryable, userId: string, ids: readonly string[]): Promise<ChatWire[]> {
   if (ids.length === 0) return [];
-  const { rows } = await db.query(`SELECT c.* FROM chats c WHERE ${listableBy("$1").join(" AND ")} AND c.id = ANY($2::uuid[])`, [
-    userId,
-    [...ids],
-  ]);
-  return rows.map((row) => chatToWire(chatFromRaw(row)));
+  return asListed(db, [...(await presentChats(db, userId, ids))]);
 }
 
 export async function changedChats(
@@ -27,14 +24,17 @@ export async function changedChats(
   limit: number,
 ): Promise<{ chats: ChatWire[]; readAt: Date; lastChangedAt: Date | null }> {
   const { rows } = await db.query(
-    `SELECT c.*, ${CHANGED_AT} AS watch_changed_at, clock_timestamp() AS watch_read_at FROM chats c
+    `SELECT c.id, ${CHANGED_AT} AS watch_changed_at, clock_timestamp() AS watch_read_at FROM chats c
      WHERE ${listableBy("$1").join(" AND ")} AND ${CHANGED_AT} > $2
      ORDER BY watch_changed_at, c.id LIMIT $3`,
     [userId, since, limit],
   );
   const last = rows.at(-1);
   return {
-    chats: rows.map((row) => chatToWire(chatFromRaw(row))),
+    chats: await asListed(
+      db,
+      rows.map((row) => String(row.id)),
+    ),
     readAt: rows[0] ? new Date(rows[0].watch_read_at as string | Date) : await databaseNow(db),
     lastChangedAt: last ? new Date(last.watch_changed_at as string | Date) : null,
   };
@@ -47,6 +47,14 @@ export async function presentChats(db: Queryable, userId: string, ids: readonly 
     [...ids],
   ]);
   return new Set(rows.map((row) => String(row.id)));
+}
+
+/**
+ * The chats as GET /chats lists them (with has_unread and children), in the order given: a second
+ * statement after the one that chose them, since the watch is read far less often than it is told.
+ */
+async function asListed(db: Queryable, ids: readonly string[]): Promise<ChatWire[]> {
+  return (await readChatViews(db, ids)).map((view) => chatToWire(view.chat, view));
 }
 
 async function databaseNow(db: Queryable): Promise<Date> {

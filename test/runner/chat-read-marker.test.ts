@@ -5,7 +5,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import { api, expectJson, type TestUser } from "../worker/support/accounts";
-import { openStream } from "./support/stream-client";
+import { openStream, openWatch } from "./support/stream-client";
 import { modelUsers, releaseChatsOf, userWithModel } from "./support/model-user";
 import type { Chat } from "./support/wire";
 
@@ -45,8 +45,12 @@ describe("Chat.has_unread and client_type", () => {
     // The send moved the chat to running before it answered: settled is the reply's commit.
     await settled(u, created.id);
     expect(await unreadOf(u, created.id)).toBe(true);
+    // The owner's list watch hears that the chat was read: no transition moves it, the marker does.
+    const watch = await openWatch(u);
     stream.ws.close();
     await expect.poll(() => unreadOf(u, created.id), { timeout: 10_000, interval: 100 }).toBe(false);
+    await watch.until(created.id, (e) => e.chat.has_unread === false, 10_000);
+    watch.ws.close();
   });
 
   it("calls a chat created without client_type an api chat, and refuses another value", async () => {

@@ -96,6 +96,7 @@ export interface WatchEvent {
     summary_updated_at: string | null;
     plan_mode: boolean;
     status: string;
+    has_unread: boolean;
   };
 }
 
