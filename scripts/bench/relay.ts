@@ -51,7 +51,8 @@ const USAGE = `usage: tsx scripts/bench/relay.ts [options]
   --worktree         run chatd from the working tree (default: HEAD's committed sources)
   --export           chatd exports its turn spans and metrics to a local OTLP receiver (tracing
                      overhead: compare the ratios of a run with and one without)
-  --keep             keep the run folder (worker logs)`;
+  --keep             keep the run folder (worker logs)
+  --report FILE      print the tables of an earlier run's --json FILE again, running nothing`;
 
 interface Options {
   clients: number;
@@ -66,6 +67,7 @@ interface Options {
   keep: boolean;
   worktree: boolean;
   export: boolean;
+  report: string | undefined;
 }
 
 /** The fields of one relay.mjs turn this wrapper reads (relay.mjs's README defines them). */
@@ -120,6 +122,7 @@ function parseOptions(): Options {
       inspector: { type: "boolean", default: false },
       timeout: { type: "string", default: "180" },
       export: { type: "boolean", default: false },
+      report: { type: "string" },
     },
     (values) => {
       const int = wholeNumberOption;
@@ -144,6 +147,7 @@ function parseOptions(): Options {
         keep: values.keep,
         worktree: values.worktree,
         export: values.export,
+        report: values.report,
       };
     },
   );
@@ -256,7 +260,9 @@ async function main(session: Session, opts: Options): Promise<number> {
             errors: run.errors,
           });
         const fromTriggerPartsS = (opts.clients * opts.tokens) / (run.lastChunkMs / 1000);
+        // relay.mjs's record has its own `target` (the adapter) and `rep` (always 1): ours win.
         const turn: TurnRecord = {
+          ...run,
           mode: mode.name,
           delayMs: mode.delayMs,
           rep,
@@ -264,7 +270,6 @@ async function main(session: Session, opts: Options): Promise<number> {
           order: order.join(","),
           fromTriggerPartsS,
           peakGrowthMiB: run.workerdPeakMiB - run.workerdRssBeforeMiB,
-          ...run,
         };
         turns.push(turn);
         round[target] = turn;
@@ -337,9 +342,14 @@ const SPREAD: [string, keyof TurnRecord][] = [
   ["delivered parts/s", "totalTokS"],
 ];
 
-function roundRatio(round: Partial<Record<Target, TurnRecord>>, target: Target, key: keyof TurnRecord): number | undefined {
+function roundRatio(
+  round: Partial<Record<Target, TurnRecord>>,
+  target: Target,
+  key: keyof TurnRecord,
+  over: Target = "baseline",
+): number | undefined {
   const a = round[target]?.[key];
-  const b = round.baseline?.[key];
+  const b = round[over]?.[key];
   if (typeof a !== "number" || typeof b !== "number" || !Number.isFinite(a) || !Number.isFinite(b) || b === 0) return undefined;
   return a / b;
 }
@@ -367,6 +377,8 @@ interface ModeFigures {
   complete: Partial<Record<Target, string>>;
   /** Per target (not the baseline): each SPREAD figure's per-round ratio, summarized. */
   spreads: Partial<Record<Target, Record<string, Spread | undefined>>>;
+  /** With --compare: chatd ÷ before, per round (the change itself, against the same round's old code). */
+  afterOverBefore?: Record<string, Spread | undefined>;
   /** Memory: per round, whether growth ≤ 2 × the baseline's + MEMORY_ALLOWANCE_MIB. */
   memoryMet: Partial<Record<Target, { met: number; rounds: number }>>;
 }
@@ -393,7 +405,18 @@ function summarize(turns: TurnRecord[], opts: Options, targets: readonly Target[
         rounds: judged.length,
       };
     }
-    return { mode: mode.name, delayMs: mode.delayMs, medians, complete, spreads, memoryMet };
+    const afterOverBefore = targets.includes("before")
+      ? Object.fromEntries(SPREAD.map(([, key]) => [key, spreadOf(rounds.map((r) => roundRatio(r, "chatd", key, "before")))]))
+      : undefined;
+    return {
+      mode: mode.name,
+      delayMs: mode.delayMs,
+      medians,
+      complete,
+      spreads,
+      memoryMet,
+      ...(afterOverBefore ? { afterOverBefore } : {}),
+    };
   });
 }
 
@@ -413,8 +436,15 @@ function markdown(figures: ModeFigures[], opts: Options, targets: readonly Targe
       out.push(`| ${target} | ${f.complete[target]} | ${COLUMNS.map(([, key, fmt]) => fmt(m[key]!)).join(" | ")} |`);
     }
     out.push("", "Per-round ratios to the same round's baseline: median (interquartile range, extremes):\n");
-    out.push(`| figure | ${others.map((t) => `${t} ÷ baseline`).join(" | ")} |`, `|---|${"---|".repeat(others.length)}`);
-    for (const [name, key] of SPREAD) out.push(`| ${name} | ${others.map((t) => spreadText(f.spreads[t]?.[key])).join(" | ")} |`);
+    const vsBefore = f.afterOverBefore;
+    out.push(
+      `| figure | ${others.map((t) => `${t} ÷ baseline`).join(" | ")}${vsBefore ? " | chatd ÷ before |" : " |"}`,
+      `|---|${"---|".repeat(others.length + (vsBefore ? 1 : 0))}`,
+    );
+    for (const [name, key] of SPREAD)
+      out.push(
+        `| ${name} | ${others.map((t) => spreadText(f.spreads[t]?.[key])).join(" | ")}${vsBefore ? ` | ${spreadText(vsBefore[key])} |` : " |"}`,
+      );
     out.push("");
   }
   const unpaced = figures.find((f) => f.mode === "unpaced");
@@ -474,5 +504,17 @@ function markdown(figures: ModeFigures[], opts: Options, targets: readonly Targe
   return out.join("\n");
 }
 
+/** --report: an earlier run's tables from its JSON file (its options, turns and environment). */
+function reportOf(file: string): string {
+  const run = JSON.parse(readFileSync(file, "utf8")) as { options: Options; environment: Record<string, unknown>; turns: TurnRecord[] };
+  const targets = TARGETS.filter((t) => run.turns.some((turn) => turn.target === t));
+  const heading = `### Relay (P1), reported from ${file}: ${run.options.clients} sockets, ${run.options.tokens} parts per turn, ${run.options.reps} rounds per mode (commit ${run.environment.commit}${run.options.compare ? `, before = ${run.options.compare}` : ""})`;
+  return `${heading}\n\n${markdown(summarize(run.turns, run.options, targets), run.options, targets)}\n`;
+}
+
 const options = parseOptions();
+if (options.report) {
+  process.stdout.write(reportOf(options.report));
+  process.exit(0);
+}
 await runBench({ keep: options.keep, worktree: options.worktree }, (session) => main(session, options));
