@@ -144,7 +144,9 @@ export async function runSmoke(opts: SmokeOptions, onStep: (r: StepResult) => vo
     });
     watch.close();
     await step("archive", async () => {
-      const updated = await call<Chat>("PATCH", `/chats/${chatId}`, { archived: true });
+      // PATCH answers 204 with no body (Coder's status code): the chat is read back.
+      await call("PATCH", `/chats/${chatId}`, { archived: true });
+      const updated = await call<Chat>("GET", `/chats/${chatId}`);
       if (!updated.archived) throw new SmokeFailure({ message: "the chat is not archived" });
       archived = true;
       return [undefined, { chat_id: chatId }];

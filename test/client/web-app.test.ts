@@ -94,7 +94,10 @@ describe("the web app in Chromium", () => {
   });
 
   it("queues two messages while busy, promotes the second, then interrupts", async () => {
-    await composer(page).fill(`/slow 150 ${"busy ".repeat(60).trim()}`);
+    // The busy reply holds after its first word until the gate opens: on a loaded machine a paced
+    // reply could end before both queued messages were shown, and the queue would run empty.
+    const busy = newGate("web-queue");
+    await composer(page).fill(`/gate ${busy} 150 ${"busy ".repeat(60).trim()}`);
     await composer(page).press("Enter");
     await page.locator(".message.streaming").waitFor(WAIT);
     for (const t of ["first queued", "second queued"]) {
@@ -106,6 +109,7 @@ describe("the web app in Chromium", () => {
     await shot(page, "chat-queue");
     // Promoting makes the second the next to run (it interrupts the reply); the first waits its turn.
     await page.getByRole("region", { name: "Queued messages" }).locator("li").nth(1).getByRole("button", { name: "Promote" }).click();
+    await openGate(busy);
     const userTexts = () => page.locator(".message.user .text").allTextContents();
     await expect.poll(async () => (await userTexts()).slice(-2), { timeout: 60_000 }).toEqual(["second queued", "first queued"]);
     await expect.poll(() => queued.count(), { timeout: 60_000 }).toBe(0);

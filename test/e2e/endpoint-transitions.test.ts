@@ -21,6 +21,9 @@ interface Call {
 
 const text = (t: string) => [{ type: "text", text: t }];
 
+/** A queued-message id no chat has (ids are integers below 2^53): the refusal must name the state, not the id. */
+const NO_SUCH_QUEUED = Number.MAX_SAFE_INTEGER;
+
 const ENDPOINTS: Record<string, Call> = {
   "send(queue)": {
     method: "POST",
@@ -33,8 +36,8 @@ const ENDPOINTS: Record<string, Call> = {
     body: () => ({ content: text("now"), busy_behavior: "interrupt" }),
   },
   edit: { method: "PATCH", path: (f) => `/chats/${f.chatId}/messages/${f.firstUserMessageId}`, body: () => ({ content: text("edited") }) },
-  "delete queued": { method: "DELETE", path: (f) => `/chats/${f.chatId}/queue/${f.queue[0] ?? crypto.randomUUID()}` },
-  "promote last queued": { method: "POST", path: (f) => `/chats/${f.chatId}/queue/${f.queue.at(-1) ?? crypto.randomUUID()}/promote` },
+  "delete queued": { method: "DELETE", path: (f) => `/chats/${f.chatId}/queue/${f.queue[0] ?? NO_SUCH_QUEUED}` },
+  "promote last queued": { method: "POST", path: (f) => `/chats/${f.chatId}/queue/${f.queue.at(-1) ?? NO_SUCH_QUEUED}/promote` },
   interrupt: { method: "POST", path: (f) => `/chats/${f.chatId}/interrupt` },
   "tool-results": {
     method: "POST",
