@@ -11,6 +11,7 @@ import { TEST_SECRETS_KEYS } from "./scripts/lib/test-secrets-keys";
 //   runner  chats running by themselves inside workerd, against the fake model
 //   eviction  chat objects evicted by workerd while clients watch
 //   e2e     a running `wrangler dev` over real HTTP and WebSocket
+//   contract  Coder's chat clients' recorded wire, judged against a running `wrangler dev`
 // The stack (Postgres, migrations, proxy, fake model) starts once per run and is shared.
 const STACK = "./test/support/stack-setup.ts";
 
@@ -185,6 +186,19 @@ export default defineConfig({
           include: ["test/e2e/**/*.test.ts"],
           environment: "node",
           globalSetup: [STACK, "./test/support/e2e-setup.ts"],
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
+          ...POLL,
+        },
+      },
+      {
+        // Coder's own clients against the service (test/contract/, docs/api.md "Coder compatibility"):
+        // the recorded shapes, then one session on a `wrangler dev` of its own with the chat worker on.
+        test: {
+          name: "contract",
+          include: ["test/contract/**/*.test.ts"],
+          environment: "node",
+          globalSetup: [STACK, "./test/support/contract-setup.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
           ...POLL,

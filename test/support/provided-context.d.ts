@@ -31,7 +31,7 @@ declare module "vitest" {
     clientOrganizationId: string;
     /** client only: the database that server runs on (a second server on it restarts like the first) */
     clientDatabaseUrl: string;
-    /** e2e and client: the Worker bundled once for the run, for every `wrangler dev` they start */
+    /** e2e, client and contract: the Worker bundled once for the run, for every `wrangler dev` they start */
     workerBundle: string;
     /** client only: the Chromium the browser tests drive (scripts/lib/chromium.ts) */
     chromiumPath: string;
