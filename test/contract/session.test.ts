@@ -8,6 +8,7 @@
  * lists every difference (see coder-client.ts).
  */
 import { afterAll, beforeAll, describe, expect, inject, it } from "vitest";
+import WebSocket from "ws";
 import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
 import { type Deployment, deployment } from "../e2e/support/deployment";
 import { CoderClient, type Raw, type Socket } from "./coder-client";
@@ -287,6 +288,24 @@ describe("a Coder client's whole session", () => {
   step("reads the chat's cost", async () => {
     const cost = await sdk.call("cost", { chat: chatId });
     expect(cost.body).toBeTruthy();
+  });
+
+  step("a chat that goes away closes its stream after an error frame that is an array like every other", async () => {
+    const created = await sdk.call("createChat", {}, { body: { organization_id: organizationId, content: [] } });
+    const gone = created.body.id;
+    const s = await sdk.open("stream", { chat: gone });
+    try {
+      await s.until(isStatus("waiting"), 20_000);
+      // What the retention purge does to an archived chat (docs/retention.md), without waiting for it.
+      await d.own.pool.query("DELETE FROM chats WHERE id = $1", [gone]);
+      // The close frame arrives within a sync poll; local workerd may keep the TCP connection open
+      // after it (ws would wait 30 s), so the client ends it and reads the code the frame brought.
+      await expect.poll(() => s.ws.readyState, { timeout: 20_000 }).not.toBe(WebSocket.OPEN);
+      s.ws.terminate();
+      await expect.poll(() => s.closed?.code).toBe(4404);
+    } finally {
+      s.close();
+    }
   });
 
   step("heard the session on the watch socket: status and title changes of the chat", async () => {
