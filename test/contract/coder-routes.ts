@@ -48,6 +48,13 @@ export const CODER_ROUTES = {
   interrupt: { method: "POST", path: "/api/v2/chats/{chat}/interrupt", status: 200, body: S.Chat, caller: "codersdk InterruptChat" },
   compact: { method: "POST", path: "/api/v2/chats/{chat}/compact", status: 200, body: S.Chat, caller: "codersdk CompactChat" },
   clear: { method: "POST", path: "/api/v2/chats/{chat}/clear", status: 200, body: S.Chat, caller: "codersdk ClearChat" },
+  reconcileInvalid: {
+    method: "POST",
+    path: "/api/v2/chats/{chat}/reconcile-invalid",
+    status: 200,
+    body: S.Chat,
+    caller: "codersdk ReconcileInvalidChatState",
+  },
   toolResults: { method: "POST", path: "/api/v2/chats/{chat}/tool-results", status: 204, caller: "codersdk SubmitToolResults" },
   prompts: {
     method: "GET",

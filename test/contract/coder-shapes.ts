@@ -348,3 +348,9 @@ export const CoderResponse = z.object({
   detail: opt(z.string()),
   validations: opt(z.array(z.object({ field: z.string(), detail: z.string() }))),
 });
+
+/**
+ * The 409 message for a chat in an invalid state: Coder's own server tests require this exact
+ * `message`, and its clients show it as is.
+ */
+export const CODER_INVALID_STATE_MESSAGE = "Chat is in an invalid state.";

@@ -12,6 +12,7 @@ import WebSocket from "ws";
 import type { WranglerDev } from "../../scripts/lib/wrangler-dev";
 import { type Deployment, deployment } from "../e2e/support/deployment";
 import { CoderClient, type Raw, type Socket } from "./coder-client";
+import { CODER_INVALID_STATE_MESSAGE } from "./coder-shapes";
 
 let d: Deployment;
 let dev: WranglerDev;
@@ -274,6 +275,22 @@ describe("a Coder client's whole session", () => {
     expect(refused.status).toBeGreaterThanOrEqual(400);
     expect(refused.status).toBeLessThan(500);
     expect(typeof refused.body?.message).toBe("string");
+  });
+
+  step("a chat in an invalid state answers Coder's 409 until reconcile-invalid moves it to an error state", async () => {
+    const created = await sdk.call("createChat", {}, { body: { organization_id: organizationId, content: [] } });
+    const stuck = created.body.id;
+    // Waiting with a queue matches no state of the table (docs/state-machine.md): Invalid.
+    await d.own.pool.query(
+      `INSERT INTO chat_queued_messages (chat_id, position, content, created_by)
+       SELECT id, 0, '[{"type":"text","text":"stuck"}]'::jsonb, owner_id FROM chats WHERE id = $1`,
+      [stuck],
+    );
+    const refused = await sdk.callExpectingError("sendMessage", { chat: stuck }, { body: { content: [text("hello?")] } });
+    expect(refused.status).toBe(409);
+    expect(refused.body?.message).toBe(CODER_INVALID_STATE_MESSAGE);
+    const reconciled = await sdk.call("reconcileInvalid", { chat: stuck });
+    expect(reconciled.body.status).toBe("error");
   });
 
   step("archives and unarchives the chat; the archived list finds it", async () => {
