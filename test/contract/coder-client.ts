@@ -16,6 +16,7 @@ import WebSocket from "ws";
 import type { z } from "zod";
 import { CODER_ROUTES, CODER_SOCKETS, type CoderRouteName } from "./coder-routes";
 import { ChatStreamEvent } from "./coder-shapes";
+import { departureFor } from "./departures";
 
 export type CoderAuth = { kind: "sdk"; token: string } | { kind: "browser"; token: string };
 
@@ -39,6 +40,11 @@ export function describeIssues(error: z.ZodError, value: unknown): string[] {
 /** Any JSON the service sent, read loosely so the session can go on after a mismatch. */
 // biome-ignore lint/suspicious/noExplicitAny: the raw wire, judged separately by the schemas
 export type Raw = any;
+
+/** Records a difference unless it is a documented departure (departures.ts). */
+function record(into: Mismatch[], where: string, problem: string): void {
+  if (departureFor(where, problem) === undefined) into.push({ where, problem });
+}
 
 export class CoderClient {
   readonly mismatches: Mismatch[] = [];
@@ -102,18 +108,18 @@ export class CoderClient {
       throw new Error(`${where}: answered ${res.status}, Coder's client expects ${route.status}: ${text.slice(0, 300)}`);
     }
     if (route.status !== "2xx" && res.status !== route.status) {
-      this.mismatches.push({ where, problem: `status ${res.status}, codersdk requires ${route.status}` });
+      record(this.mismatches, where, `status ${res.status}, codersdk requires ${route.status}`);
     }
     let body: Raw;
     if ("body" in route && route.body) {
       try {
         body = JSON.parse(text);
       } catch {
-        this.mismatches.push({ where, problem: `body is not JSON: ${text.slice(0, 120)}` });
+        record(this.mismatches, where, `body is not JSON: ${text.slice(0, 120)}`);
         return { status: res.status, body: undefined };
       }
       const parsed = route.body.safeParse(body);
-      if (!parsed.success) for (const line of describeIssues(parsed.error, body)) this.mismatches.push({ where, problem: line });
+      if (!parsed.success) for (const line of describeIssues(parsed.error, body)) record(this.mismatches, where, line);
     }
     return { status: res.status, body };
   }
@@ -165,28 +171,28 @@ export class Socket {
     readonly ws: WebSocket,
     readonly where: string,
     kind: "stream" | "watch",
-    mismatches: { where: string; problem: string }[],
+    mismatches: Mismatch[],
   ) {
     ws.on("message", (data) => {
       let frame: Raw;
       try {
         frame = JSON.parse(String(data));
       } catch {
-        mismatches.push({ where, problem: `a frame that is not JSON: ${String(data).slice(0, 120)}` });
+        record(mismatches, where, `a frame that is not JSON: ${String(data).slice(0, 120)}`);
         return;
       }
       if (kind === "watch") {
         const parsed = CODER_SOCKETS.watch.frame.safeParse(frame);
         if (!parsed.success) {
           const label = `${where} frame kind=${frame?.kind ?? "?"}`;
-          for (const line of describeIssues(parsed.error, frame)) mismatches.push({ where: label, problem: line });
+          for (const line of describeIssues(parsed.error, frame)) record(mismatches, label, line);
         }
         this.events.push(frame);
         return;
       }
       if (!Array.isArray(frame)) {
         // Go's StreamChat reads every frame into []ChatStreamEvent: an object fails it.
-        mismatches.push({ where, problem: `a frame that is not an array: ${JSON.stringify(frame).slice(0, 160)}` });
+        record(mismatches, where, `a frame that is not an array: ${JSON.stringify(frame).slice(0, 160)}`);
         this.events.push(frame);
         return;
       }
@@ -194,7 +200,7 @@ export class Socket {
         const parsed = ChatStreamEvent.safeParse(event);
         if (!parsed.success) {
           const label = `${where} event type=${event?.type ?? "?"}`;
-          for (const line of describeIssues(parsed.error, event)) mismatches.push({ where: label, problem: line });
+          for (const line of describeIssues(parsed.error, event)) record(mismatches, label, line);
         }
         this.events.push(event);
       }
