@@ -134,14 +134,18 @@ describe("a Coder client's whole session", () => {
     const whole = await sdk.call("getMessages", { chat: chatId });
     const ids: Raw[] = whole.body.messages.map((m: Raw) => m.id);
     expect(ids.length).toBeGreaterThanOrEqual(2);
-    // Coder's UI sorts by `b.id - a.id`: ids must be numbers that grow with the history.
+    // Coder's UI orders messages by `b.id - a.id`: ids must be numbers, growing with the history
+    // (the user's prompt before the reply to it), whichever order the page lists them in.
     expect(
       ids.every((id) => typeof id === "number"),
       JSON.stringify(ids),
     ).toBe(true);
-    const last = ids[ids.length - 1];
-    const page = await sdk.call("getMessages", { chat: chatId }, { query: { before_id: last, limit: 1 } });
-    expect(page.body.messages.map((m: Raw) => m.id)).toEqual([ids[ids.length - 2]]);
+    const byId = [...whole.body.messages].sort((a: Raw, b: Raw) => a.id - b.id);
+    expect(byId.map((m: Raw) => m.role).slice(0, 2)).toEqual(["user", "assistant"]);
+    // The page before the newest message holds the one before it, and whether older ones remain.
+    const page = await sdk.call("getMessages", { chat: chatId }, { query: { before_id: byId.at(-1).id, limit: 1 } });
+    expect(page.body.messages.map((m: Raw) => m.id)).toEqual([byId.at(-2).id]);
+    expect(page.body.has_more).toBe(byId.length > 2);
     const prompts = await sdk.call("prompts", { chat: chatId });
     expect(prompts.body.prompts[0]?.text).toMatch(/^\/slow 150 one two/);
   });
