@@ -297,6 +297,33 @@ describe("a Coder client's whole session", () => {
     expect(reconciled.body.status).toBe("error");
   });
 
+  step("compacts a chat's context on request, then clears it after one more turn", async () => {
+    const created = await sdk.call(
+      "createChat",
+      {},
+      { body: { organization_id: organizationId, content: [text(`to compact ${nonce()}`)] } },
+    );
+    const id = created.body.id;
+    const s = await sdk.open("stream", { chat: id });
+    try {
+      await s.until(isStatus("waiting"), 30_000);
+      const from = s.events.length;
+      const compacted = await sdk.call("compact", { chat: id });
+      expect(compacted.body.id).toBe(id);
+      // The compaction is a turn of its own: the chat runs, then waits again.
+      await s.until(isStatus("waiting"), 30_000, from);
+      // A clear needs something after the compaction's boundary.
+      const next = s.events.length;
+      await sdk.call("sendMessage", { chat: id }, { body: { content: [text(`after the summary ${nonce()}`)] } });
+      await s.until(isStatus("running"), 20_000, next);
+      await s.until(isStatus("waiting"), 30_000, next);
+      const cleared = await sdk.call("clear", { chat: id });
+      expect(cleared.body.status).toBe("waiting");
+    } finally {
+      s.close();
+    }
+  });
+
   step("archives and unarchives the chat; the archived list finds it", async () => {
     await ui.call("updateChat", { chat: chatId }, { body: { archived: true } });
     const archived = await ui.call("listChats", {}, { query: { q: "archived:true" } });
