@@ -7,12 +7,12 @@
  * read that the loop will not use.
  */
 import type { Pool, PoolClient } from "@neondatabase/serverless";
-import { type ChatVersions, pendingToolCalls, versionsFromRow } from "../chatstate/index";
+import { type ChatVersions, versionsFromRow } from "../chatstate/index";
 import { coderErrorKind } from "../wire/error-kind";
 import type { PendingToolCall, StreamErrorPayload } from "../wire/stream-events";
 import type { SyncChatRow, SyncReadCursors, SyncSnapshot } from "./sync-snapshot";
 import { ACTIVE_TAIL_SQL } from "../chats/active-tail";
-import { dynamicToolNames } from "../chats/history";
+import { pendingClientCalls } from "../chats/pending-client-calls";
 import { inTransaction } from "../db/transaction";
 import { chatFromRaw, messageFromRaw, queuedFromRaw, type RawRow } from "../db/rows";
 import type { ChatRow, LastErrorDetail } from "../db/schema/chats";
@@ -92,11 +92,7 @@ async function readQueue(client: PoolClient, chatId: string): Promise<ChatQueued
 
 /** The active tail's pending calls of the chat's dynamic tools (history.ts `pendingCalls(tx, true)`). */
 async function readPendingDynamicCalls(client: PoolClient, chat: SyncChatFields): Promise<PendingToolCall[]> {
-  const tail = (await rowsOf(client, ACTIVE_TAIL_SQL, [chat.id])).map(messageFromRaw);
-  const names = dynamicToolNames(chat);
-  return pendingToolCalls(tail)
-    .filter((call) => names.has(call.tool_name))
-    .map((call) => ({ tool_call_id: call.tool_call_id, tool_name: call.tool_name, args: JSON.stringify(call.args ?? {}) }));
+  return pendingClientCalls((await rowsOf(client, ACTIVE_TAIL_SQL, [chat.id])).map(messageFromRaw), chat);
 }
 
 async function readInTransaction(client: PoolClient, chatId: string, cursors: Readonly<SyncReadCursors>): Promise<SyncSnapshot | null> {
