@@ -9,6 +9,7 @@
 import { DurableObject } from "cloudflare:workers";
 import type { Pool } from "@neondatabase/serverless";
 import { LAPSE_REASONS, lapsedCredentials } from "../src/accounts/lapsed-credentials";
+import { readPendingClientCalls } from "../src/chats/pending-client-calls";
 import { changedChats, presentChats, watchedChats } from "../src/chats/watch-reads";
 import { type Config, configFromEnv } from "../src/config/env";
 import { connectionOf, createDb, createPool } from "../src/db/client";
@@ -38,6 +39,7 @@ export class ChatWatchObject extends DurableObject<Env> {
     this.#feed = new WatchFeed({
       read: (ids) => watchedChats(this.#db(), this.#user(), ids),
       readChanged: (since, limit) => changedChats(this.#db(), this.#user(), since, limit),
+      pendingToolCalls: (chatId) => readPendingClientCalls(this.#db(), chatId),
       present: (ids) => presentChats(this.#db(), this.#user(), ids),
       send: (event) => this.#sockets.broadcast(event),
       watchingSince: () => this.#sockets.oldestOpenedAt() ?? Date.now(),

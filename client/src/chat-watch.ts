@@ -1,7 +1,8 @@
 /**
  * `ChatWatch`: the user's `/chats/watch` WebSocket kept open (docs/api.md "Chat list watch"). Each
- * frame is one `{kind, chat}` event about a chat the user can list. It reconnects by itself with
- * exponential backoff and full jitter, and emits `open` on every connection: events sent while it
+ * frame is one `{kind, chat}` event about a chat the user can list (`action_required` adds the
+ * pending client `tool_calls`). It reconnects by itself with exponential backoff and full jitter,
+ * and emits `open` on every connection: events sent while it
  * was away are not replayed, so a list that follows it reads the list again then (`watchedList`
  * below folds events into one). It stops for good, with a `ChatdError`, when the credential lapses
  * (close 4401) or the upgrade is refused for a reason retrying cannot fix (401, 403).

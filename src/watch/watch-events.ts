@@ -1,12 +1,22 @@
 /**
  * The chat list watch's events (docs/api.md "Chat list watch"): each frame is one JSON object
- * `{kind, chat}` with the whole Chat as GET /chats lists it, as Coder's `ChatWatchEvent`. The kinds
+ * `{kind, chat}` with the whole Chat as GET /chats lists it, as Coder's `ChatWatchEvent`, plus
+ * `tool_calls` on `action_required` (what the chat waits on its client for). The kinds
  * are Coder's; which one a change is sent as is decided here, from what the watcher was last sent
  * about that chat, so a notification and the catch-up poll classify a change the same way.
  */
 import type { ChatWire } from "../wire/chat-wire";
+import type { PendingToolCall } from "../wire/stream-events";
 
-export const CHAT_WATCH_EVENT_KINDS = ["created", "status_change", "title_change", "summary_change", "deleted", "hard_deleted"] as const;
+export const CHAT_WATCH_EVENT_KINDS = [
+  "created",
+  "status_change",
+  "action_required",
+  "title_change",
+  "summary_change",
+  "deleted",
+  "hard_deleted",
+] as const;
 
 export type ChatWatchEventKind = (typeof CHAT_WATCH_EVENT_KINDS)[number];
 
@@ -16,6 +26,8 @@ export const CREATED_SLACK_MS = 2_000;
 export interface ChatWatchEvent {
   kind: ChatWatchEventKind;
   chat: ChatWire;
+  /** On `action_required` only: the pending client tool calls, `args` a JSON string (as /stream's). */
+  tool_calls?: PendingToolCall[];
 }
 
 /**
@@ -43,26 +55,41 @@ export function listedKey(chat: ChatWire): string {
 }
 
 /**
+ * Whether the chat newly waits on its client: it entered requires_action, or (its history moved)
+ * it waits on another round of calls. history_version is unlisted, so the round counts here.
+ */
+function newlyRequiresAction(before: ChatWire | undefined, after: ChatWire): boolean {
+  if (after.status !== "requires_action") return false;
+  return before === undefined || before.status !== "requires_action" || before.history_version !== after.history_version;
+}
+
+/**
  * The events that take a watcher from `before` (what it was last sent, if anything) to `after`.
  * Archiving is `deleted` and unarchiving `created`, as Coder's sidebar reads them (an archived chat
  * leaves the default list). A change with no kind of its own in Coder's list (plan mode, labels, pin
  * order, the last error) is `status_change`, Coder's catch-all for "this chat changed, here it is".
  * `since` is when the watcher started: a chat it never heard of that was created after (or just
  * before: clocks differ) is `created`; an older one it first hears of is `status_change`, which a
- * client applies the same way (it replaces the chat in its list, or adds it).
+ * client applies the same way (it replaces the chat in its list, or adds it). A chat that newly
+ * waits on its client's tools is `action_required` instead of `status_change`, as Coder publishes
+ * it (the event carries the whole chat too, so a list applies it the same way).
  */
 export function watchEventKinds(before: ChatWire | undefined, after: ChatWire, since: number): ChatWatchEventKind[] {
   if (before === undefined) {
     if (after.archived) return ["deleted"];
-    return Date.parse(after.created_at) >= since - CREATED_SLACK_MS ? ["created"] : ["status_change"];
+    const awaiting = newlyRequiresAction(before, after);
+    if (Date.parse(after.created_at) >= since - CREATED_SLACK_MS) return awaiting ? ["created", "action_required"] : ["created"];
+    return awaiting ? ["action_required"] : ["status_change"];
   }
   if (!before.archived && after.archived) return ["deleted"];
   if (before.archived && !after.archived) return ["created"];
-  if (listedKey(before) === listedKey(after)) return [];
+  const awaitsClient = newlyRequiresAction(before, after);
+  if (!awaitsClient && listedKey(before) === listedKey(after)) return [];
   const kinds: ChatWatchEventKind[] = [];
   const titled = before.title !== after.title || before.title_source !== after.title_source;
   const summarized = before.summary !== after.summary || before.last_turn_summary !== after.last_turn_summary;
-  if (before.status !== after.status || (!titled && !summarized)) kinds.push("status_change");
+  if (awaitsClient) kinds.push("action_required");
+  else if (before.status !== after.status || (!titled && !summarized)) kinds.push("status_change");
   if (titled) kinds.push("title_change");
   if (summarized) kinds.push("summary_change");
   return kinds;

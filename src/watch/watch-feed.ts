@@ -11,6 +11,7 @@
  */
 import { errorText, logger } from "../log/log";
 import type { ChatWire } from "../wire/chat-wire";
+import type { PendingToolCall } from "../wire/stream-events";
 import { type ChatWatchEvent, listedKey, watchEventKinds } from "./watch-events";
 
 /** Chats the feed remembers (the newest sent); one it forgot is sent again whole at its next change, which is harmless. */
@@ -37,6 +38,8 @@ export interface WatchFeedDeps {
   read(ids: readonly string[]): Promise<ChatWire[]>;
   /** The user's listable chats whose row, title or summary changed after `since`, oldest change first, at most `limit`. */
   readChanged(since: Date, limit: number): Promise<ChangedChats>;
+  /** The client tool calls a chat in requires_action waits on (read only for an `action_required` event). */
+  pendingToolCalls(chatId: string): Promise<PendingToolCall[]>;
   /** Which of `ids` the user can still list. */
   present(ids: readonly string[]): Promise<Set<string>>;
   /** One event to every open watch socket. */
@@ -72,7 +75,7 @@ export class WatchFeed {
       changed.chats.length >= WATCH_POLL_BATCH && changed.lastChangedAt !== null
         ? changed.lastChangedAt
         : new Date(changed.readAt.getTime() - WATCH_POLL_OVERLAP_MS);
-    for (const chat of changed.chats) this.#apply(chat);
+    for (const chat of changed.chats) await this.#apply(chat);
     const known = [...this.#sent.keys()];
     if (known.length === 0) return;
     const present = await this.deps.present(known);
@@ -99,17 +102,29 @@ export class WatchFeed {
         return;
       }
       const found = new Set(chats.map((c) => c.id));
-      for (const chat of chats) this.#apply(chat);
+      for (const chat of chats) await this.#apply(chat);
       for (const id of ids) if (!found.has(id)) this.#gone(id);
     }
   }
 
-  #apply(chat: ChatWire): void {
+  async #apply(chat: ChatWire): Promise<void> {
     const before = this.#sent.get(chat.id);
     const kinds = watchEventKinds(before, chat, this.deps.watchingSince());
     if (before !== undefined && kinds.length === 0 && listedKey(before) === listedKey(chat)) return;
+    let toolCalls: PendingToolCall[] = [];
+    if (kinds.includes("action_required")) {
+      try {
+        toolCalls = await this.deps.pendingToolCalls(chat.id);
+      } catch (err) {
+        // Not remembered, so the poll (which re-reads recent changes) sends it again whole.
+        logger.warn("watch_pending_calls_read_failed", { chat_id: chat.id, error: errorText(err) });
+        return;
+      }
+      // The poll and a notification's read may both have got here: only the first sends.
+      if (this.#sent.get(chat.id) !== before) return this.#apply(chat);
+    }
     this.#remember(chat);
-    for (const kind of kinds) this.deps.send({ kind, chat });
+    for (const kind of kinds) this.deps.send(kind === "action_required" ? { kind, chat, tool_calls: toolCalls } : { kind, chat });
   }
 
   /** A chat the watcher was sent is gone (deleted, or its owner left its organization). */

@@ -1,7 +1,8 @@
 /**
  * The chat list watch, `GET /chats/watch` (docs/api.md "Chat list watch"), over the real route and
  * watch object: a user's watch hears of their own chats' creation, renames, status, plan mode,
- * archiving and unarchiving, never of another user's; a change nobody notified (a write straight
+ * archiving and unarchiving, a chat waiting on its client's tools (action_required with the
+ * pending calls), never of another user's; a change nobody notified (a write straight
  * to the database) and a chat deleted underneath arrive by the catch-up poll within
  * CHAT_WATCH_POLL_MS (2 s in this project); a revoked key's socket closes with 4401; the socket
  * quota, the cookie's Origin check and the route's refusals.
@@ -9,7 +10,7 @@
 import { SELF } from "cloudflare:test";
 import { eq, sql } from "drizzle-orm";
 import { describe, it } from "vitest";
-import { chats } from "../../src/db/schema/chats";
+import { chatMessages, chats } from "../../src/db/schema/chats";
 import { createApiKey, TOKEN_LOGIN_TYPE } from "../../src/accounts/api-keys";
 import type { ChatWatchEvent } from "../../src/watch/watch-events";
 import { api, BASE, createTestUser, expectJson, type TestUser, withDb } from "./support/accounts";
@@ -109,6 +110,44 @@ describe.concurrent("the chat list watch", () => {
       .poll(() => w.about(chatId).at(-1), BOUND)
       .toMatchObject({ kind: "title_change", chat: { title: "Written behind its back" } });
     expect(Date.now() - written).toBeLessThan(2_000 + 5_000);
+    w.socket.close(1000);
+  });
+
+  it("sends a chat that waits on its client's tools as action_required with the pending calls, args as JSON strings", async ({
+    expect,
+  }) => {
+    const user = await createTestUser();
+    const w = await watch(user.token);
+    const chatId = await newChat(user);
+    await expect.poll(() => w.about(chatId).length, BOUND).toBe(1);
+    // A turn that stopped on two calls: one of the chat's own client tool, one of a server tool
+    // (answered on the server, so not the client's to run). Written straight to the database, so
+    // the poll brings it, through the same classification and read as a notification.
+    await withDb(async (db) => {
+      await db.insert(chatMessages).values({
+        chatId,
+        role: "assistant",
+        content: [
+          { type: "tool-call", tool_call_id: "call_client", tool_name: "client_lookup", args: { q: "word" } },
+          { type: "tool-call", tool_call_id: "call_server", tool_name: "read_file", args: { path: "/x" } },
+        ] as never,
+      });
+      await db
+        .update(chats)
+        .set({
+          status: "requires_action",
+          unsafeDynamicTools: [{ name: "client_lookup", input_schema: { type: "object" } }],
+          updatedAt: sql`now()`,
+        })
+        .where(eq(chats.id, chatId));
+    });
+    await expect.poll(() => w.about(chatId).at(-1)?.kind, BOUND).toBe("action_required");
+    const event = w.about(chatId).at(-1);
+    expect(event?.chat.status).toBe("requires_action");
+    expect(event?.tool_calls).toEqual([{ tool_call_id: "call_client", tool_name: "client_lookup", args: '{"q":"word"}' }]);
+    // Coder sends this kind instead of a status_change; the other events carry no tool_calls.
+    expect(w.about(chatId).map((e) => e.kind)).toEqual(["created", "action_required"]);
+    expect(w.about(chatId)[0]).not.toHaveProperty("tool_calls");
     w.socket.close(1000);
   });
 

@@ -2,13 +2,15 @@
  * The chat list watch's classification and feed (src/watch/), pure: which kind each change is
  * sent as, a change seen twice (notification and poll) sent once, version-only changes not sent,
  * a vanished chat sent as hard_deleted, reads queued behind one in flight merged, and the poll's
- * cursor stepping back by its overlap.
+ * cursor stepping back by its overlap; a chat that newly waits on its client sent as
+ * action_required with its pending calls, which are read only then.
  */
 import { describe, expect, it } from "vitest";
 import type { ChatWire } from "../../../src/wire/chat-wire";
 import { listedKey, watchEventKinds } from "../../../src/watch/watch-events";
 import { type ChangedChats, WATCH_POLL_OVERLAP_MS, WatchFeed } from "../../../src/watch/watch-feed";
 import type { ChatWatchEvent } from "../../../src/watch/watch-events";
+import type { PendingToolCall } from "../../../src/wire/stream-events";
 
 const T0 = Date.parse("2026-01-01T00:00:00.000Z");
 
@@ -68,6 +70,24 @@ describe("watchEventKinds", () => {
     expect(watchEventKinds(before, chat({ status: "error", title: "T" }), T0)).toEqual(["status_change", "title_change"]);
   });
 
+  it("sends a chat that newly waits on its client as action_required, instead of status_change", () => {
+    const running = chat({ status: "running", history_version: 2 });
+    const waiting = chat({ status: "requires_action", history_version: 3 });
+    expect(watchEventKinds(running, waiting, T0)).toEqual(["action_required"]);
+    expect(watchEventKinds(running, { ...waiting, title: "T", title_source: "generated" }, T0)).toEqual([
+      "action_required",
+      "title_change",
+    ]);
+    // Another round of calls (its history moved) though the listed chat is unchanged; the same round is nothing.
+    expect(watchEventKinds(waiting, { ...waiting, history_version: 5 }, T0)).toEqual(["action_required"]);
+    expect(watchEventKinds(waiting, { ...waiting, snapshot_version: 9 }, T0)).toEqual([]);
+    // First heard of: a new chat is created then waits; an older one just waits.
+    expect(watchEventKinds(undefined, waiting, T0)).toEqual(["created", "action_required"]);
+    expect(watchEventKinds(undefined, waiting, T0 + 3_600_000)).toEqual(["action_required"]);
+    // Leaving requires_action is a status change.
+    expect(watchEventKinds(waiting, chat({ status: "running", history_version: 4 }), T0)).toEqual(["status_change"]);
+  });
+
   it("sends nothing for a change no list shows (versions, the worker, updated_at)", () => {
     const moved = chat({ snapshot_version: 9, history_version: 4, worker_id: "w", updated_at: new Date(T0 + 5).toISOString() });
     expect(watchEventKinds(chat(), moved, T0)).toEqual([]);
@@ -75,8 +95,11 @@ describe("watchEventKinds", () => {
   });
 });
 
-function feedWith(rows: Map<string, ChatWire>) {
+const CALL = { tool_call_id: "call_1", tool_name: "client_lookup", args: '{"q":"x"}' };
+
+function feedWith(rows: Map<string, ChatWire>, pendingCalls: (id: string) => Promise<PendingToolCall[]> = async () => [CALL]) {
   const sent: ChatWatchEvent[] = [];
+  const callReads: string[] = [];
   const reads: string[][] = [];
   const sinces: Date[] = [];
   let now = T0 + 1_000;
@@ -89,12 +112,16 @@ function feedWith(rows: Map<string, ChatWire>) {
       sinces.push(since);
       return { chats: [...rows.values()], readAt: new Date(now), lastChangedAt: null };
     },
+    pendingToolCalls: (id) => {
+      callReads.push(id);
+      return pendingCalls(id);
+    },
     present: async (ids) => new Set(ids.filter((id) => rows.has(id))),
     send: (e) => sent.push(e),
     watchingSince: () => T0,
     now: () => now,
   });
-  return { feed, sent, reads, sinces, tick: (ms: number) => (now += ms) };
+  return { feed, sent, reads, callReads, sinces, tick: (ms: number) => (now += ms) };
 }
 
 describe("WatchFeed", () => {
@@ -112,6 +139,39 @@ describe("WatchFeed", () => {
     await feed.poll();
     expect(sent.map((e) => e.kind)).toEqual(["created", "title_change", "hard_deleted"]);
     expect(sent.at(-1)?.chat.title).toBe("Renamed");
+  });
+
+  it("sends action_required with the pending calls, read only for it, and once though the poll sees it too", async () => {
+    const rows = new Map([["c1", chat({ status: "running" })]]);
+    const { feed, sent, callReads } = feedWith(rows);
+    await feed.changed("c1");
+    rows.set("c1", chat({ status: "requires_action", history_version: 2 }));
+    await Promise.all([feed.changed("c1"), feed.poll()]);
+    await feed.poll();
+    expect(sent.map((e) => e.kind)).toEqual(["created", "action_required"]);
+    expect(sent[1]?.tool_calls).toEqual([CALL]);
+    expect(sent[0]).not.toHaveProperty("tool_calls");
+    rows.set("c1", chat({ status: "running", history_version: 3 }));
+    await feed.changed("c1");
+    expect(sent.map((e) => e.kind)).toEqual(["created", "action_required", "status_change"]);
+    expect(callReads.length).toBeGreaterThanOrEqual(1);
+    expect(callReads.every((id) => id === "c1")).toBe(true);
+    expect(callReads.length).toBeLessThanOrEqual(2);
+  });
+
+  it("leaves a chat whose pending calls could not be read for the poll to send again", async () => {
+    const rows = new Map([["c1", chat({ status: "requires_action", history_version: 2 })]]);
+    let fail = true;
+    const { feed, sent } = feedWith(rows, async () => {
+      if (fail) throw new Error("db down");
+      return [CALL];
+    });
+    await feed.changed("c1");
+    expect(sent).toEqual([]);
+    fail = false;
+    await feed.poll();
+    expect(sent.map((e) => e.kind)).toEqual(["created", "action_required"]);
+    expect(sent[1]?.tool_calls).toEqual([CALL]);
   });
 
   it("merges notifications that arrive while a read is in flight into one read", async () => {
