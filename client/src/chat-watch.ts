@@ -175,13 +175,14 @@ export class ChatWatch {
 
 /**
  * A chat list with one watch event folded in: `created` and the changes replace or add the chat,
- * `deleted` (archived) and `hard_deleted` remove it, unless `archived` lists archived chats, where
- * archiving adds it and unarchiving (`created` of an unarchived chat) removes it. Newest first.
+ * `deleted` removes it, unless `archived` lists archived chats, where archiving adds it and
+ * unarchiving (`created` of an unarchived chat) removes it; a chat that is `gone` leaves both.
+ * Newest first.
  */
 export function applyWatchEvent(list: readonly Chat[], event: ChatWatchEvent, { archived = false } = {}): Chat[] {
   const chat = event.chat as Chat;
   const rest = list.filter((c) => c.id !== chat.id);
-  const belongs = event.kind !== "hard_deleted" && chat.archived === archived;
+  const belongs = event.gone !== true && chat.archived === archived;
   if (!belongs) return rest.length === list.length ? [...list] : rest;
   const next = [...rest, chat];
   return next.sort((a, b) => (a.created_at === b.created_at ? b.id.localeCompare(a.id) : b.created_at.localeCompare(a.created_at)));

@@ -8,15 +8,7 @@
 import type { ChatWire } from "../wire/chat-wire";
 import type { PendingToolCall } from "../wire/stream-events";
 
-export const CHAT_WATCH_EVENT_KINDS = [
-  "created",
-  "status_change",
-  "action_required",
-  "title_change",
-  "summary_change",
-  "deleted",
-  "hard_deleted",
-] as const;
+export const CHAT_WATCH_EVENT_KINDS = ["created", "status_change", "action_required", "title_change", "summary_change", "deleted"] as const;
 
 export type ChatWatchEventKind = (typeof CHAT_WATCH_EVENT_KINDS)[number];
 
@@ -28,6 +20,12 @@ export interface ChatWatchEvent {
   chat: ChatWire;
   /** On `action_required` only: the pending client tool calls, `args` a JSON string (as /stream's). */
   tool_calls?: PendingToolCall[];
+  /**
+   * On `deleted` only, when the chat no longer exists (or its owner left its organization) rather
+   * than was archived; `chat` is the last one sent. Coder's kinds have no hard delete: its clients
+   * read `deleted` as "leaves the list", which is right for both, and ignore the extra field.
+   */
+  gone?: true;
 }
 
 /**

@@ -132,7 +132,7 @@ export class WatchFeed {
     const last = this.#sent.get(id);
     if (last === undefined) return;
     this.#sent.delete(id);
-    this.deps.send({ kind: "hard_deleted", chat: last });
+    this.deps.send({ kind: "deleted", chat: last, gone: true });
   }
 
   #remember(chat: ChatWire): void {

@@ -151,13 +151,14 @@ describe.concurrent("the chat list watch", () => {
     w.socket.close(1000);
   });
 
-  it("tells the watcher of a chat deleted underneath it (hard_deleted), by the poll", async ({ expect }) => {
+  it("tells the watcher of a chat deleted underneath it (deleted, gone), by the poll", async ({ expect }) => {
     const user = await createTestUser();
     const w = await watch(user.token);
     const chatId = await newChat(user);
     await expect.poll(() => w.about(chatId).length, BOUND).toBe(1);
     await withDb((db) => db.delete(chats).where(eq(chats.id, chatId)));
-    await expect.poll(() => w.about(chatId).at(-1)?.kind, BOUND).toBe("hard_deleted");
+    await expect.poll(() => w.about(chatId).at(-1)?.kind, BOUND).toBe("deleted");
+    expect(w.about(chatId).at(-1)).toMatchObject({ gone: true, chat: { id: chatId, archived: false } });
     w.socket.close(1000);
   });
 

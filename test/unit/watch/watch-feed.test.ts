@@ -1,7 +1,7 @@
 /**
  * The chat list watch's classification and feed (src/watch/), pure: which kind each change is
  * sent as, a change seen twice (notification and poll) sent once, version-only changes not sent,
- * a vanished chat sent as hard_deleted, reads queued behind one in flight merged, and the poll's
+ * a vanished chat sent as deleted and gone, reads queued behind one in flight merged, and the poll's
  * cursor stepping back by its overlap; a chat that newly waits on its client sent as
  * action_required with its pending calls, which are read only then.
  */
@@ -125,7 +125,7 @@ function feedWith(rows: Map<string, ChatWire>, pendingCalls: (id: string) => Pro
 }
 
 describe("WatchFeed", () => {
-  it("sends a change once though both a notification and the poll see it, and a vanished chat as hard_deleted", async () => {
+  it("sends a change once though both a notification and the poll see it, and a vanished chat as deleted and gone", async () => {
     const rows = new Map([["c1", chat()]]);
     const { feed, sent } = feedWith(rows);
     await feed.changed("c1");
@@ -137,8 +137,9 @@ describe("WatchFeed", () => {
     expect(sent.map((e) => e.kind)).toEqual(["created", "title_change"]);
     rows.delete("c1");
     await feed.poll();
-    expect(sent.map((e) => e.kind)).toEqual(["created", "title_change", "hard_deleted"]);
-    expect(sent.at(-1)?.chat.title).toBe("Renamed");
+    expect(sent.map((e) => e.kind)).toEqual(["created", "title_change", "deleted"]);
+    expect(sent.at(-1)).toMatchObject({ gone: true, chat: { title: "Renamed" } });
+    expect(sent[1]).not.toHaveProperty("gone");
   });
 
   it("sends action_required with the pending calls, read only for it, and once though the poll sees it too", async () => {
