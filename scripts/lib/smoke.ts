@@ -48,7 +48,7 @@ interface Chat {
   id: string;
   status: string;
   archived: boolean;
-  last_error: string | null;
+  last_error: { message: string } | null;
 }
 
 interface ChatMessage {

@@ -7,6 +7,7 @@ import { McpServerIdsField } from "./mcp-server-schemas";
 import { REASONING_EFFORTS } from "../model-configs/options";
 import { LIST_CHATS_MAX_OFFSET } from "../chats/queries";
 import { CHAT_CLIENT_TYPES } from "../db/schema/chats";
+import { CODER_ERROR_KINDS } from "../wire/error-kind";
 
 /** Limits on what one request may carry; the body limit bounds the bytes as well. */
 export const MAX_TEXT_PART_CHARS = 1_000_000;
@@ -90,6 +91,34 @@ const labels = z
 const reasoningEffort = z.enum(REASONING_EFFORTS);
 const timestamp = z.string().openapi({ format: "date-time" });
 
+/** Coder's `ChatError` (the `error` stream event carries the same object), plus this service's `reason`. */
+export const ChatErrorSchema = z
+  .object({
+    message: z.string(),
+    detail: z.string().nullable(),
+    kind: z.enum(CODER_ERROR_KINDS).openapi({ description: "Coder's error kind" }),
+    reason: z.string().openapi({ description: "This service's finer classification, e.g. `server`, `network`, `generation_failed`" }),
+    provider: z.string().nullable(),
+    retryable: z.boolean(),
+    status_code: z.number().int().nullable(),
+  })
+  .openapi("ChatError");
+
+/**
+ * Plan mode in a request: Coder's `"plan"` (on) or `""` (off), or this service's boolean; null or
+ * left out changes nothing (docs/plan-mode.md).
+ */
+const planModeInput = z
+  .union([z.enum(["plan", ""]), z.boolean()])
+  .nullable()
+  .openapi({ description: '`plan` or `true` turns plan mode on; `""` or `false` turns it off' });
+
+/** A request's plan mode as on or off; undefined when the request leaves it unchanged. */
+export function planModeOf(value: z.infer<typeof planModeInput> | undefined): boolean | undefined {
+  if (value === undefined || value === null) return undefined;
+  return value === true || value === "plan";
+}
+
 /** The fields every chat has, a subagent inside its parent's `children` included. */
 const chatFields = {
   id: z.uuid(),
@@ -107,7 +136,9 @@ const chatFields = {
   summary_updated_at: timestamp.nullable(),
   status: z.enum(["waiting", "running", "interrupting", "requires_action", "error"]),
   archived: z.boolean(),
-  last_error: z.string().nullable(),
+  last_error: ChatErrorSchema.nullable().openapi({
+    description: "Coder's `ChatError`: why the chat is in `error`; null when it has no error",
+  }),
   labels: z.record(z.string(), z.string()),
   pin_order: z.number().int(),
   last_model_config_id: z.uuid().nullable(),
@@ -116,7 +147,7 @@ const chatFields = {
   /** The organization MCP servers the chat's model may call (docs/mcp.md). */
   mcp_server_ids: z.array(z.uuid()),
   /** Plan mode (docs/plan-mode.md): the model is told to plan and offered read-only tools only. */
-  plan_mode: z.boolean(),
+  plan_mode: z.enum(["plan", ""]).openapi({ description: "Coder's `ChatPlanMode`: `plan` when plan mode is on, empty when off" }),
   snapshot_version: z.number().int(),
   history_version: z.number().int(),
   queue_version: z.number().int(),
@@ -232,7 +263,7 @@ export const CreateChatBody = z
     project_id: z.uuid().optional(),
     mcp_server_ids: McpServerIdsField.optional(),
     /** Start in plan mode (docs/plan-mode.md). */
-    plan_mode: z.boolean().optional(),
+    plan_mode: planModeInput.optional(),
     /** Coder's: `ui` from a browser app, `api` (the default) from anything else; shown as the chat's client_type. */
     client_type: z.enum(CHAT_CLIENT_TYPES).optional(),
   })
@@ -252,7 +283,7 @@ export const UpdateChatBody = z
     /** Replaces the chat's MCP servers from its next step on; `[]` removes them all. */
     mcp_server_ids: McpServerIdsField.optional(),
     /** Plan mode on or off, from the chat's next step on (docs/plan-mode.md). */
-    plan_mode: z.boolean().optional(),
+    plan_mode: planModeInput.optional(),
   })
   .refine((b) => !b.interrupt || b.archived === true, { message: "interrupt is only allowed with archived: true", path: ["interrupt"] })
   .openapi("UpdateChatRequest");

@@ -16,7 +16,7 @@ import { answered, chatObjectOf, senderOf } from "./chat-object-calls";
 import { ApiError } from "../http/errors";
 import { requestDb } from "../http/request-db";
 import { createRouter, errorResponses, jsonBody, jsonContent } from "../http/router";
-import { ChatParams, ChatSchema, CreateChatBody, ListChatsQuery, UpdateChatBody } from "./chat-schemas";
+import { ChatParams, ChatSchema, CreateChatBody, ListChatsQuery, planModeOf, UpdateChatBody } from "./chat-schemas";
 
 export const chats = createRouter();
 
@@ -48,7 +48,7 @@ chats.openapi(create, async (c) => {
       unsafeDynamicTools: body.unsafe_dynamic_tools,
       projectId: body.project_id,
       mcpServerIds: body.mcp_server_ids,
-      planMode: body.plan_mode,
+      planMode: planModeOf(body.plan_mode),
       clientType: body.client_type,
     }),
   );
@@ -153,7 +153,7 @@ chats.openapi(update, async (c) => {
       labels: body.labels,
       pinOrder: body.pin_order,
       mcpServerIds: body.mcp_server_ids,
-      planMode: body.plan_mode,
+      planMode: planModeOf(body.plan_mode),
     }),
   );
   return c.body(null, 204);

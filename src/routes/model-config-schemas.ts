@@ -3,6 +3,7 @@
  * model discovery.
  */
 import { z } from "@hono/zod-openapi";
+import { DEFAULT_COMPRESSION_THRESHOLD_PERCENT } from "../llm/compaction/trigger";
 import type { ModelConfigRow } from "../model-configs/configs";
 import { effortRank, REASONING_EFFORTS } from "../model-configs/options";
 import { MAX_PRICE_MICROS, pricingOf } from "../model-configs/pricing";
@@ -145,9 +146,18 @@ export const UnsupportedProviderSchema = z.object({ provider: z.string(), displa
 /**
  * A model config as `GET .../chats/models` lists it: the config plus the fields of Coder's
  * `ChatModel` that it names differently (`ai_provider_id` is `provider_id`, `model_config` is
- * `options`) and the efforts a user may pick, up to the config's maximum.
+ * `options`) and the efforts a user may pick, up to the config's maximum. `context_limit` and
+ * `compression_threshold` are numbers, as Coder's types say: the values a turn works with when the
+ * config leaves them unset (0: an unknown window; the default threshold).
  */
 export const ChatModelSchema = ModelConfigSchema.extend({
+  context_limit: z.number().int().openapi({ description: "Tokens in the model's window; 0 when the config does not know it" }),
+  compression_threshold: z
+    .number()
+    .int()
+    .openapi({
+      description: `Percent of the window at which a chat is compacted; the default ${DEFAULT_COMPRESSION_THRESHOLD_PERCENT} when the config leaves it unset`,
+    }),
   ai_provider_id: z.uuid(),
   model_config: ModelConfigOptionsSchema,
   reasoning_efforts: z.array(effort),
@@ -189,6 +199,9 @@ export function chatModelJson(row: ModelConfigRow): ChatModelJson {
   const max = config.options.reasoning_effort?.max;
   return {
     ...config,
+    // An unknown window is 0, Go's zero value for Coder's int64 (no chat trigger compacts then).
+    context_limit: config.context_limit ?? 0,
+    compression_threshold: config.compression_threshold ?? DEFAULT_COMPRESSION_THRESHOLD_PERCENT,
     ai_provider_id: config.provider_id,
     model_config: config.options,
     reasoning_efforts: max === undefined ? [] : REASONING_EFFORTS.filter((e) => effortRank(e) <= effortRank(max)),

@@ -8,14 +8,14 @@
  */
 import type { Pool, PoolClient } from "@neondatabase/serverless";
 import { type ChatVersions, versionsFromRow } from "../chatstate/index";
-import { coderErrorKind } from "../wire/error-kind";
-import type { PendingToolCall, StreamErrorPayload } from "../wire/stream-events";
+import { errorPayloadOf } from "../wire/chat-error";
+import type { PendingToolCall } from "../wire/stream-events";
 import type { SyncChatRow, SyncReadCursors, SyncSnapshot } from "./sync-snapshot";
 import { ACTIVE_TAIL_SQL } from "../chats/active-tail";
 import { pendingClientCalls } from "../chats/pending-client-calls";
 import { inTransaction } from "../db/transaction";
 import { chatFromRaw, messageFromRaw, queuedFromRaw, type RawRow } from "../db/rows";
-import type { ChatRow, LastErrorDetail } from "../db/schema/chats";
+import type { ChatRow } from "../db/schema/chats";
 import { messageToWire, queuedToWire, type ChatMessageWire, type ChatQueuedMessageWire } from "../wire/chat-wire";
 
 /** The chat columns a Sync reads: the versions, and what its events carry. */
@@ -46,25 +46,6 @@ const SYNC_HINTS_SQL = `
          retry_state_version, generation_attempt, status, worker_id
   FROM chats
   WHERE id = ANY($1::uuid[])`;
-
-/**
- * The `error` event's payload for a chat's persisted error; null when it has none. `kind` is
- * Coder's, `reason` ours; errors without structured detail (no model configured, a reconciled
- * state) have the reason "generation_failed".
- */
-export function errorPayloadOf(lastError: string | null, detail: LastErrorDetail | null = null): StreamErrorPayload | null {
-  if (lastError === null) return null;
-  const reason = detail?.kind ?? "generation_failed";
-  return {
-    message: lastError,
-    detail: detail?.detail ?? null,
-    kind: coderErrorKind(reason),
-    reason,
-    provider: detail?.provider ?? null,
-    retryable: detail?.retryable ?? false,
-    status_code: detail?.status_code ?? null,
-  };
-}
 
 function syncChatRow(chat: SyncChatFields): SyncChatRow {
   return { ...versionsFromRow(chat), retryState: chat.retryState, error: errorPayloadOf(chat.lastError, chat.lastErrorDetail) };

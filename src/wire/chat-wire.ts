@@ -1,5 +1,6 @@
 /** Rows to the snake_case wire shapes of docs/api.md (`Chat`, `ChatMessage`, `ChatQueuedMessage`). */
 import type { ChatClientType, ChatMessageRole, ChatMessageRow, ChatQueuedMessageRow, ChatRow, RetryState } from "../db/schema/chats";
+import { type ChatErrorWire, errorPayloadOf } from "./chat-error";
 import { type ChatMessagePartWire, partsToWire } from "./message-part";
 import { type ChatMessageUsageWire, usageToWire } from "./usage-wire";
 
@@ -19,15 +20,16 @@ export interface ChatWire {
   summary_updated_at: string | null;
   status: ChatRow["status"];
   archived: boolean;
-  last_error: string | null;
+  /** Coder's `ChatError`: the failure that put the chat in `error`; null when none. */
+  last_error: ChatErrorWire | null;
   labels: Record<string, string>;
   pin_order: number;
   last_model_config_id: string | null;
   last_reasoning_effort: string | null;
   project_id: string | null;
   mcp_server_ids: string[];
-  /** Plan mode (docs/plan-mode.md): the model plans with read-only tools. */
-  plan_mode: boolean;
+  /** Plan mode (docs/plan-mode.md), as Coder's string: `"plan"` when on, `""` when off. */
+  plan_mode: PlanModeWire;
   snapshot_version: number;
   history_version: number;
   queue_version: number;
@@ -47,6 +49,11 @@ export interface ChatWire {
   /** Coder's: a root chat's subagents, newest first; always empty for a subagent. */
   children: ChildChatWire[];
 }
+
+/** Coder's `ChatPlanMode`: a string, empty when plan mode is off. */
+export type PlanModeWire = "plan" | "";
+
+export const planModeToWire = (on: boolean): PlanModeWire => (on ? "plan" : "");
 
 /** A subagent inside its parent's `children`: a whole chat, whose own children list is empty. */
 export type ChildChatWire = Omit<ChatWire, "children"> & { children: never[] };
@@ -114,14 +121,14 @@ function chatFields(c: ChatRow, hasUnread: boolean): Omit<ChatWire, "children"> 
     summary_updated_at: iso(c.summaryUpdatedAt),
     status: c.status,
     archived: c.archived,
-    last_error: c.lastError,
+    last_error: errorPayloadOf(c.lastError, c.lastErrorDetail),
     labels: c.labels,
     pin_order: c.pinOrder,
     last_model_config_id: c.lastModelConfigId,
     last_reasoning_effort: c.lastReasoningEffort,
     project_id: c.projectId,
     mcp_server_ids: c.mcpServerIds,
-    plan_mode: c.planMode,
+    plan_mode: planModeToWire(c.planMode),
     snapshot_version: c.snapshotVersion,
     history_version: c.historyVersion,
     queue_version: c.queueVersion,

@@ -6,21 +6,11 @@
 import type { ChatStatus } from "../chatstate/states";
 import type { ChatMessageWire, ChatQueuedMessageWire } from "./chat-wire";
 import type { RetryState } from "../db/schema/chats";
-import type { CoderErrorKind } from "./error-kind";
+import type { ChatErrorWire } from "./chat-error";
 import type { StreamPart } from "./stream-part";
 
-/** The chat's persisted error, as the `error` event carries it. */
-export interface StreamErrorPayload {
-  message: string;
-  detail: string | null;
-  /** One of Coder's kinds (./error-kind.ts). */
-  kind: CoderErrorKind;
-  /** This service's finer classification, e.g. `server`, `network`, `context_overflow`. */
-  reason: string;
-  provider: string | null;
-  retryable: boolean;
-  status_code: number | null;
-}
+/** The chat's persisted error, as the `error` event carries it: the chat's `last_error`. */
+export type StreamErrorPayload = ChatErrorWire;
 
 /**
  * Why the server is closing the stream (1011 or 4404), sent as the last frame before the close: an

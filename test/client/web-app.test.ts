@@ -230,7 +230,7 @@ describe("the web app in Chromium", () => {
     await other.updateChat({ chat: made.id, body: { archived: true } });
     await expect.poll(() => inList(made.id).count(), WAIT).toBe(0);
     // The open chat's heading and plan badge follow the watch too.
-    await other.updateChat({ chat: opened.id, body: { title: "heading from the watch", plan_mode: true } });
+    await other.updateChat({ chat: opened.id, body: { title: "heading from the watch", plan_mode: "plan" } });
     await expect.poll(() => page.locator('section.chat[aria-label="Chat heading from the watch"]').count(), WAIT).toBe(1);
     await expect.poll(() => inList(opened.id).textContent(), WAIT).toBe("heading from the watch");
     // Longer than the old 3 s poll: still no read of the list.

@@ -21,8 +21,8 @@ describe("lifecycle hooks", () => {
     await script(u, "post_tool_use", { body: { decision: "allow" } });
     const id = await started(u, `/tool read_memory {"name":"x"}`, { project_id: project });
     const failed = await until(u, id, "error");
-    expect(failed.last_error).toContain("invalid response to post_tool_use");
-    expect(failed.last_error).toContain("post_tool_use does not accept a decision");
+    expect(failed.last_error?.message).toContain("invalid response to post_tool_use");
+    expect(failed.last_error?.message).toContain("post_tool_use does not accept a decision");
     await script(u, "post_tool_use", null);
     expect((await send(u, id, `retry ${nonce()}`)).status).toBe(200);
     const recovered = await until(u, id, "waiting");
@@ -36,7 +36,7 @@ describe("lifecycle hooks", () => {
     await script(u, "stop", { close: true });
     expect((await send(u, id, "second")).status).toBe(200);
     const failed = await until(u, id, "error");
-    expect(failed.last_error).toContain("could not be reached for stop");
+    expect(failed.last_error?.message).toContain("could not be reached for stop");
     await script(u, "stop", null);
     expect((await send(u, id, "third")).status).toBe(200);
     await until(u, id, "waiting");

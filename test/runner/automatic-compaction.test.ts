@@ -129,7 +129,7 @@ describe("automatic compaction", () => {
     await until(u, id, "waiting");
     await send(u, id, `next ${nonce()}`);
     const chat = await until(u, id, "error");
-    expect(chat.last_error).toMatch(/^Compaction failed: .*400/);
+    expect(chat.last_error?.message).toMatch(/^Compaction failed: .*400/);
     expect(summaries(await storedRows(id))).toEqual([]);
   });
 
@@ -185,9 +185,9 @@ describe("automatic compaction", () => {
 
     await send(u, id, `hello ${nonce()}`);
     const failed = await until(u, id, "error");
-    expect(failed.last_error).toMatch(/still over its compaction limit/);
-    expect(failed.last_error).toMatch(/raise your compaction threshold/);
-    expect(failed.last_error).not.toMatch(/organization admin/);
+    expect(failed.last_error?.message).toMatch(/still over its compaction limit/);
+    expect(failed.last_error?.message).toMatch(/raise your compaction threshold/);
+    expect(failed.last_error?.message).not.toMatch(/organization admin/);
     expect(summaries(await storedRows(id))).toHaveLength(1);
 
     // A summary recorded under another threshold is not a failed compaction: 12% (960) compacts again.

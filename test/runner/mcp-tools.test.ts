@@ -62,8 +62,9 @@ async function messagesOf(user: TestUser, id: string): Promise<Message[]> {
   return (await expectJson<{ messages: Message[] }>(await api(`/chats/${id}/messages`, { token: user.token }), 200)).messages;
 }
 
-async function untilWaiting(user: TestUser, id: string): Promise<{ status: string; last_error: string | null }> {
-  const read = async () => expectJson<{ status: string; last_error: string | null }>(await api(`/chats/${id}`, { token: user.token }), 200);
+async function untilWaiting(user: TestUser, id: string): Promise<{ status: string; last_error: { message: string } | null }> {
+  const read = async () =>
+    expectJson<{ status: string; last_error: { message: string } | null }>(await api(`/chats/${id}`, { token: user.token }), 200);
   await expect.poll(async () => (await read()).status, { timeout: 30_000, interval: 100 }).toBe("waiting");
   return read();
 }

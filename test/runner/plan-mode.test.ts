@@ -41,7 +41,10 @@ async function register(admin: TestUser): Promise<string> {
   ).id;
 }
 
-async function chat(user: TestUser, id: string): Promise<{ status: string; plan_mode: boolean; last_error: string | null }> {
+async function chat(
+  user: TestUser,
+  id: string,
+): Promise<{ status: string; plan_mode: "plan" | ""; last_error: { message: string } | null }> {
   return expectJson(await api(`/chats/${id}`, { token: user.token }), 200);
 }
 
@@ -57,11 +60,12 @@ describe("plan mode", () => {
   it("tells the model it is planning and offers read-only tools only; a switch applies from the next step and reaches the stream", async () => {
     const u = await userWithModel({ role: "admin" });
     const server = await register(u);
-    const created = await expectJson<{ id: string; plan_mode: boolean }>(
-      await api("/chats", { token: u.token, body: { content: [], mcp_server_ids: [server], plan_mode: true } }),
+    // Coder's form: the string "plan" turns it on, "" turns it off, and the chat shows the same.
+    const created = await expectJson<{ id: string; plan_mode: string }>(
+      await api("/chats", { token: u.token, body: { content: [], mcp_server_ids: [server], plan_mode: "plan" } }),
       201,
     );
-    expect(created.plan_mode).toBe(true);
+    expect(created.plan_mode).toBe("plan");
     const id = created.id;
 
     const planning = nonce();
@@ -73,14 +77,14 @@ describe("plan mode", () => {
 
     const watch = await openWatch(u);
     try {
-      await expectJson(await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { plan_mode: false } }), 204);
+      await expectJson(await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { plan_mode: "" } }), 204);
       // Plan mode has no kind of its own in Coder's list: the whole chat as a status_change (or
       // `created`, when the watch first hears of a chat made within the last moments).
-      await watch.until(id, (e) => ["status_change", "created"].includes(e.kind) && e.chat.plan_mode === false);
+      await watch.until(id, (e) => ["status_change", "created"].includes(e.kind) && e.chat.plan_mode === "");
     } finally {
       watch.ws.close();
     }
-    expect((await chat(u, id)).plan_mode).toBe(false);
+    expect((await chat(u, id)).plan_mode).toBe("");
 
     const acting = nonce();
     await turn(u, id, `/offered-tools ${acting}`);
@@ -123,8 +127,13 @@ describe("plan mode", () => {
     const bad = await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { plan_mode: 1, title: "not written" } });
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ code: "validation_failed" });
-    const read = await expectJson<{ plan_mode: boolean; title: string }>(await api(`/chats/${id}`, { token: u.token }), 200);
-    expect(read.plan_mode).toBe(false);
+    const read = await expectJson<{ plan_mode: string; title: string }>(await api(`/chats/${id}`, { token: u.token }), 200);
+    expect(read.plan_mode).toBe("");
     expect(read.title).not.toBe("not written");
+
+    // This service's boolean still switches it; null (Coder's nil pointer) leaves it as it is.
+    await expectJson(await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { plan_mode: true } }), 204);
+    await expectJson(await api(`/chats/${id}`, { method: "PATCH", token: u.token, body: { plan_mode: null, title: "kept" } }), 204);
+    expect(await expectJson(await api(`/chats/${id}`, { token: u.token }), 200)).toMatchObject({ plan_mode: "plan", title: "kept" });
   });
 });

@@ -14,7 +14,7 @@ import { modelUsers, releaseChatsOf } from "./support/model-user";
 
 interface Chat {
   status: string;
-  last_error: string | null;
+  last_error: { message: string } | null;
   generation_attempt: number;
 }
 
@@ -113,8 +113,10 @@ describe("provider API keys at rest", () => {
     // Refused while the call is prepared, so it is not retried: at most the attempt the send
     // recorded for the runner's first call with its acquisition (acquire-in-command.ts), unused.
     expect(chat.generation_attempt).toBeLessThanOrEqual(1);
-    expect(chat.last_error).toMatch(/API key of provider "keyed-\w+" cannot be opened with CHAT_SECRETS_KEYS \(unknown_secret_key\)/);
-    expect(chat.last_error).not.toContain(key);
+    expect(chat.last_error?.message).toMatch(
+      /API key of provider "keyed-\w+" cannot be opened with CHAT_SECRETS_KEYS \(unknown_secret_key\)/,
+    );
+    expect(chat.last_error?.message).not.toContain(key);
     expect(await turnRequestsWith(tag)).toEqual([]);
   });
 });

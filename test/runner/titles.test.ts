@@ -27,7 +27,7 @@ interface Chat {
   title: string;
   title_source: string;
   title_updated_at: string;
-  last_error: string | null;
+  last_error: { message: string } | null;
   summary: string | null;
   last_turn_summary: string | null;
 }

@@ -14,7 +14,7 @@ import { turnRequestsWith } from "../support/fake-model-requests";
 interface Chat {
   id: string;
   status: string;
-  last_error: string | null;
+  last_error: { message: string } | null;
   retry_state: unknown;
   generation_attempt: number;
   requires_action_deadline_at: string | null;
@@ -132,7 +132,7 @@ describe("a chat runs by itself", () => {
     const u = await userWithModel();
     const id = await start(u, `/error 503 always-${nonce()}`);
     const chat = await until(u, id, "error");
-    expect(chat.last_error).toMatch(/503/);
+    expect(chat.last_error?.message).toMatch(/503/);
     expect(chat.generation_attempt).toBe(3);
   });
 
@@ -140,7 +140,7 @@ describe("a chat runs by itself", () => {
     const u = await userWithModel();
     const id = await start(u, `/error 400 ${nonce()}`);
     const chat = await until(u, id, "error");
-    expect(chat.last_error).toMatch(/400/);
+    expect(chat.last_error?.message).toMatch(/400/);
     expect(chat.generation_attempt).toBe(1);
   });
 

@@ -38,7 +38,7 @@ async function send(u: TestUser, chatId: string, text: string): Promise<void> {
 
 async function settled(u: TestUser, chatId: string): Promise<{ role: string; content: SourcePart[] }[]> {
   const chat = async () =>
-    expectJson<{ status: string; last_error: string | null }>(await api(`/chats/${chatId}`, { token: u.token }), 200);
+    expectJson<{ status: string; last_error: { message: string } | null }>(await api(`/chats/${chatId}`, { token: u.token }), 200);
   await expect.poll(async () => (await chat()).status, { timeout: 20_000, interval: 100 }).toBe("waiting");
   expect((await chat()).last_error).toBeNull();
   return (

@@ -70,8 +70,8 @@ describe.concurrent("the chat list watch", () => {
 
     await patch(alice, chatId, { title: "Renamed" });
     await expect.poll(() => w.about(chatId).at(-1), BOUND).toMatchObject({ kind: "title_change", chat: { title: "Renamed" } });
-    await patch(alice, chatId, { plan_mode: true });
-    await expect.poll(() => w.about(chatId).at(-1), BOUND).toMatchObject({ kind: "status_change", chat: { plan_mode: true } });
+    await patch(alice, chatId, { plan_mode: "plan" });
+    await expect.poll(() => w.about(chatId).at(-1), BOUND).toMatchObject({ kind: "status_change", chat: { plan_mode: "plan" } });
     await patch(alice, chatId, { archived: true });
     await expect.poll(() => w.about(chatId).at(-1), BOUND).toMatchObject({ kind: "deleted", chat: { archived: true } });
     await patch(alice, chatId, { archived: false });

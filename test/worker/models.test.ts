@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { DEFAULT_COMPRESSION_THRESHOLD_PERCENT } from "../../src/llm/compaction/trigger";
 import { api, createOrg, createTestUser, expectJson, unique } from "./support/accounts";
 
 /** Coder's OrganizationChatModelsResponse, as much of it as these tests read. */
@@ -48,6 +49,10 @@ describe("GET /organizations/{org}/chats/models", () => {
       options,
       model_config: options,
       reasoning_efforts: ["none", "minimal", "low", "medium", "high"],
+      // Numbers, as Coder's ChatModel has them, for a config that sets neither: an unknown window
+      // is 0, and the threshold the chat trigger uses by default.
+      context_limit: 0,
+      compression_threshold: DEFAULT_COMPRESSION_THRESHOLD_PERCENT,
     });
     const byId = new Map(body.providers.map((p) => [p.id, p]));
     expect(byId.get(withKey)).toEqual({

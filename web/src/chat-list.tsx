@@ -108,7 +108,7 @@ export function ChatList(props: {
  * label, `last_turn_summary`); the summary of the whole chat is the line's tooltip.
  */
 function ChatSubtitle({ chat }: { chat: Chat }) {
-  const text = chat.status === "error" && chat.last_error ? chat.last_error : chat.last_turn_summary?.trim();
+  const text = chat.status === "error" && chat.last_error ? chat.last_error.message : chat.last_turn_summary?.trim();
   if (!text) return null;
   return (
     <span className={chat.status === "error" ? "subtitle subtitle-error" : "subtitle"} title={chat.summary ?? undefined}>

@@ -72,7 +72,7 @@ export function ChatView(props: {
   const summary = chat?.summary ?? null;
   const busy = status === "running" || status === "interrupting" || status === "requires_action";
   // Plan mode (docs/plan-mode.md): as the watch or this view's own switch last left the chat.
-  const planMode = chat?.plan_mode ?? false;
+  const planMode = chat?.plan_mode === "plan";
   return (
     <section className="chat" aria-label={`Chat ${title}`}>
       <header className="chat-head">
@@ -102,7 +102,7 @@ export function ChatView(props: {
             type="button"
             aria-pressed={planMode}
             title="Plan mode: the model plans with read-only tools only"
-            onClick={() => act(() => updateThenRead({ plan_mode: !planMode }))}
+            onClick={() => act(() => updateThenRead({ plan_mode: planMode ? "" : "plan" }))}
           >
             Plan
           </button>

@@ -9,7 +9,7 @@ import type { StoredRow } from "./compaction-models";
 export interface Chat {
   id: string;
   status: string;
-  last_error: string | null;
+  last_error: { message: string } | null;
 }
 
 export const nonce = () => crypto.randomUUID().slice(0, 8);

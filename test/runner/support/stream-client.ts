@@ -94,7 +94,7 @@ export interface WatchEvent {
     summary: string | null;
     last_turn_summary: string | null;
     summary_updated_at: string | null;
-    plan_mode: boolean;
+    plan_mode: "plan" | "";
     status: string;
     has_unread: boolean;
   };

@@ -19,7 +19,7 @@ export interface Message {
 export interface Chat {
   id: string;
   status: string;
-  last_error: string | null;
+  last_error: { message: string } | null;
   archived?: boolean;
   worker_id?: string | null;
   has_unread?: boolean;

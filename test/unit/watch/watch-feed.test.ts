@@ -36,7 +36,7 @@ function chat(over: Partial<ChatWire> = {}): ChatWire {
     last_reasoning_effort: null,
     project_id: null,
     mcp_server_ids: [],
-    plan_mode: false,
+    plan_mode: "",
     has_unread: false,
     client_type: "api",
     shared: false,
@@ -64,7 +64,7 @@ describe("watchEventKinds", () => {
     expect(watchEventKinds(before, chat({ status: "running", snapshot_version: 2 }), T0)).toEqual(["status_change"]);
     expect(watchEventKinds(before, chat({ title: "T", title_source: "generated" }), T0)).toEqual(["title_change"]);
     expect(watchEventKinds(before, chat({ summary: "s", last_turn_summary: "l" }), T0)).toEqual(["summary_change"]);
-    expect(watchEventKinds(before, chat({ plan_mode: true }), T0)).toEqual(["status_change"]);
+    expect(watchEventKinds(before, chat({ plan_mode: "plan" }), T0)).toEqual(["status_change"]);
     expect(watchEventKinds(before, chat({ archived: true }), T0)).toEqual(["deleted"]);
     expect(watchEventKinds(chat({ archived: true }), before, T0)).toEqual(["created"]);
     expect(watchEventKinds(before, chat({ status: "error", title: "T" }), T0)).toEqual(["status_change", "title_change"]);

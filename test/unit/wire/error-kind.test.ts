@@ -3,7 +3,7 @@ import { describe, expect, it } from "vitest";
 import { MODEL_ERROR_KINDS } from "../../../src/llm/model-call-error";
 import { retryPayload } from "../../../src/llm/retry";
 import { ModelCallError } from "../../../src/llm/model-call-error";
-import { errorPayloadOf } from "../../../src/stream/sync-reads";
+import { errorPayloadOf } from "../../../src/wire/chat-error";
 import { CODER_ERROR_KINDS, coderErrorKind } from "../../../src/wire/error-kind";
 
 describe("coderErrorKind", () => {
