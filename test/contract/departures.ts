@@ -12,7 +12,18 @@ export interface Departure {
   why: string;
 }
 
-export const DELIBERATE_DEPARTURES: readonly Departure[] = [];
+export const DELIBERATE_DEPARTURES: readonly Departure[] = [
+  {
+    // Every chat read and frame: GET/POST /chats, the chat routes that answer a Chat, /chats/watch.
+    where: /./,
+    field: /(^|\.)last_model_config_id$/,
+    why:
+      "null while the chat follows its organization's default (no model config given at create, send or edit): the spec " +
+      "resolves the default when each turn starts, so it can change between turns, and naming it in every list, read and " +
+      "watch frame would cost a lookup per chat. codersdk survives it: encoding/json " +
+      "ignores null for a non-pointer uuid.UUID and leaves the zero UUID.",
+  },
+];
 
 /** The departure a difference matches, if any. */
 export function departureFor(where: string, problem: string): Departure | undefined {
