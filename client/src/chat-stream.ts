@@ -9,18 +9,16 @@ import { type ChatState, type ChatStreamEvent, applyEvent, initialChatState, isS
 import type { StreamHost } from "./stream-host";
 import { backoffDelay } from "./backoff";
 import { ChatdError } from "./errors";
+import {
+  CLOSE_CREDENTIAL_LAPSED,
+  credentialLapsedError,
+  refusedForGood,
+  SocketOpener,
+  type WebSocketFactory,
+  type WebSocketLike,
+} from "./socket-session";
 
-/** The part of the WebSocket API the stream uses: the browser's and `ws`'s both have it. */
-export interface WebSocketLike {
-  onopen: ((ev: unknown) => void) | null;
-  onmessage: ((ev: { data: unknown }) => void) | null;
-  onclose: ((ev: { code: number; reason: string }) => void) | null;
-  onerror: ((ev: unknown) => void) | null;
-  close(code?: number, reason?: string): void;
-}
-
-/** Opens a socket. `headers` carries the token for clients that can set headers (Node's `ws`). */
-export type WebSocketFactory = (url: string, headers: Record<string, string>) => WebSocketLike;
+export type { WebSocketFactory, WebSocketLike };
 
 export interface ChatStreamOptions {
   /**
@@ -50,8 +48,6 @@ export type ChatStreamListener = {
 };
 
 const CLOSE_CHAT_GONE = 4404;
-/** The credential the socket opened with no longer holds (revoked, expired, suspended, left the organization). */
-const CLOSE_CREDENTIAL_LAPSED = 4401;
 
 export class ChatStream {
   #state: ChatState;
@@ -69,9 +65,7 @@ export class ChatStream {
     reconnecting: new Set(),
     fatal: new Set(),
   };
-  readonly #factory: WebSocketFactory;
-  readonly #headerAuth: boolean;
-  readonly #tokenInQuery: boolean;
+  readonly #sockets: SocketOpener;
   readonly #initialMs: number;
   readonly #maxMs: number;
   /** Sockets opened, for tests and diagnostics. */
@@ -83,9 +77,7 @@ export class ChatStream {
     options: ChatStreamOptions = {},
   ) {
     this.#state = initialChatState(chatId);
-    this.#headerAuth = options.webSocket !== undefined;
-    this.#tokenInQuery = options.tokenInQuery ?? !this.#headerAuth;
-    this.#factory = options.webSocket ?? ((url) => new (globalThis.WebSocket as unknown as new (u: string) => WebSocketLike)(url));
+    this.#sockets = new SocketOpener(options);
     this.#initialMs = options.backoff?.initialMs ?? 250;
     this.#maxMs = options.backoff?.maxMs ?? 10_000;
     this.#connect();
@@ -142,12 +134,11 @@ export class ChatStream {
     if (this.#closed) return;
     const cursors = resumeCursors(this.#state);
     const query = this.connections === 0 ? {} : { ...cursors };
-    const url = this.client.streamUrl(this.chatId, "stream", query, this.#tokenInQuery);
-    const headers: Record<string, string> = this.#headerAuth && this.client.token ? { authorization: `Bearer ${this.client.token}` } : {};
+    const url = this.client.streamUrl(this.chatId, "stream", query, this.#sockets.tokenInQuery);
     this.connections += 1;
     this.#serverError = null;
     let opened = false;
-    const socket = this.#factory(url, headers);
+    const socket = this.#sockets.open(url, this.client.token);
     this.#socket = socket;
     socket.onopen = () => {
       opened = true;
@@ -190,12 +181,8 @@ export class ChatStream {
   }
 
   async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
-    if (code === CLOSE_CREDENTIAL_LAPSED) {
-      // Reconnecting with the same credential cannot help: the caller signs in again.
-      return this.#fail(
-        new ChatdError(401, { code: "unauthorized", message: reason || "The credential no longer holds.", detail: "close 4401" }),
-      );
-    }
+    // Reconnecting with the same credential cannot help: the caller signs in again.
+    if (code === CLOSE_CREDENTIAL_LAPSED) return this.#fail(credentialLapsedError(reason));
     if (code === CLOSE_CHAT_GONE) {
       return this.#fail(
         new ChatdError(404, { code: "not_found", message: this.#serverError?.message ?? "The chat is gone.", detail: "close 4404" }),
@@ -203,11 +190,8 @@ export class ChatStream {
     }
     if (!opened) {
       // A browser cannot see why an upgrade was refused: ask over HTTP, and stop on what retrying cannot fix.
-      try {
-        await this.client.getChat({ chat: this.chatId });
-      } catch (err) {
-        if (err instanceof ChatdError && [401, 403, 404].includes(err.status)) return this.#fail(err);
-      }
+      const refused = await refusedForGood(() => this.client.getChat({ chat: this.chatId }), [401, 403, 404]);
+      if (refused) return this.#fail(refused);
     }
     if (this.#closed) return;
     const attempt = ++this.#attempt;

@@ -9,8 +9,15 @@
  */
 import type { ChatWatchEvent, ChatWatchEventKind } from "../../src/watch/watch-events";
 import { backoffDelay } from "./backoff";
-import type { WebSocketFactory, WebSocketLike } from "./chat-stream";
-import { ChatdError } from "./errors";
+import type { ChatdError } from "./errors";
+import {
+  CLOSE_CREDENTIAL_LAPSED,
+  credentialLapsedError,
+  refusedForGood,
+  SocketOpener,
+  type WebSocketFactory,
+  type WebSocketLike,
+} from "./socket-session";
 import type { Chat } from "./schemas";
 
 export type { ChatWatchEvent, ChatWatchEventKind };
@@ -40,8 +47,6 @@ export type ChatWatchListener = {
   fatal: (error: ChatdError) => void;
 };
 
-const CLOSE_CREDENTIAL_LAPSED = 4401;
-
 export class ChatWatch {
   #socket: WebSocketLike | null = null;
   #attempt = 0;
@@ -54,9 +59,7 @@ export class ChatWatch {
     reconnecting: new Set(),
     fatal: new Set(),
   };
-  readonly #factory: WebSocketFactory;
-  readonly #headerAuth: boolean;
-  readonly #tokenInQuery: boolean;
+  readonly #sockets: SocketOpener;
   readonly #initialMs: number;
   readonly #maxMs: number;
   /** Sockets opened, for tests and diagnostics. */
@@ -66,9 +69,7 @@ export class ChatWatch {
     readonly client: ChatWatchHost,
     options: ChatWatchOptions = {},
   ) {
-    this.#headerAuth = options.webSocket !== undefined;
-    this.#tokenInQuery = options.tokenInQuery ?? !this.#headerAuth;
-    this.#factory = options.webSocket ?? ((url) => new (globalThis.WebSocket as unknown as new (u: string) => WebSocketLike)(url));
+    this.#sockets = new SocketOpener(options);
     this.#initialMs = options.backoff?.initialMs ?? 500;
     this.#maxMs = options.backoff?.maxMs ?? 15_000;
     queueMicrotask(() => this.#connect());
@@ -111,11 +112,10 @@ export class ChatWatch {
 
   #connect(): void {
     if (this.#closed) return;
-    const url = this.client.watchUrl(this.#tokenInQuery);
-    const headers: Record<string, string> = this.#headerAuth && this.client.token ? { authorization: `Bearer ${this.client.token}` } : {};
+    const url = this.client.watchUrl(this.#sockets.tokenInQuery);
     this.connections += 1;
     let opened = false;
-    const socket = this.#factory(url, headers);
+    const socket = this.#sockets.open(url, this.client.token);
     this.#socket = socket;
     socket.onopen = () => {
       opened = true;
@@ -143,17 +143,10 @@ export class ChatWatch {
   }
 
   async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
-    if (code === CLOSE_CREDENTIAL_LAPSED) {
-      return this.#fail(
-        new ChatdError(401, { code: "unauthorized", message: reason || "The credential no longer holds.", detail: "close 4401" }),
-      );
-    }
+    if (code === CLOSE_CREDENTIAL_LAPSED) return this.#fail(credentialLapsedError(reason));
     if (!opened) {
-      try {
-        await this.client.me();
-      } catch (err) {
-        if (err instanceof ChatdError && [401, 403].includes(err.status)) return this.#fail(err);
-      }
+      const refused = await refusedForGood(() => this.client.me(), [401, 403]);
+      if (refused) return this.#fail(refused);
     }
     if (this.#closed) return;
     const attempt = ++this.#attempt;

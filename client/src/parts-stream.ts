@@ -8,9 +8,16 @@
  */
 import type { StreamPart } from "../../src/wire/stream-part";
 import { type Backoff, backoffDelay } from "./backoff";
-import type { WebSocketFactory, WebSocketLike } from "./chat-stream";
 import type { StreamHost } from "./stream-host";
 import { ChatdError } from "./errors";
+import {
+  CLOSE_CREDENTIAL_LAPSED,
+  credentialLapsedError,
+  refusedForGood,
+  SocketOpener,
+  type WebSocketFactory,
+  type WebSocketLike,
+} from "./socket-session";
 
 export interface EpisodePart {
   history_version: number;
@@ -26,8 +33,6 @@ export interface PartsStreamOptions {
 }
 
 const CLOSE_INVALID_SELECTION = 4400;
-/** The credential the socket opened with no longer holds (revoked, expired, suspended, left the organization). */
-const CLOSE_CREDENTIAL_LAPSED = 4401;
 
 export class PartsStream {
   #socket: WebSocketLike | null = null;
@@ -40,9 +45,7 @@ export class PartsStream {
   #error: ChatdError | null = null;
   readonly #parts = new Set<(part: EpisodePart) => void>();
   readonly #fatal = new Set<(error: ChatdError) => void>();
-  readonly #factory: WebSocketFactory;
-  readonly #headerAuth: boolean;
-  readonly #tokenInQuery: boolean;
+  readonly #sockets: SocketOpener;
   connections = 0;
 
   constructor(
@@ -50,9 +53,7 @@ export class PartsStream {
     readonly chatId: string,
     readonly options: PartsStreamOptions = {},
   ) {
-    this.#headerAuth = options.webSocket !== undefined;
-    this.#tokenInQuery = options.tokenInQuery ?? !this.#headerAuth;
-    this.#factory = options.webSocket ?? ((url) => new (globalThis.WebSocket as unknown as new (u: string) => WebSocketLike)(url));
+    this.#sockets = new SocketOpener(options);
     this.#connect();
   }
 
@@ -91,11 +92,10 @@ export class PartsStream {
 
   #connect(): void {
     if (this.#closed) return;
-    const url = this.client.streamUrl(this.chatId, "stream/parts", {}, this.#tokenInQuery);
-    const headers: Record<string, string> = this.#headerAuth && this.client.token ? { authorization: `Bearer ${this.client.token}` } : {};
+    const url = this.client.streamUrl(this.chatId, "stream/parts", {}, this.#sockets.tokenInQuery);
     this.connections += 1;
     let opened = false;
-    const socket = this.#factory(url, headers);
+    const socket = this.#sockets.open(url, this.client.token);
     this.#socket = socket;
     socket.onopen = () => {
       opened = true;
@@ -122,23 +122,16 @@ export class PartsStream {
   }
 
   async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
-    if (code === CLOSE_CREDENTIAL_LAPSED) {
-      // Reconnecting with the same credential cannot help: the caller signs in again.
-      return this.#fail(
-        new ChatdError(401, { code: "unauthorized", message: reason || "The credential no longer holds.", detail: "close 4401" }),
-      );
-    }
+    // Reconnecting with the same credential cannot help: the caller signs in again.
+    if (code === CLOSE_CREDENTIAL_LAPSED) return this.#fail(credentialLapsedError(reason));
     if (code === CLOSE_INVALID_SELECTION) {
       return this.#fail(
         new ChatdError(400, { code: "validation_failed", message: "The server refused the episode selection.", detail: "close 4400" }),
       );
     }
     if (!opened) {
-      try {
-        await this.client.getChat({ chat: this.chatId });
-      } catch (err) {
-        if (err instanceof ChatdError && [401, 403, 404].includes(err.status)) return this.#fail(err);
-      }
+      const refused = await refusedForGood(() => this.client.getChat({ chat: this.chatId }), [401, 403, 404]);
+      if (refused) return this.#fail(refused);
     }
     if (this.#closed) return;
     this.#timer = setTimeout(() => this.#connect(), backoffDelay(++this.#attempt, this.options.backoff));
