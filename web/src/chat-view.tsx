@@ -138,7 +138,7 @@ export function ChatView(props: {
           {state.error.detail && <pre className="detail">{state.error.detail}</pre>}
         </div>
       )}
-      {showTurns && <TurnTimeline client={client} chatId={chatId} status={status} />}
+      {showTurns && <TurnTimeline client={client} chatId={chatId} status={status} historyVersion={state?.historyVersion ?? 0} />}
       {state?.retry && <RetryCountdown retryingAt={state.retry.retrying_at} attempt={state.retry.attempt} error={state.retry.error} />}
       <ol className="messages" aria-live="polite">
         {state?.messages.map((m) => (

@@ -1,7 +1,7 @@
 /**
  * The chat's last turns as the server traced them (GET /chats/{chat}/turns): one row per turn with
  * its outcome and duration, and a bar per stage placed on the turn's own time axis, so where a
- * turn's time went can be read at a glance. Read again when the chat's status changes.
+ * turn's time went can be read at a glance. Read again when the chat's status or history moves.
  */
 import { useCallback, useEffect, useState } from "react";
 import type { ChatdClient } from "../../client/src/index";
@@ -12,7 +12,21 @@ type Turn = Awaited<ReturnType<ChatdClient["listTurns"]>>[number];
 /** Stages shown as bars, outermost first; the rest are in the turn's trace. */
 const SHOWN = ["acquisition", "prepare", "stream", "time_to_first_token", "tool_call", "retry_backoff", "compaction", "commit"];
 
-export function TurnTimeline({ client, chatId, status }: { client: ChatdClient; chatId: string; status: string | null }) {
+/** A turn is logged in the chat's object just after its last commit: read once more this long after a change. */
+const TURN_LOG_SETTLE_MS = 1_500;
+
+export function TurnTimeline({
+  client,
+  chatId,
+  status,
+  historyVersion,
+}: {
+  client: ChatdClient;
+  chatId: string;
+  status: string | null;
+  /** The history the stream has seen: a quick turn can run and end between two syncs with no status change. */
+  historyVersion: number;
+}) {
   const [turns, setTurns] = useState<Turn[] | null>(null);
   const [error, setError] = useState<string | null>(null);
   // Whether the chat's turns may have debug runs to show (its switch, or the deployment's "all").
@@ -27,16 +41,20 @@ export function TurnTimeline({ client, chatId, status }: { client: ChatdClient; 
       return next;
     });
   const onDebugSettings = useCallback((s: { enabled: boolean; mode: string }) => setDebugShown(s.enabled || s.mode === "all"), []);
-  // biome-ignore lint/correctness/useExhaustiveDependencies: a status change is when a turn may have ended
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a status or history change is when a turn may have ended
   useEffect(() => {
-    client
-      .listTurns({ chat: chatId, query: { limit: 10 } })
-      .then((t) => {
-        setTurns(t);
-        setError(null);
-      })
-      .catch((err: unknown) => setError(String(err)));
-  }, [client, chatId, status]);
+    const read = () =>
+      client
+        .listTurns({ chat: chatId, query: { limit: 10 } })
+        .then((t) => {
+          setTurns(t);
+          setError(null);
+        })
+        .catch((err: unknown) => setError(String(err)));
+    void read();
+    const again = setTimeout(() => void read(), TURN_LOG_SETTLE_MS);
+    return () => clearTimeout(again);
+  }, [client, chatId, status, historyVersion]);
 
   const debugSwitch = <DebugRunsSwitch client={client} chatId={chatId} onChange={onDebugSettings} />;
   if (error) return <p className="error">{error}</p>;
