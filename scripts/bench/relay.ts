@@ -1,12 +1,14 @@
 /**
  * Issue 6, P1: one model stream to many stream sockets of one chat, against a bare Durable Object
- * broadcasting the same parts (the relay bench's baseline), measured in the same run. See
- * docs/bench.md.
+ * broadcasting the same parts (the relay bench's baseline) and a bare Durable Object that calls
+ * the model through the AI SDK as chatd does (bench:turn's bare turn), measured in the same run.
+ * See docs/bench.md.
  *
- *   tsx scripts/bench/relay.ts [--clients 200] [--tokens 5000] [--reps 3] [--modes unpaced,paced] [--inspector] [--json FILE]
+ *   tsx scripts/bench/relay.ts [--clients 200] [--tokens 5000] [--reps 5] [--modes unpaced,paced] [--inspector] [--json FILE]
  *
  * Starts the stack and chatd (startWorker, inspector off, like the baseline; `--inspector`: the
- * `wrangler dev` CLI), the relay bench's baseline worker (scripts/bench/relay/baseline), then runs
+ * `wrangler dev` CLI), the relay bench's baseline worker (scripts/bench/relay/baseline) and the bare
+ * turn (scripts/bench/turn-latency/bare), then runs
  * scripts/bench/relay/relay.mjs once per (mode, rep, target) against the running servers with
  * --url/--pid/--fake-port, alternating the targets' order rep by rep, and summarizes its JSON.
  */
@@ -25,8 +27,15 @@ import { count, fixed, median, quantile, ratio, verdict } from "./common/stats";
 import type { WorkerProcess } from "./common/worker-process";
 
 const RELAY_DIR = `${ROOT_DIR}scripts/bench/relay`;
-/** The relay bench's reference, chatd at HEAD (or the working tree), and with --compare chatd at another commit. */
-const TARGETS = ["baseline", "chatd", "before"] as const;
+/** bench:turn's bare turn worker, the relay's `bare-turn` target. */
+const BARE_TURN_DIR = `${ROOT_DIR}scripts/bench/turn-latency/bare`;
+/**
+ * The relay bench's reference (a bare Durable Object that parses the model's stream by hand); the
+ * bare turn (a bare Durable Object that calls the model through the AI SDK's streamText, as chatd
+ * does: what the SDK's pipeline costs per part); chatd at HEAD (or the working tree); and with
+ * --compare chatd at another commit.
+ */
+const TARGETS = ["baseline", "bare-turn", "chatd", "before"] as const;
 type Target = (typeof TARGETS)[number];
 /** Issue 6's P1 target (unpaced throughput at least this share of the baseline's) and issue 37's. */
 const MIN_THROUGHPUT_RATIO = 0.8;
@@ -169,7 +178,7 @@ async function relayTurn(
     // relay.mjs knows chatd's protocol as "chatd", whichever commit serves it.
     ...[
       "--target",
-      target === "baseline" ? "baseline" : "chatd",
+      target === "before" ? "chatd" : target,
       "--url",
       server.directOrigin,
       "--pid",
@@ -230,6 +239,12 @@ async function main(session: Session, opts: Options): Promise<number> {
     baseline: await session.startWorker(
       "baseline",
       `${RELAY_DIR}/baseline/wrangler.toml`,
+      { MODEL_BASE_URL: `http://127.0.0.1:${fakePort}/v1` },
+      "/health",
+    ),
+    "bare-turn": await session.startWorker(
+      "bare-turn",
+      `${BARE_TURN_DIR}/wrangler.toml`,
       { MODEL_BASE_URL: `http://127.0.0.1:${fakePort}/v1` },
       "/health",
     ),
@@ -379,6 +394,8 @@ interface ModeFigures {
   spreads: Partial<Record<Target, Record<string, Spread | undefined>>>;
   /** With --compare: chatd ÷ before, per round (the change itself, against the same round's old code). */
   afterOverBefore?: Record<string, Spread | undefined>;
+  /** chatd ÷ the bare turn, per round: chatd's own work beyond the AI SDK's pipeline. */
+  overBareTurn?: Record<string, Spread | undefined>;
   /** Memory: per round, whether growth ≤ 2 × the baseline's + MEMORY_ALLOWANCE_MIB. */
   memoryMet: Partial<Record<Target, { met: number; rounds: number }>>;
 }
@@ -405,9 +422,12 @@ function summarize(turns: TurnRecord[], opts: Options, targets: readonly Target[
         rounds: judged.length,
       };
     }
-    const afterOverBefore = targets.includes("before")
-      ? Object.fromEntries(SPREAD.map(([, key]) => [key, spreadOf(rounds.map((r) => roundRatio(r, "chatd", key, "before")))]))
-      : undefined;
+    const chatdOver = (other: Target) =>
+      targets.includes(other)
+        ? Object.fromEntries(SPREAD.map(([, key]) => [key, spreadOf(rounds.map((r) => roundRatio(r, "chatd", key, other)))]))
+        : undefined;
+    const afterOverBefore = chatdOver("before");
+    const overBareTurn = chatdOver("bare-turn");
     return {
       mode: mode.name,
       delayMs: mode.delayMs,
@@ -416,6 +436,7 @@ function summarize(turns: TurnRecord[], opts: Options, targets: readonly Target[
       spreads,
       memoryMet,
       ...(afterOverBefore ? { afterOverBefore } : {}),
+      ...(overBareTurn ? { overBareTurn } : {}),
     };
   });
 }
@@ -436,14 +457,18 @@ function markdown(figures: ModeFigures[], opts: Options, targets: readonly Targe
       out.push(`| ${target} | ${f.complete[target]} | ${COLUMNS.map(([, key, fmt]) => fmt(m[key]!)).join(" | ")} |`);
     }
     out.push("", "Per-round ratios to the same round's baseline: median (interquartile range, extremes):\n");
-    const vsBefore = f.afterOverBefore;
+    // chatd against the bare turn and against --compare's commit, beside the ratios to the baseline.
+    const against = [
+      ...(f.overBareTurn ? [["chatd ÷ bare-turn", f.overBareTurn] as const] : []),
+      ...(f.afterOverBefore ? [["chatd ÷ before", f.afterOverBefore] as const] : []),
+    ];
     out.push(
-      `| figure | ${others.map((t) => `${t} ÷ baseline`).join(" | ")}${vsBefore ? " | chatd ÷ before |" : " |"}`,
-      `|---|${"---|".repeat(others.length + (vsBefore ? 1 : 0))}`,
+      `| figure | ${[...others.map((t) => `${t} ÷ baseline`), ...against.map(([h]) => h)].join(" | ")} |`,
+      `|---|${"---|".repeat(others.length + against.length)}`,
     );
     for (const [name, key] of SPREAD)
       out.push(
-        `| ${name} | ${others.map((t) => spreadText(f.spreads[t]?.[key])).join(" | ")}${vsBefore ? ` | ${spreadText(vsBefore[key])} |` : " |"}`,
+        `| ${name} | ${[...others.map((t) => spreadText(f.spreads[t]?.[key])), ...against.map(([, s]) => spreadText(s[key]))].join(" | ")} |`,
       );
     out.push("");
   }

@@ -30,6 +30,25 @@ export const targets = {
     },
   },
 
+  // bench:turn's bare turn (../turn-latency/bare/worker.js): a bare Durable Object that calls the
+  // model through the AI SDK's streamText with chatd's provider and settings, one small JSON frame
+  // per text delta. Against `baseline` it is what the AI SDK's stream pipeline costs; chatd against
+  // it is chatd's own work beyond that.
+  "bare-turn": {
+    worker: "../turn-latency/bare",
+    wsUrl: (origin, room) => `${ws(origin)}/bare/${room}/ws`,
+    trigger: ({ origin, room, prompt }) =>
+      fetch(`${origin}/bare/${room}/turn`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ content: [{ type: "text", text: prompt }] }),
+      }).then((r) => r.json()),
+    parse(frame) {
+      const m = JSON.parse(frame);
+      return { text: typeof m.text === "string" ? m.text : null, done: m.done === true, error: m.error };
+    },
+  },
+
   // Cloudflare's AIChatAgent (peer/worker.js), spoken to the way its useAgentChat client does:
   // the requester sends cf_agent_use_chat_request with the UI messages; every connection of the
   // agent gets cf_agent_use_chat_response frames whose `body` is one AI SDK UI-message chunk.

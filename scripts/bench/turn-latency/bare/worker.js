@@ -1,5 +1,6 @@
 // bench:turn's bare turn: the least a Worker and a Durable Object can do for a chat turn, as the
-// reference chatd's turn is measured against (docs/bench.md, "The bare turn").
+// reference chatd's turn is measured against (docs/bench.md, "The bare turn"). The relay bench runs
+// it too (target `bare-turn`): the AI SDK's pipeline per part, with no service around it.
 //
 // POST /bare/<room>/turn with chatd's message body ({content: [{type: "text", text}]}) goes
 // through the Worker to the room's object, which answers at once and then calls the model with the
@@ -67,8 +68,9 @@ export class BareTurn extends DurableObject {
 export default {
   async fetch(request, env) {
     const path = new URL(request.url).pathname;
-    // The same health path as chatd's, so the dev server is started and awaited the same way.
-    if (path === "/api/v2/health") return new Response("ok");
+    // The same health path as chatd's, so the dev server is started and awaited the same way; and
+    // the relay bench's, which runs this worker as its `bare-turn` target.
+    if (path === "/api/v2/health" || path === "/health") return new Response("ok");
     const m = path.match(/^\/bare\/([\w-]+)\/(ws|turn)$/);
     if (m) return env.ROOM.get(env.ROOM.idFromName(m[1])).fetch(request);
     return new Response("not found", { status: 404 });
