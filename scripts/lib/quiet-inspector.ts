@@ -26,6 +26,11 @@ import { WebSocket } from "ws";
 import { log } from "./log";
 
 const ATTACH_TIMEOUT_MS = 10_000;
+/**
+ * The CPU profiler's sampling interval asked for. workerd 1.20261117 samples far less often (every
+ * 4 to 10 ms in bench:relay and bench:turn profiles), and a sample after a quiet spell carries the
+ * whole gap as its time delta: weigh a profile's functions by sample count, not by time.
+ */
 const PROFILE_SAMPLING_US = 200;
 /** The sampling heap profiler's mean interval between samples (V8's default is 32 KiB). */
 const HEAP_SAMPLING_BYTES = 16 * 1024;
