@@ -205,8 +205,11 @@ describe("a Coder client's whole session", () => {
       { body: { content: [text(`edited ${nonce()}`)] } },
     );
     expect(edited.body.message?.role).toBe("user");
-    await stream.until((e) => e?.type === "history_reset", 20_000, from);
-    await stream.until(isStatus("waiting"), 30_000, from);
+    const reset = await stream.until((e) => e?.type === "history_reset", 20_000, from);
+    // The chat waited before the edit and waits after its quick rerun: the stream, which syncs
+    // state, may show no status event between the two. The rerun's answer must arrive.
+    await stream.until((e) => e?.type === "message" && e.message?.role === "assistant", 30_000, reset);
+    await expect.poll(async () => (await sdk.call("getChat", { chat: chatId })).body.status, { timeout: 20_000 }).toBe("waiting");
   });
 
   step("shows a retryable model error's retry, then the recovered reply", async () => {
