@@ -9,14 +9,7 @@ import { type ChatState, type ChatStreamEvent, applyEvent, initialChatState, isS
 import type { StreamHost } from "./stream-host";
 import { backoffDelay } from "./backoff";
 import { ChatdError } from "./errors";
-import {
-  CLOSE_CREDENTIAL_LAPSED,
-  credentialLapsedError,
-  refusedForGood,
-  SocketOpener,
-  type WebSocketFactory,
-  type WebSocketLike,
-} from "./socket-session";
+import { finalCloseError, type SocketClose, SocketOpener, type WebSocketFactory, type WebSocketLike } from "./socket-session";
 
 export type { WebSocketFactory, WebSocketLike };
 
@@ -157,7 +150,7 @@ export class ChatStream {
       if (socket !== this.#socket || this.#closed) return;
       this.#socket = null;
       this.#open = false;
-      void this.#afterClose(ev.code, opened, ev.reason);
+      void this.#afterClose({ code: ev.code, reason: ev.reason, opened });
     };
   }
 
@@ -180,20 +173,18 @@ export class ChatStream {
     this.#emit("state", state);
   }
 
-  async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
-    // Reconnecting with the same credential cannot help: the caller signs in again.
-    if (code === CLOSE_CREDENTIAL_LAPSED) return this.#fail(credentialLapsedError(reason));
-    if (code === CLOSE_CHAT_GONE) {
-      return this.#fail(
-        new ChatdError(404, { code: "not_found", message: this.#serverError?.message ?? "The chat is gone.", detail: "close 4404" }),
-      );
-    }
-    if (!opened) {
-      // A browser cannot see why an upgrade was refused: ask over HTTP, and stop on what retrying cannot fix.
-      const refused = await refusedForGood(() => this.client.getChat({ chat: this.chatId }), [401, 403, 404]);
-      if (refused) return this.#fail(refused);
-    }
+  async #afterClose(close: SocketClose): Promise<void> {
+    const final = await finalCloseError(close, {
+      own: (code) =>
+        code === CLOSE_CHAT_GONE
+          ? new ChatdError(404, { code: "not_found", message: this.#serverError?.message ?? "The chat is gone.", detail: "close 4404" })
+          : null,
+      probe: () => this.client.getChat({ chat: this.chatId }),
+      fatalStatuses: [401, 403, 404],
+    });
+    if (final) return this.#fail(final);
     if (this.#closed) return;
+    const { code } = close;
     const attempt = ++this.#attempt;
     const delayMs = backoffDelay(attempt, { initialMs: this.#initialMs, maxMs: this.#maxMs });
     this.#emit("reconnecting", { attempt, delayMs, code });

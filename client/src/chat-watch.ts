@@ -10,14 +10,7 @@
 import type { ChatWatchEvent, ChatWatchEventKind } from "../../src/watch/watch-events";
 import { backoffDelay } from "./backoff";
 import type { ChatdError } from "./errors";
-import {
-  CLOSE_CREDENTIAL_LAPSED,
-  credentialLapsedError,
-  refusedForGood,
-  SocketOpener,
-  type WebSocketFactory,
-  type WebSocketLike,
-} from "./socket-session";
+import { finalCloseError, type SocketClose, SocketOpener, type WebSocketFactory, type WebSocketLike } from "./socket-session";
 import type { Chat } from "./schemas";
 
 export type { ChatWatchEvent, ChatWatchEventKind };
@@ -138,17 +131,15 @@ export class ChatWatch {
     socket.onclose = (ev) => {
       if (socket !== this.#socket || this.#closed) return;
       this.#socket = null;
-      void this.#afterClose(ev.code, opened, ev.reason);
+      void this.#afterClose({ code: ev.code, reason: ev.reason, opened });
     };
   }
 
-  async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
-    if (code === CLOSE_CREDENTIAL_LAPSED) return this.#fail(credentialLapsedError(reason));
-    if (!opened) {
-      const refused = await refusedForGood(() => this.client.me(), [401, 403]);
-      if (refused) return this.#fail(refused);
-    }
+  async #afterClose(close: SocketClose): Promise<void> {
+    const final = await finalCloseError(close, { probe: () => this.client.me(), fatalStatuses: [401, 403] });
+    if (final) return this.#fail(final);
     if (this.#closed) return;
+    const { code } = close;
     const attempt = ++this.#attempt;
     const delayMs = backoffDelay(attempt, { initialMs: this.#initialMs, maxMs: this.#maxMs });
     this.#emit("reconnecting", { attempt, delayMs, code });

@@ -10,14 +10,7 @@ import type { StreamPart } from "../../src/wire/stream-part";
 import { type Backoff, backoffDelay } from "./backoff";
 import type { StreamHost } from "./stream-host";
 import { ChatdError } from "./errors";
-import {
-  CLOSE_CREDENTIAL_LAPSED,
-  credentialLapsedError,
-  refusedForGood,
-  SocketOpener,
-  type WebSocketFactory,
-  type WebSocketLike,
-} from "./socket-session";
+import { finalCloseError, type SocketClose, SocketOpener, type WebSocketFactory, type WebSocketLike } from "./socket-session";
 
 export interface EpisodePart {
   history_version: number;
@@ -117,22 +110,20 @@ export class PartsStream {
       if (socket !== this.#socket || this.#closed) return;
       this.#socket = null;
       this.#open = false;
-      void this.#afterClose(ev.code, opened, ev.reason);
+      void this.#afterClose({ code: ev.code, reason: ev.reason, opened });
     };
   }
 
-  async #afterClose(code: number, opened: boolean, reason: string): Promise<void> {
-    // Reconnecting with the same credential cannot help: the caller signs in again.
-    if (code === CLOSE_CREDENTIAL_LAPSED) return this.#fail(credentialLapsedError(reason));
-    if (code === CLOSE_INVALID_SELECTION) {
-      return this.#fail(
-        new ChatdError(400, { code: "validation_failed", message: "The server refused the episode selection.", detail: "close 4400" }),
-      );
-    }
-    if (!opened) {
-      const refused = await refusedForGood(() => this.client.getChat({ chat: this.chatId }), [401, 403, 404]);
-      if (refused) return this.#fail(refused);
-    }
+  async #afterClose(close: SocketClose): Promise<void> {
+    const final = await finalCloseError(close, {
+      own: (code) =>
+        code === CLOSE_INVALID_SELECTION
+          ? new ChatdError(400, { code: "validation_failed", message: "The server refused the episode selection.", detail: "close 4400" })
+          : null,
+      probe: () => this.client.getChat({ chat: this.chatId }),
+      fatalStatuses: [401, 403, 404],
+    });
+    if (final) return this.#fail(final);
     if (this.#closed) return;
     this.#timer = setTimeout(() => this.#connect(), backoffDelay(++this.#attempt, this.options.backoff));
   }

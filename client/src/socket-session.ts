@@ -1,8 +1,8 @@
 /**
  * What the SDK's three kept-open sockets (`ChatStream`, `PartsStream`, `ChatWatch`) share: how a
- * socket is opened and authenticated, and the two ways one stops for good whatever it carries:
- * its credential lapsed (close 4401), or an upgrade was refused for a reason retrying cannot fix,
- * which a browser cannot see and a plain authenticated read tells.
+ * socket is opened and authenticated, and which closes end a stream for good (`finalCloseError`):
+ * its credential lapsed (close 4401), a close code of the stream's own, or an upgrade refused for
+ * a reason retrying cannot fix, which a browser cannot see and a plain authenticated read tells.
  */
 import { ChatdError } from "./errors";
 
@@ -19,7 +19,7 @@ export interface WebSocketLike {
 export type WebSocketFactory = (url: string, headers: Record<string, string>) => WebSocketLike;
 
 /** The credential the socket opened with no longer holds (revoked, expired, suspended, left the organization). */
-export const CLOSE_CREDENTIAL_LAPSED = 4401;
+const CLOSE_CREDENTIAL_LAPSED = 4401;
 
 /** How a stream opens its sockets and where its token goes. */
 export class SocketOpener {
@@ -43,8 +43,38 @@ export class SocketOpener {
   }
 }
 
+/** A socket's close, as the stream that owned it saw it. */
+export interface SocketClose {
+  code: number;
+  reason: string;
+  /** Whether the upgrade succeeded: a refused one closes without ever opening. */
+  opened: boolean;
+}
+
+/** What a stream knows of its own socket that decides whether a close is final. */
+export interface FinalCloses {
+  /** The stream's own close codes that retrying cannot fix (4404: the chat is gone), as errors. */
+  own?: (code: number) => ChatdError | null;
+  /** A plain authenticated read of what the socket is about, asked when an upgrade never opened. */
+  probe: () => Promise<unknown>;
+  /** The probe's statuses that mean the upgrade was refused for good. */
+  fatalStatuses: readonly number[];
+}
+
+/**
+ * Whether a close ends the stream for good, and with what error: the credential lapsed (4401,
+ * reconnecting with it cannot help), one of the stream's own final codes, or an upgrade refused
+ * for a reason the probe tells. null: reconnect.
+ */
+export async function finalCloseError(close: SocketClose, closes: FinalCloses): Promise<ChatdError | null> {
+  if (close.code === CLOSE_CREDENTIAL_LAPSED) return credentialLapsedError(close.reason);
+  const own = closes.own?.(close.code);
+  if (own) return own;
+  return close.opened ? null : refusedForGood(closes.probe, closes.fatalStatuses);
+}
+
 /** The error a 4401 close stops a stream with: reconnecting with the same credential cannot help. */
-export function credentialLapsedError(reason: string): ChatdError {
+function credentialLapsedError(reason: string): ChatdError {
   return new ChatdError(401, { code: "unauthorized", message: reason || "The credential no longer holds.", detail: "close 4401" });
 }
 
@@ -53,7 +83,7 @@ export function credentialLapsedError(reason: string): ChatdError {
  * authenticated read of what the socket is about, and a ChatdError with one of `fatalStatuses`
  * from it is the answer. Anything else (it succeeded, the network failed) means try again: null.
  */
-export async function refusedForGood(probe: () => Promise<unknown>, fatalStatuses: readonly number[]): Promise<ChatdError | null> {
+async function refusedForGood(probe: () => Promise<unknown>, fatalStatuses: readonly number[]): Promise<ChatdError | null> {
   try {
     await probe();
   } catch (err) {
